@@ -1,0 +1,3 @@
+from workspace import create_app
+
+app = create_app()

@@ -1,0 +1,166 @@
+"""Shared fixtures: one app per database backend per session, cleaned between tests.
+
+Every database-touching test runs on SQLite and, when ``TEST_DATABASE_URL`` is set
+(``make test`` and CI set it), on PostgreSQL too. Each session works in its own
+throwaway PostgreSQL database, so parallel runs never share rows.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pytest
+from flask import Flask
+from flask_migrate import upgrade
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+
+from workspace import create_app
+from workspace.extensions import db
+
+BACKENDS = ["sqlite"] + (["postgresql"] if os.environ.get("TEST_DATABASE_URL") else [])
+
+
+def _pg_admin_url() -> str:
+    url = os.environ["TEST_DATABASE_URL"]
+    return make_url(url).set(drivername="postgresql+psycopg").render_as_string(False)
+
+
+@pytest.fixture(scope="session")
+def database_url(request, tmp_path_factory) -> Iterator[str]:
+    backend = request.param
+    if backend == "sqlite":
+        yield f"sqlite:///{tmp_path_factory.mktemp('db') / 'test.db'}"
+        return
+    admin = create_engine(_pg_admin_url(), isolation_level="AUTOCOMMIT")
+    name = f"ws_test_{uuid.uuid4().hex[:12]}"
+    with admin.connect() as conn:  # fails loudly when PostgreSQL is down
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    yield make_url(_pg_admin_url()).set(database=name).render_as_string(False)
+    with admin.connect() as conn:
+        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    admin.dispose()
+
+
+def pytest_generate_tests(metafunc):
+    if "database_url" in metafunc.fixturenames:
+        metafunc.parametrize("database_url", BACKENDS, indirect=True, scope="session")
+
+
+@pytest.fixture(scope="session")
+def app_session(database_url, tmp_path_factory) -> Iterator[Flask]:
+    instance = tmp_path_factory.mktemp("instance")
+    os.environ["WORKSPACE_INSTANCE"] = str(instance)
+    app = create_app({
+        "TESTING": True,
+        "SQLALCHEMY_DATABASE_URI": database_url,
+        "WTF_CSRF_ENABLED": False,
+        "RATELIMIT_ENABLED": False,
+        "BASE_URL": "http://localhost",
+        "API_URL": "http://localhost",
+    })
+    with app.app_context():
+        upgrade(revision="heads")
+    yield app
+    with app.app_context():
+        db.engine.dispose()
+
+
+def _clean(app: Flask) -> None:
+    with app.app_context():
+        db.session.remove()
+        tables = [t.name for t in reversed(db.metadata.sorted_tables)]
+        with db.engine.begin() as conn:
+            if conn.dialect.name == "postgresql":
+                conn.execute(text("TRUNCATE " + ", ".join(f'"{t}"' for t in tables)
+                                  + " CASCADE"))
+            else:
+                for table in tables:
+                    conn.execute(text(f'DELETE FROM "{table}"'))
+
+
+@pytest.fixture
+def app(app_session: Flask) -> Iterator[Flask]:
+    # No app context is held across the test: each test-client request must get a
+    # fresh one (and a fresh ``g``), exactly as in production.
+    yield app_session
+    _clean(app_session)
+
+
+@pytest.fixture
+def client(app: Flask):
+    return app.test_client()
+
+
+@dataclass
+class OrgFixture:
+    org_id: uuid.UUID
+    slug: str
+    owner_id: uuid.UUID
+    owner_email: str
+    password: str
+    token: str
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.token}"}
+
+    def url(self, path: str = "") -> str:
+        return f"/api/v1/orgs/{self.org_id}{path}"
+
+
+PASSWORD = "correct horse battery"
+
+
+def make_org(app: Flask, name: str, owner_email: str) -> OrgFixture:
+    """An org with an owner who has a password and an API token."""
+    with app.app_context():
+        return _make_org(name, owner_email)
+
+
+def _make_org(name: str, owner_email: str) -> OrgFixture:
+    from workspace.auth.api_tokens import create_token
+    from workspace.auth.passwords import set_password
+    from workspace.core.accounts import ensure_account
+    from workspace.core.orgs import create_org
+
+    owner = ensure_account(owner_email, name + " Owner", email_verified=True)
+    set_password(owner, PASSWORD)
+    org = create_org(name, owner)
+    db.session.commit()
+    _, raw = create_token(owner, org, "tests")
+    return OrgFixture(org.id, org.slug, owner.id, owner.email, PASSWORD, raw)
+
+
+def add_person(app: Flask, org_id: uuid.UUID, email: str, role: str = "member") -> OrgFixture:
+    """Another member of an org, with their own token."""
+    with app.app_context():
+        return _add_person(org_id, email, role)
+
+
+def _add_person(org_id: uuid.UUID, email: str, role: str) -> OrgFixture:
+    from workspace.auth.api_tokens import create_token
+    from workspace.auth.passwords import set_password
+    from workspace.core.accounts import add_member, ensure_account
+    from workspace.core.models import Org
+
+    org = db.session.get(Org, org_id)
+    account = ensure_account(email, email.split("@")[0].title(), email_verified=True)
+    set_password(account, PASSWORD)
+    add_member(org, account, role)
+    db.session.commit()
+    _, raw = create_token(account, org, "tests")
+    return OrgFixture(org.id, org.slug, account.id, account.email, PASSWORD, raw)
+
+
+@pytest.fixture
+def acme(app) -> OrgFixture:
+    return make_org(app, "Acme", "owner@acme.test")
+
+
+@pytest.fixture
+def globex(app) -> OrgFixture:
+    return make_org(app, "Globex", "owner@globex.test")

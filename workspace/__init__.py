@@ -1,0 +1,82 @@
+"""Workspace: an org's identity systems in front of a shared workspace of projects and
+tasks, and analytics of how the work flows."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from flask import Flask
+
+ROOT = Path(__file__).resolve().parent.parent
+
+#: Capability packages, in registration order. Each exposes ``init_app(app)``.
+CAPABILITIES = (
+    "workspace.core",
+    "workspace.auth.views",
+    "workspace.api.views",
+    "workspace.identity",
+    "workspace.scim",
+    "workspace.analytics",
+    "workspace.agents",
+)
+
+
+def create_app(config: dict[str, Any] | None = None) -> Flask:
+    from importlib import import_module
+
+    from workspace import cli, errors, web
+    from workspace.config import load_config
+    from workspace.extensions import csrf, db, htmx, limiter, migrate
+
+    instance_path = os.environ.get("WORKSPACE_INSTANCE", str(ROOT / "instance"))
+    app = Flask(
+        __name__,
+        instance_path=instance_path,
+        template_folder=str(ROOT / "templates"),
+        static_folder=str(ROOT / "static"),
+    )
+    app.config.update(load_config(app.instance_path))
+    if config:
+        app.config.update(config)
+
+    db.init_app(app)
+    migrate.init_app(app, db, directory=str(ROOT / "migrations"))
+    csrf.init_app(app)
+    htmx.init_app(app)
+    limiter.init_app(app)
+
+    for name in CAPABILITIES:
+        import_module(name).init_app(app)
+    # Bearer-token APIs carry no ambient credential for a cross-site form to ride on
+    # (the API accepts a session cookie on safe methods only), so CSRF does not apply.
+    for name, blueprint in app.blueprints.items():
+        if name == "api" or name.endswith("_api"):
+            csrf.exempt(blueprint)
+
+    errors.init_app(app)
+    web.init_app(app)
+    cli.init_app(app)
+    _sqlite_pragmas(app)
+    return app
+
+
+def _sqlite_pragmas(app: Flask) -> None:
+    """WAL and foreign keys for the embedded SQLite database."""
+    from sqlalchemy import event
+
+    from workspace.extensions import db
+
+    if not app.config["SQLALCHEMY_DATABASE_URI"].startswith("sqlite"):
+        return
+    with app.app_context():
+        engine = db.engine
+
+        @event.listens_for(engine, "connect")
+        def _on_connect(dbapi_conn, _record):  # pragma: no cover - driver hook
+            cursor = dbapi_conn.cursor()
+            cursor.execute("PRAGMA foreign_keys=ON")
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA busy_timeout=5000")
+            cursor.close()

@@ -1,0 +1,53 @@
+"""API authentication: ``Authorization: Bearer ws_...``; safe (GET) requests may use
+the browser session instead, which lets a signed-in page fetch an export."""
+
+from __future__ import annotations
+
+import uuid
+
+from flask import g, request
+
+from workspace.api.problems import ApiError
+from workspace.auth import api_tokens
+from workspace.auth.sessions import current_account
+from workspace.core.models import Account, ApiToken
+from workspace.security.permissions import Access, org_access
+
+
+def bearer_token() -> str | None:
+    header = request.headers.get("Authorization", "")
+    scheme, _, value = header.partition(" ")
+    if scheme.lower() != "bearer" or not value.strip():
+        return None
+    return value.strip()
+
+
+def api_account() -> tuple[Account, ApiToken | None]:
+    """The calling account and the token it used (None for a browser session)."""
+    if "api_caller" in g:
+        return g.api_caller
+    raw = bearer_token()
+    if raw is not None:
+        token = api_tokens.authenticate(raw)
+        if token is None:
+            raise ApiError(401, "The bearer token is unknown or revoked.")
+        g.api_caller = (token.account, token)
+        return g.api_caller
+    if request.method in ("GET", "HEAD"):
+        account = current_account()
+        if account is not None:
+            g.api_caller = (account, None)
+            return g.api_caller
+    if "Authorization" in request.headers:
+        raise ApiError(401, "Use the header 'Authorization: Bearer <token>'.")
+    raise ApiError(401, "Send a personal access token as 'Authorization: Bearer <token>'.")
+
+
+def api_access(org_id: uuid.UUID | str) -> Access:
+    """Authenticate and load the caller's access to the org in the URL. A token
+    belongs to one org: used on another org's URL it finds nothing (404)."""
+    account, token = api_account()
+    access = org_access(org_id, account)
+    if token is not None and token.org_id != access.org.id:
+        raise ApiError(404, "No such organization.")
+    return access

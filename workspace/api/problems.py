@@ -1,0 +1,68 @@
+"""RFC 9457 problem details for every JSON API failure (DESIGN §3)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Response, json
+from werkzeug.exceptions import HTTPException
+
+PROBLEM_TYPE = "application/problem+json"
+
+_TITLES = {
+    400: "Bad request",
+    401: "Authentication required",
+    403: "Forbidden",
+    404: "Not found",
+    405: "Method not allowed",
+    409: "Conflict",
+    413: "Request too large",
+    415: "Unsupported media type",
+    422: "Unprocessable request",
+    429: "Too many requests",
+}
+
+
+class ApiError(Exception):
+    """A failure the client can fix; becomes a problem+json response."""
+
+    def __init__(
+        self,
+        status: int,
+        detail: str,
+        *,
+        errors: list[dict[str, str]] | None = None,
+        title: str | None = None,
+        type_: str = "about:blank",
+    ) -> None:
+        super().__init__(detail)
+        self.status = status
+        self.detail = detail
+        self.errors = errors
+        self.title = title or _TITLES.get(status, "Error")
+        self.type = type_
+
+
+def problem_response(error: ApiError) -> Response:
+    body: dict[str, Any] = {
+        "type": error.type,
+        "title": error.title,
+        "status": error.status,
+        "detail": error.detail,
+    }
+    if error.errors:
+        body["errors"] = error.errors
+    response = Response(json.dumps(body), status=error.status, mimetype=PROBLEM_TYPE)
+    if error.status == 401:
+        response.headers["WWW-Authenticate"] = 'Bearer realm="workspace"'
+    return response
+
+
+def from_http_exception(exc: HTTPException) -> ApiError:
+    code = exc.code or 500
+    detail = exc.description or _TITLES.get(code, "Error")
+    if code == 404 and detail.startswith("The requested URL was not found"):
+        detail = "Nothing exists at this address, or you cannot see it."
+    if code == 413:
+        detail = "The request body is larger than the 1 MiB this API accepts."
+    return ApiError(code, detail)

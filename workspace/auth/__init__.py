@@ -1,0 +1,1 @@
+"""Who is calling: browser sessions, local passwords and personal access tokens."""

@@ -1,0 +1,67 @@
+"""Personal access tokens (``ws_...``) for the JSON API, one org each."""
+
+from __future__ import annotations
+
+import uuid
+
+from sqlalchemy import select
+
+from workspace.core.events import record_event
+from workspace.core.models import Account, ApiToken, Org
+from workspace.extensions import db
+from workspace.security import tokens
+from workspace.types import utcnow
+
+PREFIX = "ws_"
+
+
+def create_token(account: Account, org: Org, name: str) -> tuple[ApiToken, str]:
+    """A new token; the raw value is returned here and never again."""
+    raw = tokens.generate(PREFIX)
+    row = ApiToken(
+        account_id=account.id,
+        org_id=org.id,
+        name=name.strip() or "API token",
+        prefix=tokens.display_prefix(raw),
+        token_hash=tokens.digest(raw),
+    )
+    db.session.add(row)
+    record_event(org.id, "api_token.created", actor_id=account.id, subject=row.name)
+    db.session.commit()
+    return row, raw
+
+
+def authenticate(raw: str) -> ApiToken | None:
+    """The live token for a raw bearer value, or None. Touches ``last_used_at``."""
+    if not raw.startswith(PREFIX):
+        return None
+    row = db.session.scalar(select(ApiToken).where(ApiToken.token_hash == tokens.digest(raw)))
+    if row is None or row.revoked_at is not None:
+        return None
+    row.last_used_at = utcnow()
+    db.session.commit()
+    return row
+
+
+def list_tokens(account_id: uuid.UUID, org_id: uuid.UUID) -> list[ApiToken]:
+    return list(
+        db.session.scalars(
+            select(ApiToken)
+            .where(
+                ApiToken.account_id == account_id,
+                ApiToken.org_id == org_id,
+                ApiToken.revoked_at.is_(None),
+            )
+            .order_by(ApiToken.created_at.desc())
+        )
+    )
+
+
+def revoke_token(account_id: uuid.UUID, org_id: uuid.UUID, token_id: uuid.UUID) -> bool:
+    row = db.session.get(ApiToken, token_id)
+    if row is None or row.account_id != account_id or row.org_id != org_id or row.revoked_at:
+        return False
+    row.revoked_at = utcnow()
+    record_event(org_id, "api_token.revoked", actor_id=account_id, subject=row.name)
+    db.session.commit()
+    return True

@@ -1,0 +1,91 @@
+"""Command-line entry points: ``flask --app app demo|orgs|tokens|bench-data``."""
+
+from __future__ import annotations
+
+import click
+from flask import Flask, current_app
+
+from workspace.extensions import db
+
+
+def init_app(app: Flask) -> None:
+    from workspace.core import seed
+
+    app.cli.add_command(demo_command)
+    app.cli.add_command(orgs_group)
+    app.cli.add_command(tokens_group)
+    app.cli.add_command(seed.bench_data_command)
+
+
+@click.command("demo")
+@click.option("--tasks", "task_count", default=2000, show_default=True)
+@click.option("--password", default=None, help="Owner password (random when omitted).")
+def demo_command(task_count: int, password: str | None) -> None:
+    """Seed the demo org "Acme" on an empty database."""
+    from workspace.core import seed
+
+    result = seed.seed_demo(task_count=task_count, password=password)
+    if result is None:
+        click.echo("The demo org 'acme' exists already; nothing seeded.")
+        return
+    base = current_app.config["BASE_URL"]
+    click.echo(f"Demo org Acme seeded: org id {result.org_id}")
+    click.echo(f"Sign in at {base}/signin as {result.owner_email} with password {result.password}")
+
+
+@click.group("orgs")
+def orgs_group() -> None:
+    """Manage organizations."""
+
+
+@orgs_group.command("create")
+@click.argument("name")
+@click.option("--owner", "owner_email", required=True, help="Email of the first owner.")
+@click.option("--slug", default=None)
+@click.option("--password", default=None, help="Password for a new owner account.")
+def create_org_command(name: str, owner_email: str, slug: str | None,
+                       password: str | None) -> None:
+    """Create an org and its owner (the account is created when absent)."""
+    import secrets
+
+    from workspace.auth.passwords import set_password
+    from workspace.core.accounts import ensure_account
+    from workspace.core.orgs import create_org
+    from workspace.errors import ServiceError
+
+    account = ensure_account(owner_email)
+    new_password = None
+    if account.password_hash is None:
+        new_password = password or secrets.token_urlsafe(12)
+        set_password(account, new_password)
+    try:
+        org = create_org(name, account, slug)
+    except ServiceError as exc:
+        raise click.ClickException(exc.message) from exc
+    db.session.commit()
+    click.echo(f"Created org {org.name} ({org.slug}), id {org.id}")
+    if new_password:
+        click.echo(f"Owner {account.email} signs in with password {new_password}")
+
+
+@click.group("tokens")
+def tokens_group() -> None:
+    """Manage personal access tokens."""
+
+
+@tokens_group.command("create")
+@click.argument("email")
+@click.option("--org", "org_ref", required=True, help="Org slug or id.")
+@click.option("--name", default="CLI token")
+def create_token_command(email: str, org_ref: str, name: str) -> None:
+    """Print a new API token for a member of an org (shown once)."""
+    from workspace.auth.api_tokens import create_token
+    from workspace.core.accounts import find_account
+    from workspace.security.permissions import find_org, membership
+
+    org = find_org(org_ref)
+    account = find_account(email)
+    if org is None or account is None or membership(org.id, account.id) is None:
+        raise click.ClickException(f"{email} is not an active member of {org_ref}.")
+    _, raw = create_token(account, org, name)
+    click.echo(raw)

@@ -1,0 +1,66 @@
+"""Configuration from the environment (DESIGN §2).
+
+Secrets that are absent on first run are generated into the instance folder so a
+fresh checkout runs with no setup; production sets them explicitly.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import secrets
+from pathlib import Path
+
+
+def _instance_secret(instance_path: Path, name: str, make) -> str:
+    path = instance_path / name
+    if path.exists():
+        return path.read_text().strip()
+    instance_path.mkdir(parents=True, exist_ok=True)
+    value = make()
+    path.write_text(value)
+    path.chmod(0o600)
+    return value
+
+
+def _normalize_db_url(url: str) -> str:
+    # psycopg 3 is the driver we ship; accept the common postgres:// spellings.
+    for prefix in ("postgres://", "postgresql://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix) :]
+    return url
+
+
+def load_config(instance_path: str) -> dict:
+    inst = Path(instance_path)
+    base_url = os.environ.get("BASE_URL", "http://127.0.0.1:5000").rstrip("/")
+    database_url = os.environ.get("DATABASE_URL") or f"sqlite:///{inst / 'workspace.db'}"
+    secret_key = os.environ.get("SECRET_KEY") or _instance_secret(
+        inst, "secret_key", lambda: secrets.token_urlsafe(48)
+    )
+    encryption_key = os.environ.get("ENCRYPTION_KEY") or _instance_secret(
+        inst, "encryption_key", lambda: base64.b64encode(os.urandom(32)).decode()
+    )
+    allow_private = os.environ.get("OUTBOUND_ALLOW_PRIVATE", "")
+    return {
+        "SECRET_KEY": secret_key,
+        "ENCRYPTION_KEY": encryption_key,
+        "SQLALCHEMY_DATABASE_URI": _normalize_db_url(database_url),
+        "SQLALCHEMY_ENGINE_OPTIONS": {"pool_pre_ping": True},
+        "BASE_URL": base_url,
+        "API_URL": os.environ.get("API_URL", base_url).rstrip("/"),
+        "DOH_URL": os.environ.get("DOH_URL", "https://dns.google").rstrip("/"),
+        "OUTBOUND_ALLOW_PRIVATE": [h.strip() for h in allow_private.split(",") if h.strip()],
+        "OUTBOUND_TIMEOUT": float(os.environ.get("OUTBOUND_TIMEOUT", "10")),
+        "RATELIMIT_STORAGE_URI": os.environ.get("RATELIMIT_STORAGE_URI", "memory://"),
+        "RATELIMIT_HEADERS_ENABLED": True,
+        "SESSION_COOKIE_HTTPONLY": True,
+        "SESSION_COOKIE_SAMESITE": "Lax",
+        "SESSION_COOKIE_SECURE": base_url.startswith("https://"),
+        "SESSION_COOKIE_NAME": "ws_session",
+        # Bodies above 1 MiB are refused before any view parses them.
+        "MAX_CONTENT_LENGTH": 1024 * 1024,
+        "WTF_CSRF_TIME_LIMIT": None,
+        "WTF_CSRF_HEADERS": ["X-CSRFToken", "X-CSRF-Token"],
+        "PERMANENT_SESSION_LIFETIME": 60 * 60 * 24 * 14,
+    }

@@ -1,0 +1,119 @@
+"""Accounts and org membership: the shared end of every sign-in and provisioning path."""
+
+from __future__ import annotations
+
+import uuid
+
+from sqlalchemy import func, select
+
+from workspace.core.events import record_event
+from workspace.core.models import Account, AccountKind, Org, OrgMember, OrgRole
+from workspace.errors import ConflictError, NotFoundError, ServiceError
+from workspace.extensions import db
+from workspace.types import utcnow
+
+
+def normalize_email(email: str) -> str:
+    return email.strip().lower()
+
+
+def find_account(email: str) -> Account | None:
+    return db.session.scalar(select(Account).where(Account.email == normalize_email(email)))
+
+
+def ensure_account(email: str, name: str | None = None, *, email_verified: bool = False) -> Account:
+    """The account for an email, created when absent. Used by JIT sign-in and SCIM.
+    An existing account is reused as is; a verified source may mark it verified."""
+    email = normalize_email(email)
+    if "@" not in email:
+        raise ServiceError("An email address needs an @.", field="email")
+    account = find_account(email)
+    if account is None:
+        account = Account(email=email, name=(name or "").strip() or email.split("@")[0],
+                          email_verified=email_verified, kind=AccountKind.PERSON)
+        db.session.add(account)
+        db.session.flush()
+    elif email_verified and not account.email_verified:
+        account.email_verified = True
+    return account
+
+
+def add_member(org: Org, account: Account, role: OrgRole = OrgRole.MEMBER,
+               *, actor_id: uuid.UUID | None = None, via: str = "manual") -> OrgMember:
+    """Make the account an active member; reactivates a deactivated membership with
+    the given role. An already active member keeps their role."""
+    member = db.session.scalar(
+        select(OrgMember).where(OrgMember.org_id == org.id, OrgMember.account_id == account.id)
+    )
+    if member is not None and member.active:
+        return member
+    if member is None:
+        member = OrgMember(org_id=org.id, account_id=account.id, role=role)
+        db.session.add(member)
+    else:
+        member.active, member.role, member.deactivated_at = True, role, None
+    db.session.flush()
+    record_event(org.id, "member.added", actor_id=actor_id, subject=account.email,
+                 member_id=str(member.id), role=str(role), via=via)
+    return member
+
+
+def active_owner_count(org_id: uuid.UUID) -> int:
+    return db.session.scalar(
+        select(func.count()).select_from(OrgMember).where(
+            OrgMember.org_id == org_id, OrgMember.role == OrgRole.OWNER,
+            OrgMember.active.is_(True),
+        )
+    ) or 0
+
+
+def deactivate_member(member: OrgMember, *, actor_id: uuid.UUID | None = None,
+                      via: str = "manual") -> bool:
+    """Remove an active membership, keeping the account and everything it wrote.
+    The last owner is never removed: returns False and changes nothing."""
+    if not member.active:
+        return True
+    if member.role == OrgRole.OWNER and active_owner_count(member.org_id) <= 1:
+        return False
+    member.active = False
+    member.deactivated_at = utcnow()
+    record_event(member.org_id, "member.deactivated", actor_id=actor_id,
+                 subject=member.account.email, member_id=str(member.id), via=via)
+    return True
+
+
+def list_members(org_id: uuid.UUID, *, include_inactive: bool = False) -> list[OrgMember]:
+    query = select(OrgMember).join(Account).where(OrgMember.org_id == org_id)
+    if not include_inactive:
+        query = query.where(OrgMember.active.is_(True))
+    return list(db.session.scalars(query.order_by(Account.name, Account.email)))
+
+
+def get_member(org_id: uuid.UUID, member_id: uuid.UUID) -> OrgMember:
+    member = db.session.get(OrgMember, member_id)
+    if member is None or member.org_id != org_id:
+        raise NotFoundError("No such member in this organization.")
+    return member
+
+
+def require_active_member(org_id: uuid.UUID, account_id: uuid.UUID, field: str) -> Account:
+    """The account, if it is an active member of the org; otherwise a 400 on ``field``."""
+    member = db.session.scalar(
+        select(OrgMember).where(OrgMember.org_id == org_id, OrgMember.account_id == account_id,
+                                OrgMember.active.is_(True))
+    )
+    if member is None:
+        raise ServiceError("That account is not an active member of this organization.",
+                           field=field)
+    return member.account
+
+
+def create_person(email: str, name: str, password: str | None) -> Account:
+    from workspace.auth.passwords import set_password
+
+    if find_account(email) is not None:
+        raise ConflictError("An account with this email already exists.", field="email")
+    account = ensure_account(email, name)
+    if password:
+        set_password(account, password)
+    return account

@@ -1,0 +1,40 @@
+"""The workspace domain: organizations, accounts, projects, tasks and their history."""
+
+from workspace.core.models.accounts import Account, AccountKind, ApiToken, AuthSession
+from workspace.core.models.events import Event
+from workspace.core.models.orgs import Org, OrgMember, OrgRole
+from workspace.core.models.projects import (
+    Cycle,
+    Module,
+    MembershipSource,
+    Project,
+    ProjectMember,
+    ProjectRole,
+    State,
+    StateCategory,
+)
+from workspace.core.models.tasks import Comment, Priority, Task, TaskActivity, TaskKind
+
+__all__ = [
+    "Account",
+    "AccountKind",
+    "ApiToken",
+    "AuthSession",
+    "Comment",
+    "Cycle",
+    "Event",
+    "MembershipSource",
+    "Module",
+    "Org",
+    "OrgMember",
+    "OrgRole",
+    "Priority",
+    "Project",
+    "ProjectMember",
+    "ProjectRole",
+    "State",
+    "StateCategory",
+    "Task",
+    "TaskActivity",
+    "TaskKind",
+]

@@ -1,0 +1,64 @@
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from enum import StrEnum
+
+from sqlalchemy import ForeignKey, String, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from workspace.extensions import db
+from workspace.types import UTCDateTime, created_at_column, uuid_pk
+
+
+class OrgRole(StrEnum):
+    OWNER = "owner"
+    ADMIN = "admin"
+    MEMBER = "member"
+
+    @property
+    def manages_settings(self) -> bool:
+        return self in (OrgRole.OWNER, OrgRole.ADMIN)
+
+
+class Org(db.Model):
+    __tablename__ = "orgs"
+
+    id: Mapped[uuid.UUID] = uuid_pk()
+    #: URL-safe handle, unique across the service (``acme``).
+    slug: Mapped[str] = mapped_column(String(63), unique=True)
+    name: Mapped[str] = mapped_column(String(200))
+    #: IANA zone used for "today" in analytics (overdue); UTC unless changed.
+    timezone: Mapped[str] = mapped_column(String(64), default="UTC")
+    created_at: Mapped[datetime] = created_at_column()
+
+    members: Mapped[list[OrgMember]] = relationship(back_populates="org", lazy="raise_on_sql")
+
+    def __repr__(self) -> str:
+        return f"<Org {self.slug}>"
+
+
+class OrgMember(db.Model):
+    """An account's membership of an org. Deactivation keeps the row (SCIM needs a
+    stable id across deactivate/reactivate) and flips ``active``."""
+
+    __tablename__ = "org_members"
+    __table_args__ = (UniqueConstraint("org_id", "account_id"),)
+
+    id: Mapped[uuid.UUID] = uuid_pk()
+    org_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("orgs.id", ondelete="CASCADE"), index=True)
+    account_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("accounts.id", ondelete="CASCADE"), index=True
+    )
+    #: owner, admin or member (:class:`OrgRole`).
+    role: Mapped[str] = mapped_column(String(16), default=OrgRole.MEMBER)
+    active: Mapped[bool] = mapped_column(default=True)
+    created_at: Mapped[datetime] = created_at_column()
+    deactivated_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+    org: Mapped[Org] = relationship(back_populates="members")
+    account: Mapped["Account"] = relationship(lazy="joined")  # noqa: UP037, F821
+
+    @property
+    def org_role(self) -> OrgRole:
+        return OrgRole(self.role)

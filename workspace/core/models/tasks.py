@@ -1,0 +1,154 @@
+from __future__ import annotations
+
+import uuid
+from datetime import date, datetime
+from enum import StrEnum
+
+from sqlalchemy import ForeignKey, Index, String, Text, UniqueConstraint, text
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from workspace.core.models.projects import Project, State
+from workspace.extensions import db
+from workspace.types import UTCDateTime, created_at_column, uuid_pk
+
+
+class Priority(StrEnum):
+    URGENT = "urgent"
+    HIGH = "high"
+    MEDIUM = "medium"
+    LOW = "low"
+    NONE = "none"
+
+
+class TaskKind(StrEnum):
+    TASK = "task"
+    BUG = "bug"
+    FEATURE = "feature"
+    EPIC = "epic"
+
+
+# The predicate of "the tasks that count", written exactly as SQLAlchemy renders the
+# scope query so both planners can match the partial index (see NOTES.md).
+COUNTED_TASKS_PREDICATE = {
+    dialect: f"state_category != 'triage' AND is_draft = {false} "
+    "AND archived_at IS NULL AND deleted_at IS NULL"
+    for dialect, false in (("sqlite", "0"), ("postgresql", "false"))
+}
+
+
+class Task(db.Model):
+    __tablename__ = "tasks"
+    __table_args__ = (
+        UniqueConstraint("project_id", "sequence"),
+        # Covering partial index for whole-org rollups: index-only scans on PostgreSQL.
+        Index(
+            "ix_tasks_counted",
+            "org_id",
+            "state_category",
+            "priority",
+            "kind",
+            "assignee_id",
+            "due_date",
+            "project_id",
+            sqlite_where=text(COUNTED_TASKS_PREDICATE["sqlite"]),
+            postgresql_where=text(COUNTED_TASKS_PREDICATE["postgresql"]),
+        ),
+        Index("ix_tasks_project_state", "project_id", "state_id"),
+    )
+
+    id: Mapped[uuid.UUID] = uuid_pk()
+    #: Denormalized from the project so org-wide rollups need no join.
+    org_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("orgs.id", ondelete="CASCADE"))
+    project_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"))
+    #: Per-project number shown as ``IDENT-123``.
+    sequence: Mapped[int]
+    title: Mapped[str] = mapped_column(String(500))
+    description: Mapped[str] = mapped_column(Text, default="")
+    state_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("states.id"))
+    #: Denormalized category of ``state_id``; written with every state change.
+    state_category: Mapped[str] = mapped_column(String(16))
+    priority: Mapped[str] = mapped_column(String(16), default=Priority.NONE)
+    kind: Mapped[str] = mapped_column(String(16), default=TaskKind.TASK)
+    #: A person or an agent; null when unassigned.
+    assignee_id: Mapped[uuid.UUID | None] = mapped_column(
+        ForeignKey("accounts.id", ondelete="SET NULL"), index=True
+    )
+    cycle_id: Mapped[uuid.UUID | None] = mapped_column(
+        ForeignKey("cycles.id", ondelete="SET NULL"), index=True
+    )
+    module_id: Mapped[uuid.UUID | None] = mapped_column(
+        ForeignKey("modules.id", ondelete="SET NULL"), index=True
+    )
+    created_by_id: Mapped[uuid.UUID | None] = mapped_column(
+        ForeignKey("accounts.id", ondelete="SET NULL")
+    )
+    due_date: Mapped[date | None]
+    is_draft: Mapped[bool] = mapped_column(default=False)
+    created_at: Mapped[datetime] = created_at_column()
+    updated_at: Mapped[datetime] = created_at_column()
+    #: Set when the task enters the completed category, cleared when it leaves.
+    completed_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    archived_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    #: Soft delete: the row and its history stay for audit.
+    deleted_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+    state: Mapped[State] = relationship(lazy="joined")
+    project: Mapped[Project] = relationship(lazy="joined")
+
+    @property
+    def key(self) -> str:
+        """``WEB-12``: the project's identifier and the task's number."""
+        return f"{self.project.identifier}-{self.sequence}"
+
+    @property
+    def state_name(self) -> str:
+        return self.state.name
+
+
+class TaskActivity(db.Model):
+    """One change of one field of a task. State changes also carry old and new
+    categories, which flow age and forecast read."""
+
+    __tablename__ = "task_activity"
+    __table_args__ = (
+        Index("ix_task_activity_task_created", "task_id", "created_at"),
+        # Forecast and flow read status changes by category and time.
+        Index(
+            "ix_task_activity_state_changes",
+            "org_id",
+            "new_category",
+            "created_at",
+            "task_id",
+            sqlite_where=text("field = 'state'"),
+            postgresql_where=text("field = 'state'"),
+        ),
+    )
+
+    id: Mapped[uuid.UUID] = uuid_pk()
+    org_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("orgs.id", ondelete="CASCADE"))
+    task_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"))
+    #: Person or agent who made the change.
+    actor_id: Mapped[uuid.UUID | None] = mapped_column(
+        ForeignKey("accounts.id", ondelete="SET NULL")
+    )
+    #: ``created``, ``state``, ``title``, ``priority``, ``assignee`` ...
+    field: Mapped[str] = mapped_column(String(32))
+    old_value: Mapped[str | None] = mapped_column(String(500))
+    new_value: Mapped[str | None] = mapped_column(String(500))
+    old_category: Mapped[str | None] = mapped_column(String(16))
+    new_category: Mapped[str | None] = mapped_column(String(16))
+    created_at: Mapped[datetime] = created_at_column()
+
+
+class Comment(db.Model):
+    __tablename__ = "comments"
+
+    id: Mapped[uuid.UUID] = uuid_pk()
+    task_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("tasks.id", ondelete="CASCADE"), index=True
+    )
+    author_id: Mapped[uuid.UUID | None] = mapped_column(
+        ForeignKey("accounts.id", ondelete="SET NULL")
+    )
+    body: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = created_at_column()

@@ -1,0 +1,219 @@
+"""JSON shapes of the core API: input models validate, output models document."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import date, datetime
+from typing import Annotated
+
+from pydantic import Field, StringConstraints
+
+from workspace.api.operations import InputModel, OutputModel, QueryModel
+from workspace.core.models import Priority, ProjectRole, StateCategory, TaskKind
+
+Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
+Title = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)]
+Text = Annotated[str, StringConstraints(max_length=20000)]
+
+
+class OrgOut(OutputModel):
+    id: uuid.UUID
+    slug: str
+    name: str
+    timezone: str
+    created_at: datetime
+
+
+class AccountOut(OutputModel):
+    id: uuid.UUID
+    email: str
+    name: str
+    kind: str
+
+
+class MemberOut(OutputModel):
+    id: uuid.UUID
+    account: AccountOut
+    role: str
+    active: bool
+    created_at: datetime
+
+
+class ProjectCreate(InputModel):
+    name: Name
+    identifier: Annotated[str, StringConstraints(min_length=1, max_length=12)] | None = None
+    description: Annotated[str, StringConstraints(max_length=2000)] = ""
+
+
+class ProjectPatch(InputModel):
+    name: Name | None = None
+    description: Annotated[str, StringConstraints(max_length=2000)] | None = None
+    archived: bool | None = None
+
+
+class ProjectOut(OutputModel):
+    id: uuid.UUID
+    name: str
+    identifier: str
+    description: str
+    created_at: datetime
+    archived_at: datetime | None
+
+
+class ProjectMemberCreate(InputModel):
+    account_id: uuid.UUID
+    role: ProjectRole = ProjectRole.MEMBER
+
+
+class ProjectMemberOut(OutputModel):
+    id: uuid.UUID
+    account: AccountOut
+    role: str
+    source: str
+    created_at: datetime
+
+
+class StateCreate(InputModel):
+    name: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
+    category: StateCategory
+    color: Annotated[str, StringConstraints(pattern=r"^#[0-9a-fA-F]{6}$")] | None = None
+
+
+class StateOut(OutputModel):
+    id: uuid.UUID
+    name: str
+    category: str
+    color: str
+    position: int
+    is_default: bool
+
+
+class CycleCreate(InputModel):
+    name: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
+    start_date: date | None = None
+    end_date: date | None = None
+
+
+class CycleOut(OutputModel):
+    id: uuid.UUID
+    name: str
+    start_date: date | None
+    end_date: date | None
+
+
+class ModuleCreate(InputModel):
+    name: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
+    description: Annotated[str, StringConstraints(max_length=2000)] = ""
+
+
+class ModuleOut(OutputModel):
+    id: uuid.UUID
+    name: str
+    description: str
+
+
+class TaskCreate(InputModel):
+    title: Title
+    description: Text = ""
+    state_id: uuid.UUID | None = None
+    priority: Priority = Priority.NONE
+    kind: TaskKind = TaskKind.TASK
+    assignee_id: uuid.UUID | None = None
+    cycle_id: uuid.UUID | None = None
+    module_id: uuid.UUID | None = None
+    due_date: date | None = None
+
+
+class TaskPatch(InputModel):
+    """Only the fields present change; ``null`` clears a nullable field."""
+
+    title: Title | None = None
+    description: Text | None = None
+    state_id: uuid.UUID | None = None
+    priority: Priority | None = None
+    kind: TaskKind | None = None
+    assignee_id: uuid.UUID | None = None
+    cycle_id: uuid.UUID | None = None
+    module_id: uuid.UUID | None = None
+    due_date: date | None = None
+    archived: bool | None = None
+
+
+class TaskOut(OutputModel):
+    id: uuid.UUID
+    project_id: uuid.UUID
+    key: str
+    sequence: int
+    title: str
+    description: str
+    state_id: uuid.UUID
+    state_name: str
+    state_category: str
+    priority: str
+    kind: str
+    assignee_id: uuid.UUID | None
+    cycle_id: uuid.UUID | None
+    module_id: uuid.UUID | None
+    due_date: date | None
+    created_at: datetime
+    updated_at: datetime
+    completed_at: datetime | None
+    archived_at: datetime | None
+
+
+class TaskListQuery(QueryModel):
+    project_id: uuid.UUID | None = None
+    state_id: uuid.UUID | None = None
+    state_category: StateCategory | None = None
+    assignee_id: uuid.UUID | None = None
+    priority: Priority | None = None
+    kind: TaskKind | None = None
+    include_archived: bool = False
+    limit: int = Field(default=50, ge=1, le=200)
+    offset: int = Field(default=0, ge=0, le=10_000_000)
+
+
+class TaskPage(OutputModel):
+    items: list[TaskOut]
+    total: int
+    limit: int
+    offset: int
+
+
+class ActivityOut(OutputModel):
+    id: uuid.UUID
+    task_id: uuid.UUID
+    actor_id: uuid.UUID | None
+    field: str
+    old_value: str | None
+    new_value: str | None
+    old_category: str | None
+    new_category: str | None
+    created_at: datetime
+
+
+class CommentCreate(InputModel):
+    body: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=20000)]
+
+
+class CommentOut(OutputModel):
+    id: uuid.UUID
+    task_id: uuid.UUID
+    author_id: uuid.UUID | None
+    body: str
+    created_at: datetime
+
+
+class EventOut(OutputModel):
+    id: uuid.UUID
+    kind: str
+    actor_id: uuid.UUID | None
+    subject: str | None
+    data: dict
+    created_at: datetime
+
+
+class EventQuery(QueryModel):
+    kind: Annotated[str, StringConstraints(max_length=64)] | None = None
+    limit: int = Field(default=100, ge=1, le=500)
+    offset: int = Field(default=0, ge=0, le=10_000_000)

@@ -1,0 +1,219 @@
+"""Tasks and their history. Every change goes through :func:`update_task`, which
+writes one activity row per changed field; state changes carry both categories."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any
+
+from sqlalchemy import func, select, update
+
+from workspace.core.accounts import require_active_member
+from workspace.core.models import (
+    Comment,
+    Cycle,
+    Module,
+    Priority,
+    Project,
+    State,
+    StateCategory,
+    Task,
+    TaskActivity,
+    TaskKind,
+)
+from workspace.errors import NotFoundError, ServiceError
+from workspace.extensions import db
+from workspace.types import utcnow
+
+#: Fields a caller may change, beside ``archived``.
+EDITABLE = ("title", "description", "state_id", "priority", "kind", "assignee_id",
+            "cycle_id", "module_id", "due_date")
+
+
+@dataclass
+class TaskFilter:
+    project_id: uuid.UUID | None = None
+    state_id: uuid.UUID | None = None
+    state_category: str | None = None
+    assignee_id: uuid.UUID | None = None
+    priority: str | None = None
+    kind: str | None = None
+    include_archived: bool = False
+
+
+def _state_in(project_id: uuid.UUID, state_id: uuid.UUID) -> State:
+    state = db.session.get(State, state_id)
+    if state is None or state.project_id != project_id:
+        raise ServiceError("That state does not belong to this project.", field="state_id")
+    return state
+
+
+def _default_state(project_id: uuid.UUID) -> State:
+    states = db.session.scalars(select(State).where(State.project_id == project_id)
+                                .order_by(State.is_default.desc(), State.position)).all()
+    if not states:
+        raise ServiceError("This project has no states; add one first.", field="state_id")
+    return states[0]
+
+
+def _check_refs(project: Project, values: dict[str, Any]) -> None:
+    for field, model in (("cycle_id", Cycle), ("module_id", Module)):
+        ref = values.get(field)
+        if ref is not None:
+            row = db.session.get(model, ref)
+            if row is None or row.project_id != project.id:
+                raise ServiceError(f"That {field[:-3]} does not belong to this project.",
+                                   field=field)
+    if values.get("assignee_id") is not None:
+        require_active_member(project.org_id, values["assignee_id"], field="assignee_id")
+    if "priority" in values and values["priority"] not in Priority.__members__.values():
+        raise ServiceError("Unknown priority.", field="priority")
+    if "kind" in values and values["kind"] not in TaskKind.__members__.values():
+        raise ServiceError("Unknown kind.", field="kind")
+
+
+def _next_sequence(project: Project) -> int:
+    # An UPDATE ... RETURNING would be nicer; this form runs on both databases and the
+    # row lock it takes serializes concurrent creations within one project.
+    db.session.execute(update(Project).where(Project.id == project.id)
+                       .values(next_sequence=Project.next_sequence + 1))
+    return db.session.scalar(select(Project.next_sequence).where(Project.id == project.id)) - 1
+
+
+def create_task(project: Project, actor_id: uuid.UUID | None, *, title: str,
+                state_id: uuid.UUID | None = None, priority: str = Priority.NONE,
+                kind: str = TaskKind.TASK, assignee_id: uuid.UUID | None = None,
+                cycle_id: uuid.UUID | None = None, module_id: uuid.UUID | None = None,
+                due_date: date | None = None, description: str = "",
+                created_at: datetime | None = None) -> Task:
+    if project.archived_at is not None:
+        raise ServiceError("This project is archived; restore it to add tasks.")
+    state = _state_in(project.id, state_id) if state_id else _default_state(project.id)
+    values = {"priority": priority, "kind": kind, "assignee_id": assignee_id,
+              "cycle_id": cycle_id, "module_id": module_id}
+    _check_refs(project, values)
+    now = created_at or utcnow()
+    task = Task(org_id=project.org_id, project_id=project.id, sequence=_next_sequence(project),
+                title=title, description=description, state_id=state.id,
+                state_category=state.category, due_date=due_date, created_by_id=actor_id,
+                created_at=now, updated_at=now,
+                completed_at=now if state.category == StateCategory.COMPLETED else None,
+                **values)
+    db.session.add(task)
+    db.session.flush()
+    db.session.add(TaskActivity(org_id=task.org_id, task_id=task.id, actor_id=actor_id,
+                                field="created", new_value=title[:500],
+                                new_category=state.category, created_at=now))
+    return task
+
+
+def _as_text(value: Any) -> str | None:
+    if value is None:
+        return None
+    return (value.isoformat() if isinstance(value, date) else str(value))[:500]
+
+
+def update_task(task: Task, actor_id: uuid.UUID | None, changes: dict[str, Any],
+                *, at: datetime | None = None) -> list[TaskActivity]:
+    """Apply ``changes`` (field -> new value; ``archived`` -> bool) and record each
+    actual change. Returns the activity rows written."""
+    unknown = set(changes) - set(EDITABLE) - {"archived"}
+    if unknown:
+        raise ServiceError(f"These fields cannot be changed: {', '.join(sorted(unknown))}.")
+    project = db.session.get(Project, task.project_id)
+    _check_refs(project, {k: v for k, v in changes.items() if k != "state_id"})
+    now = at or utcnow()
+    written: list[TaskActivity] = []
+
+    def log(field: str, old: Any, new: Any, **extra: Any) -> None:
+        row = TaskActivity(org_id=task.org_id, task_id=task.id, actor_id=actor_id, field=field,
+                           old_value=_as_text(old), new_value=_as_text(new), created_at=now,
+                           **extra)
+        db.session.add(row)
+        written.append(row)
+
+    for field, new in changes.items():
+        if field == "archived":
+            if bool(new) != (task.archived_at is not None):
+                task.archived_at = now if new else None
+                log("archived", not new, bool(new))
+            continue
+        if field == "title" and not (new or "").strip():
+            raise ServiceError("A task needs a title.", field="title")
+        old = getattr(task, field)
+        if old == new:
+            continue
+        if field == "state_id":
+            state = _state_in(task.project_id, new)
+            old_state = db.session.get(State, task.state_id)
+            log("state", old_state.name, state.name, old_category=task.state_category,
+                new_category=state.category)
+            task.state_id, task.state_category = state.id, state.category
+            if state.category == StateCategory.COMPLETED:
+                task.completed_at = task.completed_at or now
+            else:
+                task.completed_at = None
+            continue
+        log(field, old, new)
+        setattr(task, field, new)
+    if written:
+        task.updated_at = now
+    db.session.flush()
+    return written
+
+
+def get_task(org_id: uuid.UUID, task_id: uuid.UUID) -> Task:
+    task = db.session.get(Task, task_id)
+    if task is None or task.org_id != org_id or task.deleted_at is not None:
+        raise NotFoundError("No such task in this organization.")
+    return task
+
+
+def delete_task(task: Task, actor_id: uuid.UUID | None) -> None:
+    """Soft delete: the task leaves every list and count; its history stays."""
+    task.deleted_at = utcnow()
+    db.session.add(TaskActivity(org_id=task.org_id, task_id=task.id, actor_id=actor_id,
+                                field="deleted", new_value="true"))
+
+
+def list_tasks(org_id: uuid.UUID, flt: TaskFilter, *, limit: int = 50,
+               offset: int = 0) -> tuple[list[Task], int]:
+    conditions = [Task.org_id == org_id, Task.deleted_at.is_(None)]
+    if not flt.include_archived:
+        conditions.append(Task.archived_at.is_(None))
+    for column, value in ((Task.project_id, flt.project_id), (Task.state_id, flt.state_id),
+                          (Task.state_category, flt.state_category),
+                          (Task.assignee_id, flt.assignee_id), (Task.priority, flt.priority),
+                          (Task.kind, flt.kind)):
+        if value is not None:
+            conditions.append(column == value)
+    total = db.session.scalar(select(func.count()).select_from(Task).where(*conditions))
+    rows = db.session.scalars(select(Task).where(*conditions)
+                              .order_by(Task.created_at.desc(), Task.id)
+                              .limit(limit).offset(offset))
+    return list(rows), total or 0
+
+
+def task_activity(task: Task) -> list[TaskActivity]:
+    return list(db.session.scalars(
+        select(TaskActivity).where(TaskActivity.task_id == task.id)
+        .order_by(TaskActivity.created_at, TaskActivity.id)))
+
+
+def add_comment(task: Task, author_id: uuid.UUID, body: str) -> Comment:
+    body = body.strip()
+    if not body:
+        raise ServiceError("A comment cannot be empty.", field="body")
+    comment = Comment(task_id=task.id, author_id=author_id, body=body)
+    db.session.add(comment)
+    db.session.add(TaskActivity(org_id=task.org_id, task_id=task.id, actor_id=author_id,
+                                field="comment", new_value=body[:500]))
+    db.session.flush()
+    return comment
+
+
+def list_comments(task: Task) -> list[Comment]:
+    return list(db.session.scalars(
+        select(Comment).where(Comment.task_id == task.id).order_by(Comment.created_at)))

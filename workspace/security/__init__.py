@@ -1,0 +1,1 @@
+"""Cross-cutting security: sealing secrets, hashing tokens, permissions, outbound guard."""

@@ -1,0 +1,57 @@
+"""What every HTML page shares: the home redirect, template context, HTMX caching."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Flask, current_app, g, redirect, request, url_for
+
+from workspace.auth.sessions import current_account
+from workspace.core.orgs import orgs_for_account
+
+bp = Blueprint("web", __name__)
+
+
+@bp.get("/")
+def home():
+    """Signed in: the first org's home (or creating one). Otherwise: sign in."""
+    account = current_account()
+    if account is None:
+        return redirect(url_for("auth.signin"))
+    orgs = orgs_for_account(account.id)
+    if not orgs:
+        return redirect(url_for("core_pages.new_org"))
+    return redirect(url_for("core_pages.org_home", org=orgs[0].slug))
+
+
+@bp.get("/healthz")
+def healthz():
+    return {"ok": True}
+
+
+def has_endpoint(name: str) -> bool:
+    """Lets shared templates link to capabilities that may not be installed."""
+    return name in current_app.view_functions
+
+
+def init_app(app: Flask) -> None:
+    app.register_blueprint(bp)
+    app.jinja_env.globals["has_endpoint"] = has_endpoint
+
+    @app.context_processor
+    def page_context():
+        account = current_account()
+        access = g.get("access")
+        return {
+            "current_account": account,
+            "current_access": access,
+            "current_org": access.org if access else None,
+            "user_orgs": orgs_for_account(account.id) if account else [],
+        }
+
+    @app.after_request
+    def vary_on_htmx(response):
+        # The same URL answers a full page or a fragment; caches must tell them apart.
+        if not request.path.startswith(("/api/", "/scim/", "/static/")):
+            response.vary.add("HX-Request")
+            response.headers.setdefault("X-Content-Type-Options", "nosniff")
+            response.headers.setdefault("X-Frame-Options", "DENY")
+        return response

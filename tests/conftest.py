@@ -164,3 +164,35 @@ def acme(app) -> OrgFixture:
 @pytest.fixture
 def globex(app) -> OrgFixture:
     return make_org(app, "Globex", "owner@globex.test")
+
+
+def login(client, email: str, password: str = PASSWORD) -> None:
+    """Sign a test client in through the real sign-in form."""
+    resp = client.post("/signin", data={"email": email, "password": password})
+    assert resp.status_code == 302, resp.get_data(as_text=True)
+
+
+@dataclass
+class LiveServer:
+    url: str
+    app: Flask
+
+
+@pytest.fixture(scope="session")
+def live_server_session(app_session: Flask) -> Iterator[LiveServer]:
+    """The app served over a real socket on loopback, once per backend per session."""
+    import threading
+
+    from werkzeug.serving import make_server
+
+    server = make_server("127.0.0.1", 0, app_session, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield LiveServer(url=f"http://127.0.0.1:{server.server_port}", app=app_session)
+    server.shutdown()
+
+
+@pytest.fixture
+def live_server(live_server_session: LiveServer, app: Flask) -> LiveServer:
+    """A live server whose database is cleaned after the test like ``app``'s."""
+    return live_server_session

@@ -1,0 +1,55 @@
+# Workspace: two commands on a fresh machine.
+#   make run   venv, install, migrate, seed the demo on first run, serve on :5000
+#   make test  install what the tests need (PostgreSQL client libs, slapd, Chromium)
+#              and run the whole suite on SQLite and PostgreSQL
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+HOST ?= 127.0.0.1
+PORT ?= 5000
+TEST_DATABASE_URL ?= postgresql://postgres@127.0.0.1:5432/test
+PYTEST_ARGS ?=
+
+export FLASK_APP := app
+
+.PHONY: run test install test-deps lint format bench clean
+
+$(BIN)/flask: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e ".[test]"
+	touch $@
+
+install: $(BIN)/flask
+
+run: install
+	$(BIN)/flask db upgrade heads
+	$(BIN)/flask demo --if-empty
+	@echo "Serving on http://$(HOST):$(PORT)  (sign-in details above; Ctrl-C stops)"
+	$(BIN)/flask run --host $(HOST) --port $(PORT)
+
+# System packages the tests talk to: a real OpenLDAP, headless Chromium, pdftoppm.
+test-deps:
+	@missing=""; \
+	command -v slapd >/dev/null || [ -x /usr/sbin/slapd ] || missing="$$missing slapd ldap-utils"; \
+	command -v chromium >/dev/null || missing="$$missing chromium"; \
+	command -v pdftoppm >/dev/null || missing="$$missing poppler-utils"; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing:$$missing"; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  apt-get update -qq && apt-get install -y -qq $$missing fonts-dejavu-core >/dev/null; \
+	fi
+
+test: install test-deps
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	TEST_DATABASE_URL=$(TEST_DATABASE_URL) $(BIN)/pytest $(PYTEST_ARGS)
+
+lint:
+	$(BIN)/ruff check . && $(BIN)/ruff format --check .
+
+format:
+	$(BIN)/ruff format . && $(BIN)/ruff check --fix .
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

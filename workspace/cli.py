@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 from flask import Flask, current_app
+from flask.cli import AppGroup, with_appcontext
 
 from workspace.extensions import db
 
@@ -18,22 +19,44 @@ def init_app(app: Flask) -> None:
 
 
 @click.command("demo")
+@with_appcontext
 @click.option("--tasks", "task_count", default=2000, show_default=True)
 @click.option("--password", default=None, help="Owner password (random when omitted).")
-def demo_command(task_count: int, password: str | None) -> None:
+@click.option("--if-empty", is_flag=True,
+              help="Seed only when the database has no org; otherwise print where to sign in.")
+def demo_command(task_count: int, password: str | None, if_empty: bool) -> None:
     """Seed the demo org "Acme" on an empty database."""
-    from workspace.core import seed
+    from pathlib import Path
 
+    from sqlalchemy import select
+
+    from workspace.core import seed
+    from workspace.core.models import Org
+
+    base = current_app.config["BASE_URL"]
+    # The demo password is kept beside the database so `make run` can repeat it;
+    # it is a local convenience for the seeded demo only.
+    saved = Path(current_app.instance_path) / "demo_password"
+    if if_empty and db.session.scalar(select(Org.id).limit(1)):
+        org = db.session.scalar(select(Org).where(Org.slug == "acme"))
+        if org is not None:
+            hint = saved.read_text().strip() if saved.exists() else "the one printed at seeding"
+            click.echo(f"Demo org Acme (id {org.id}): sign in at {base}/signin as "
+                       f"owner@acme.test with password {hint}")
+        else:
+            click.echo(f"Sign in at {base}/signin")
+        return
     result = seed.seed_demo(task_count=task_count, password=password)
     if result is None:
-        click.echo("The demo org 'acme' exists already; nothing seeded.")
-        return
-    base = current_app.config["BASE_URL"]
+        raise click.ClickException("The demo org 'acme' exists already; nothing seeded.")
+    saved.parent.mkdir(parents=True, exist_ok=True)
+    saved.write_text(result.password)
+    saved.chmod(0o600)
     click.echo(f"Demo org Acme seeded: org id {result.org_id}")
     click.echo(f"Sign in at {base}/signin as {result.owner_email} with password {result.password}")
 
 
-@click.group("orgs")
+@click.group("orgs", cls=AppGroup)
 def orgs_group() -> None:
     """Manage organizations."""
 
@@ -68,7 +91,7 @@ def create_org_command(name: str, owner_email: str, slug: str | None,
         click.echo(f"Owner {account.email} signs in with password {new_password}")
 
 
-@click.group("tokens")
+@click.group("tokens", cls=AppGroup)
 def tokens_group() -> None:
     """Manage personal access tokens."""
 

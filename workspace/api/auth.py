@@ -46,8 +46,12 @@ def api_account() -> tuple[Account, ApiToken | None]:
 def api_access(org_id: uuid.UUID | str) -> Access:
     """Authenticate and load the caller's access to the org in the URL. A token
     belongs to one org: used on another org's URL it finds nothing (404)."""
+    cache = g.setdefault("api_access_cache", {})
+    if org_id in cache:
+        return cache[org_id]
     account, token = api_account()
     access = org_access(org_id, account)
     if token is not None and token.org_id != access.org.id:
         raise ApiError(404, "No such organization.")
+    cache[org_id] = access
     return access

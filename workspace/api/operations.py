@@ -128,6 +128,16 @@ def operation(
 
         @functools.wraps(view)
         def wrapper(**kwargs: Any) -> Response:
+            # Who is asking comes before what they sent: a stranger learns nothing
+            # from validation messages, and another org's URL is a plain 404.
+            if auth and "org_id" in kwargs:
+                from workspace.api.auth import api_access
+
+                api_access(kwargs["org_id"])
+            elif auth:
+                from workspace.api.auth import api_account
+
+                api_account()
             if body is not None:
                 kwargs["body"] = parse_body(body)
             if query is not None:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
 import click
+from flask.cli import with_appcontext
 from sqlalchemy import insert, select
 
 from workspace.auth.passwords import set_password
@@ -222,6 +223,7 @@ def seed_demo(task_count: int = 2000, password: str | None = None,
 
 
 @click.command("bench-data")
+@with_appcontext
 @click.option("--tasks", "task_count", type=int, required=True, help="How many tasks.")
 @click.option("--seed", default=11, show_default=True)
 def bench_data_command(task_count: int, seed: int) -> None:

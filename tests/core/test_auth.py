@@ -1,0 +1,138 @@
+"""Signing in and out, sessions that can be revoked, tokens that can be revoked."""
+
+from __future__ import annotations
+
+from tests.conftest import PASSWORD, add_person, login
+
+
+def test_sign_in_reaches_the_org_and_sign_out_ends_it(client, acme):
+    assert client.get("/o/acme/").status_code == 302  # to the sign-in page
+    resp = client.post("/signin", data={"email": "OWNER@acme.test", "password": PASSWORD})
+    assert resp.status_code == 302
+    page = client.get("/o/acme/")
+    assert page.status_code == 200 and b"Acme" in page.data
+    client.post("/signout")
+    resp = client.get("/o/acme/")
+    assert resp.status_code == 302 and "/signin" in resp.headers["Location"]
+
+
+def test_wrong_password_and_unknown_email_look_the_same(client, acme):
+    wrong = client.post("/signin", data={"email": "owner@acme.test", "password": "nope"})
+    unknown = client.post("/signin", data={"email": "ghost@acme.test", "password": "nope"})
+    assert wrong.status_code == unknown.status_code == 401
+    assert b"do not match" in wrong.data and b"do not match" in unknown.data
+    assert client.get("/o/acme/").status_code == 302
+
+
+def test_session_cookie_is_httponly_and_carries_no_account_data(client, acme):
+    resp = client.post("/signin", data={"email": "owner@acme.test", "password": PASSWORD})
+    cookie = resp.headers["Set-Cookie"]
+    assert "HttpOnly" in cookie and "SameSite=Lax" in cookie
+    assert "owner" not in cookie
+
+
+def test_revoked_session_stops_working(client, app, acme):
+    login(client, acme.owner_email)
+    assert client.get("/o/acme/").status_code == 200
+    with app.app_context():
+        from workspace.auth.sessions import revoke_sessions
+
+        assert revoke_sessions(acme.owner_id) == 1
+    resp = client.get("/o/acme/")
+    assert resp.status_code == 302 and "/signin" in resp.headers["Location"]
+
+
+def test_logout_revokes_server_side_even_if_cookie_is_replayed(app, acme):
+    first = app.test_client()
+    login(first, acme.owner_email)
+    stolen = first.get_cookie("ws_session").value
+    first.post("/signout")
+    replay = app.test_client()
+    replay.set_cookie("ws_session", stolen)
+    assert replay.get("/o/acme/").status_code == 302
+
+
+def test_revoked_token_stops_working(client, app, acme):
+    assert client.get(acme.url(), headers=acme.headers).status_code == 200
+    with app.app_context():
+        from workspace.auth.api_tokens import list_tokens, revoke_token
+
+        (token,) = list_tokens(acme.owner_id, acme.org_id)
+        assert revoke_token(acme.owner_id, acme.org_id, token.id)
+    resp = client.get(acme.url(), headers=acme.headers)
+    assert resp.status_code == 401
+
+
+def test_token_created_and_revoked_in_the_ui(client, acme):
+    login(client, acme.owner_email)
+    page = client.post("/o/acme/tokens", data={"name": "exporter"})
+    assert page.status_code == 200
+    raw = page.data.decode().split('id="new-token">')[1].split("<")[0]
+    assert raw.startswith("ws_")
+    headers = {"Authorization": f"Bearer {raw}"}
+    assert client.get(acme.url(), headers=headers).status_code == 200
+    again = client.get("/o/acme/tokens").data.decode()
+    assert raw not in again, "a token is shown once"
+    token_id = again.split("/tokens/")[1].split("/revoke")[0]
+    client.post(f"/o/acme/tokens/{token_id}/revoke")
+    assert client.get(acme.url(), headers=headers).status_code == 401
+
+
+def test_deactivated_member_loses_session_and_token_access(client, app, acme):
+    mia = add_person(app, acme.org_id, "mia@acme.test")
+    login(client, mia.owner_email)
+    assert client.get("/o/acme/").status_code == 200
+    with app.app_context():
+        from workspace.core.accounts import deactivate_member
+        from workspace.extensions import db
+        from workspace.security.permissions import membership
+
+        assert deactivate_member(membership(acme.org_id, mia.owner_id))
+        db.session.commit()
+    assert client.get("/o/acme/").status_code == 404
+    assert client.get(mia.url(), headers=mia.headers).status_code == 404
+
+
+def test_last_owner_cannot_be_deactivated(app, acme):
+    with app.app_context():
+        from workspace.core.accounts import deactivate_member
+        from workspace.security.permissions import membership
+
+        assert deactivate_member(membership(acme.org_id, acme.owner_id)) is False
+        assert membership(acme.org_id, acme.owner_id).active
+
+
+def test_next_parameter_only_accepts_local_paths(client, acme):
+    for evil in ("https://evil.example/", "//evil.example/x", "/\\evil.example"):
+        resp = client.post("/signin", data={"email": acme.owner_email, "password": PASSWORD,
+                                            "next": evil})
+        assert resp.headers["Location"] == "/", evil
+        client.post("/signout")
+    resp = client.post("/signin", data={"email": acme.owner_email, "password": PASSWORD,
+                                        "next": "/o/acme/projects"})
+    assert resp.headers["Location"] == "/o/acme/projects"
+
+
+def test_other_orgs_pages_are_404(client, acme, globex):
+    login(client, acme.owner_email)
+    assert client.get("/o/globex/").status_code == 404
+    assert client.get("/o/globex/projects").status_code == 404
+    assert client.get("/o/nonexistent/").status_code == 404
+
+
+def test_member_cannot_open_settings(client, app, acme):
+    mia = add_person(app, acme.org_id, "mia@acme.test")
+    login(client, mia.owner_email)
+    assert client.get("/o/acme/settings").status_code == 403
+    assert client.get("/o/acme/settings/events").status_code == 403
+    assert client.get("/o/acme/tokens").status_code == 200
+
+
+def test_csrf_is_enforced_on_forms(app_session, acme):
+    app_session.config["WTF_CSRF_ENABLED"] = True
+    try:
+        client = app_session.test_client()
+        resp = client.post("/signin", data={"email": acme.owner_email, "password": PASSWORD})
+        assert resp.status_code == 400 and b"expired" in resp.data
+    finally:
+        app_session.config["WTF_CSRF_ENABLED"] = False

@@ -54,14 +54,16 @@ def pytest_generate_tests(metafunc):
 def app_session(database_url, tmp_path_factory) -> Iterator[Flask]:
     instance = tmp_path_factory.mktemp("instance")
     os.environ["WORKSPACE_INSTANCE"] = str(instance)
-    app = create_app({
-        "TESTING": True,
-        "SQLALCHEMY_DATABASE_URI": database_url,
-        "WTF_CSRF_ENABLED": False,
-        "RATELIMIT_ENABLED": False,
-        "BASE_URL": "http://localhost",
-        "API_URL": "http://localhost",
-    })
+    app = create_app(
+        {
+            "TESTING": True,
+            "SQLALCHEMY_DATABASE_URI": database_url,
+            "WTF_CSRF_ENABLED": False,
+            "RATELIMIT_ENABLED": False,
+            "BASE_URL": "http://localhost",
+            "API_URL": "http://localhost",
+        }
+    )
     with app.app_context():
         upgrade(revision="heads")
     yield app
@@ -75,8 +77,7 @@ def _clean(app: Flask) -> None:
         tables = [t.name for t in reversed(db.metadata.sorted_tables)]
         with db.engine.begin() as conn:
             if conn.dialect.name == "postgresql":
-                conn.execute(text("TRUNCATE " + ", ".join(f'"{t}"' for t in tables)
-                                  + " CASCADE"))
+                conn.execute(text("TRUNCATE " + ", ".join(f'"{t}"' for t in tables) + " CASCADE"))
             else:
                 for table in tables:
                     conn.execute(text(f'DELETE FROM "{table}"'))
@@ -196,3 +197,44 @@ def live_server_session(app_session: Flask) -> Iterator[LiveServer]:
 def live_server(live_server_session: LiveServer, app: Flask) -> LiveServer:
     """A live server whose database is cleaned after the test like ``app``'s."""
     return live_server_session
+
+
+CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Debian's headless Chromium driven by Playwright, started once per session.
+
+    There is no skip: without Chromium the browser tests fail and say how to install it.
+    """
+    from playwright.sync_api import sync_playwright
+
+    if not os.path.exists(CHROMIUM):
+        pytest.fail(
+            f"Chromium not found at {CHROMIUM}: run `make test-deps` "
+            "(apt-get install chromium) or set CHROMIUM_PATH."
+        )
+    with sync_playwright() as pw:
+        instance = pw.chromium.launch(
+            executable_path=CHROMIUM,
+            args=[
+                "--no-sandbox",
+                "--headless",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+            ],
+        )
+        yield instance
+        instance.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    tab = context.new_page()
+    yield tab
+    context.close()

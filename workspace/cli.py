@@ -22,8 +22,11 @@ def init_app(app: Flask) -> None:
 @with_appcontext
 @click.option("--tasks", "task_count", default=2000, show_default=True)
 @click.option("--password", default=None, help="Owner password (random when omitted).")
-@click.option("--if-empty", is_flag=True,
-              help="Seed only when the database has no org; otherwise print where to sign in.")
+@click.option(
+    "--if-empty",
+    is_flag=True,
+    help="Seed only when the database has no org; otherwise print where to sign in.",
+)
 def demo_command(task_count: int, password: str | None, if_empty: bool) -> None:
     """Seed the demo org "Acme" on an empty database."""
     from pathlib import Path
@@ -41,8 +44,10 @@ def demo_command(task_count: int, password: str | None, if_empty: bool) -> None:
         org = db.session.scalar(select(Org).where(Org.slug == "acme"))
         if org is not None:
             hint = saved.read_text().strip() if saved.exists() else "the one printed at seeding"
-            click.echo(f"Demo org Acme (id {org.id}): sign in at {base}/signin as "
-                       f"owner@acme.test with password {hint}")
+            click.echo(
+                f"Demo org Acme (id {org.id}): sign in at {base}/signin as "
+                f"owner@acme.test with password {hint}"
+            )
         else:
             click.echo(f"Sign in at {base}/signin")
         return
@@ -66,8 +71,7 @@ def orgs_group() -> None:
 @click.option("--owner", "owner_email", required=True, help="Email of the first owner.")
 @click.option("--slug", default=None)
 @click.option("--password", default=None, help="Password for a new owner account.")
-def create_org_command(name: str, owner_email: str, slug: str | None,
-                       password: str | None) -> None:
+def create_org_command(name: str, owner_email: str, slug: str | None, password: str | None) -> None:
     """Create an org and its owner (the account is created when absent)."""
     import secrets
 

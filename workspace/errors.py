@@ -43,9 +43,7 @@ def init_app(app: Flask) -> None:
         if request.path.startswith("/scim/"):
             return error
         response = error.get_response()
-        response.data = render_template(
-            "error.html", code=error.code, message=error.description
-        )
+        response.data = render_template("error.html", code=error.code, message=error.description)
         response.content_type = "text/html; charset=utf-8"
         return response
 
@@ -54,11 +52,10 @@ def init_app(app: Flask) -> None:
         # Log the traceback server-side; the client gets no internals.
         log.exception("unhandled error on %s %s", request.method, request.path)
         if _wants_problem_json():
-            return problem_response(ApiError(500, "Something went wrong on our side.",
-                                             title="Internal error"))
-        return render_template(
-            "error.html", code=500, message=InternalServerError.description
-        ), 500
+            return problem_response(
+                ApiError(500, "Something went wrong on our side.", title="Internal error")
+            )
+        return render_template("error.html", code=500, message=InternalServerError.description), 500
 
 
 class ServiceError(Exception):

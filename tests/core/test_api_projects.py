@@ -12,8 +12,9 @@ PROBLEM = "application/problem+json"
 
 
 def create_project(client, org, name="Web App", identifier="WEB"):
-    resp = client.post(org.url("/projects"), json={"name": name, "identifier": identifier},
-                       headers=org.headers)
+    resp = client.post(
+        org.url("/projects"), json={"name": name, "identifier": identifier}, headers=org.headers
+    )
     assert resp.status_code == 201, resp.get_json()
     return resp.get_json()
 
@@ -54,51 +55,76 @@ def test_project_crud(client, acme):
 
 def test_new_project_has_every_category_and_creator_as_admin(client, acme):
     project = create_project(client, acme)
-    states = client.get(acme.url(f"/projects/{project['id']}/states"),
-                        headers=acme.headers).get_json()
+    states = client.get(
+        acme.url(f"/projects/{project['id']}/states"), headers=acme.headers
+    ).get_json()
     assert {s["category"] for s in states} == {
-        "backlog", "unstarted", "started", "completed", "cancelled", "triage"}
-    members = client.get(acme.url(f"/projects/{project['id']}/members"),
-                         headers=acme.headers).get_json()
+        "backlog",
+        "unstarted",
+        "started",
+        "completed",
+        "cancelled",
+        "triage",
+    }
+    members = client.get(
+        acme.url(f"/projects/{project['id']}/members"), headers=acme.headers
+    ).get_json()
     assert [(m["account"]["email"], m["role"], m["source"]) for m in members] == [
-        ("owner@acme.test", "admin", "manual")]
+        ("owner@acme.test", "admin", "manual")
+    ]
 
 
 def test_duplicate_identifier_is_409(client, acme):
     create_project(client, acme)
-    resp = client.post(acme.url("/projects"), json={"name": "Other", "identifier": "WEB"},
-                       headers=acme.headers)
+    resp = client.post(
+        acme.url("/projects"), json={"name": "Other", "identifier": "WEB"}, headers=acme.headers
+    )
     assert_problem(resp, 409, field="identifier")
 
 
-@pytest.mark.parametrize("payload, field", [
-    ({}, "name"),
-    ({"name": ""}, "name"),
-    ({"name": 42}, "name"),
-    ({"name": "x" * 201}, "name"),
-    ({"name": "Ok", "identifier": "lower case!"}, "identifier"),
-    ({"name": "Ok", "surprise": 1}, "surprise"),
-])
+@pytest.mark.parametrize(
+    "payload, field",
+    [
+        ({}, "name"),
+        ({"name": ""}, "name"),
+        ({"name": 42}, "name"),
+        ({"name": "x" * 201}, "name"),
+        ({"name": "Ok", "identifier": "lower case!"}, "identifier"),
+        ({"name": "Ok", "surprise": 1}, "surprise"),
+    ],
+)
 def test_project_create_validation(client, acme, payload, field):
     resp = client.post(acme.url("/projects"), json=payload, headers=acme.headers)
     assert_problem(resp, 400, field=field)
 
 
 def test_malformed_and_non_object_json(client, acme):
-    resp = client.post(acme.url("/projects"), data="{not json", headers=acme.headers,
-                       content_type="application/json")
+    resp = client.post(
+        acme.url("/projects"),
+        data="{not json",
+        headers=acme.headers,
+        content_type="application/json",
+    )
     assert_problem(resp, 400)
     assert "not valid JSON" in resp.get_json()["detail"]
     resp = client.post(acme.url("/projects"), json=["a"], headers=acme.headers)
     assert_problem(resp, 400)
-    resp = client.post(acme.url("/projects"), data="name=x", headers=acme.headers,
-                       content_type="application/x-www-form-urlencoded")
+    resp = client.post(
+        acme.url("/projects"),
+        data="name=x",
+        headers=acme.headers,
+        content_type="application/x-www-form-urlencoded",
+    )
     assert_problem(resp, 415)
 
 
 def test_oversized_body_is_413(client, acme):
-    resp = client.post(acme.url("/projects"), data="x" * (1024 * 1024 + 10),
-                       headers=acme.headers, content_type="application/json")
+    resp = client.post(
+        acme.url("/projects"),
+        data="x" * (1024 * 1024 + 10),
+        headers=acme.headers,
+        content_type="application/json",
+    )
     assert_problem(resp, 413)
 
 
@@ -122,55 +148,98 @@ def test_unknown_ids_are_404(client, acme):
 def test_member_cannot_manage_workflow_but_can_create_projects(client, acme):
     project = create_project(client, acme)
     member = add_person(client.application, acme.org_id, "mia@acme.test")
-    resp = client.post(acme.url(f"/projects/{project['id']}/states"),
-                       json={"name": "QA", "category": "started"}, headers=member.headers)
+    resp = client.post(
+        acme.url(f"/projects/{project['id']}/states"),
+        json={"name": "QA", "category": "started"},
+        headers=member.headers,
+    )
     assert_problem(resp, 403)
-    resp = client.patch(acme.url(f"/projects/{project['id']}"), json={"name": "Mine"},
-                        headers=member.headers)
+    resp = client.patch(
+        acme.url(f"/projects/{project['id']}"), json={"name": "Mine"}, headers=member.headers
+    )
     assert_problem(resp, 403)
-    assert client.post(acme.url("/projects"), json={"name": "Own"},
-                       headers=member.headers).status_code == 201
+    assert (
+        client.post(acme.url("/projects"), json={"name": "Own"}, headers=member.headers).status_code
+        == 201
+    )
 
 
 def test_workflow_create(client, acme):
     project = create_project(client, acme)
     base = acme.url(f"/projects/{project['id']}")
-    resp = client.post(base + "/states", json={"name": "QA", "category": "started",
-                                               "color": "#123456"}, headers=acme.headers)
+    resp = client.post(
+        base + "/states",
+        json={"name": "QA", "category": "started", "color": "#123456"},
+        headers=acme.headers,
+    )
     assert resp.status_code == 201 and resp.get_json()["position"] == 7
-    assert_problem(client.post(base + "/states", json={"name": "qa", "category": "started"},
-                               headers=acme.headers), 409, field="name")
-    assert_problem(client.post(base + "/states", json={"name": "X", "category": "weird"},
-                               headers=acme.headers), 400, field="category")
-    resp = client.post(base + "/cycles", json={"name": "Sprint 1", "start_date": "2026-01-05",
-                                               "end_date": "2026-01-18"}, headers=acme.headers)
+    assert_problem(
+        client.post(
+            base + "/states", json={"name": "qa", "category": "started"}, headers=acme.headers
+        ),
+        409,
+        field="name",
+    )
+    assert_problem(
+        client.post(
+            base + "/states", json={"name": "X", "category": "weird"}, headers=acme.headers
+        ),
+        400,
+        field="category",
+    )
+    resp = client.post(
+        base + "/cycles",
+        json={"name": "Sprint 1", "start_date": "2026-01-05", "end_date": "2026-01-18"},
+        headers=acme.headers,
+    )
     assert resp.status_code == 201
-    assert_problem(client.post(base + "/cycles", json={"name": "Bad", "start_date": "2026-02-05",
-                                                       "end_date": "2026-01-18"},
-                               headers=acme.headers), 400, field="end_date")
-    assert_problem(client.post(base + "/cycles", json={"name": "X", "start_date": "soon"},
-                               headers=acme.headers), 400, field="start_date")
-    assert client.post(base + "/modules", json={"name": "Auth"},
-                       headers=acme.headers).status_code == 201
-    assert [c["name"] for c in client.get(base + "/cycles", headers=acme.headers).get_json()] \
-        == ["Sprint 1"]
-    assert [m["name"] for m in client.get(base + "/modules", headers=acme.headers).get_json()] \
-        == ["Auth"]
+    assert_problem(
+        client.post(
+            base + "/cycles",
+            json={"name": "Bad", "start_date": "2026-02-05", "end_date": "2026-01-18"},
+            headers=acme.headers,
+        ),
+        400,
+        field="end_date",
+    )
+    assert_problem(
+        client.post(
+            base + "/cycles", json={"name": "X", "start_date": "soon"}, headers=acme.headers
+        ),
+        400,
+        field="start_date",
+    )
+    assert (
+        client.post(base + "/modules", json={"name": "Auth"}, headers=acme.headers).status_code
+        == 201
+    )
+    assert [c["name"] for c in client.get(base + "/cycles", headers=acme.headers).get_json()] == [
+        "Sprint 1"
+    ]
+    assert [m["name"] for m in client.get(base + "/modules", headers=acme.headers).get_json()] == [
+        "Auth"
+    ]
 
 
 def test_project_members(client, acme, globex):
     project = create_project(client, acme)
     mia = add_person(client.application, acme.org_id, "mia@acme.test")
     base = acme.url(f"/projects/{project['id']}/members")
-    resp = client.post(base, json={"account_id": str(mia.owner_id), "role": "commenter"},
-                       headers=acme.headers)
+    resp = client.post(
+        base, json={"account_id": str(mia.owner_id), "role": "commenter"}, headers=acme.headers
+    )
     assert resp.status_code == 201
     assert resp.get_json()["role"] == "commenter" and resp.get_json()["source"] == "manual"
     # someone from another org cannot be added
     resp = client.post(base, json={"account_id": str(globex.owner_id)}, headers=acme.headers)
     assert_problem(resp, 400, field="account_id")
-    assert_problem(client.post(base, json={"account_id": str(mia.owner_id), "role": "boss"},
-                               headers=acme.headers), 400, field="role")
+    assert_problem(
+        client.post(
+            base, json={"account_id": str(mia.owner_id), "role": "boss"}, headers=acme.headers
+        ),
+        400,
+        field="role",
+    )
     member_id = resp_id = client.get(base, headers=acme.headers).get_json()
     member_id = next(m["id"] for m in resp_id if m["account"]["email"] == "mia@acme.test")
     assert client.delete(f"{base}/{member_id}", headers=acme.headers).status_code == 204

@@ -10,15 +10,19 @@ from tests.core.test_api_projects import assert_problem, create_project
 
 def setup_project(client, org):
     project = create_project(client, org)
-    states = client.get(org.url(f"/projects/{project['id']}/states"),
-                        headers=org.headers).get_json()
+    states = client.get(
+        org.url(f"/projects/{project['id']}/states"), headers=org.headers
+    ).get_json()
     by_name = {s["name"]: s for s in states}
     return project, by_name
 
 
 def new_task(client, org, project, **fields):
-    resp = client.post(org.url(f"/projects/{project['id']}/tasks"),
-                       json={"title": "Fix login", **fields}, headers=org.headers)
+    resp = client.post(
+        org.url(f"/projects/{project['id']}/tasks"),
+        json={"title": "Fix login", **fields},
+        headers=org.headers,
+    )
     assert resp.status_code == 201, resp.get_json()
     return resp.get_json()
 
@@ -47,44 +51,59 @@ def test_state_change_writes_one_activity_row_with_categories(client, acme):
     assert (row["old_category"], row["new_category"]) == ("backlog", "started")
     assert row["actor_id"] == str(acme.owner_id)
 
-    done = client.patch(url, json={"state_id": states["Done"]["id"]},
-                        headers=acme.headers).get_json()
+    done = client.patch(
+        url, json={"state_id": states["Done"]["id"]}, headers=acme.headers
+    ).get_json()
     assert done["completed_at"] is not None
-    reopened = client.patch(url, json={"state_id": states["Todo"]["id"]},
-                            headers=acme.headers).get_json()
+    reopened = client.patch(
+        url, json={"state_id": states["Todo"]["id"]}, headers=acme.headers
+    ).get_json()
     assert reopened["completed_at"] is None
 
 
 def test_unchanged_fields_write_no_activity(client, acme):
-    project, states = setup_project(client, acme)
+    project, _ = setup_project(client, acme)
     task = new_task(client, acme, project, priority="low")
     url = acme.url(f"/tasks/{task['id']}")
     client.patch(url, json={"priority": "low", "title": "Fix login"}, headers=acme.headers)
     history = client.get(url + "/activity", headers=acme.headers).get_json()
     assert [h["field"] for h in history] == ["created"]
-    client.patch(url, json={"priority": "urgent", "due_date": "2026-12-01"},
-                 headers=acme.headers)
+    client.patch(url, json={"priority": "urgent", "due_date": "2026-12-01"}, headers=acme.headers)
     history = client.get(url + "/activity", headers=acme.headers).get_json()
     assert sorted(h["field"] for h in history) == ["created", "due_date", "priority"]
 
 
 def test_patch_validation(client, acme, globex):
     project, _ = setup_project(client, acme)
-    other_project, other_states = setup_project(client, globex)
+    _, other_states = setup_project(client, globex)
     task = new_task(client, acme, project)
     url = acme.url(f"/tasks/{task['id']}")
-    assert_problem(client.patch(url, json={"priority": "whenever"}, headers=acme.headers),
-                   400, field="priority")
-    assert_problem(client.patch(url, json={"title": None}, headers=acme.headers), 400,
-                   field="title")
-    assert_problem(client.patch(url, json={"state_id": other_states["Done"]["id"]},
-                                headers=acme.headers), 400, field="state_id")
-    assert_problem(client.patch(url, json={"assignee_id": str(globex.owner_id)},
-                                headers=acme.headers), 400, field="assignee_id")
-    assert_problem(client.patch(url, json={"due_date": "tomorrow"}, headers=acme.headers),
-                   400, field="due_date")
-    assert_problem(client.patch(url, json={"state": "Done"}, headers=acme.headers), 400,
-                   field="state")
+    assert_problem(
+        client.patch(url, json={"priority": "whenever"}, headers=acme.headers),
+        400,
+        field="priority",
+    )
+    assert_problem(
+        client.patch(url, json={"title": None}, headers=acme.headers), 400, field="title"
+    )
+    assert_problem(
+        client.patch(url, json={"state_id": other_states["Done"]["id"]}, headers=acme.headers),
+        400,
+        field="state_id",
+    )
+    assert_problem(
+        client.patch(url, json={"assignee_id": str(globex.owner_id)}, headers=acme.headers),
+        400,
+        field="assignee_id",
+    )
+    assert_problem(
+        client.patch(url, json={"due_date": "tomorrow"}, headers=acme.headers),
+        400,
+        field="due_date",
+    )
+    assert_problem(
+        client.patch(url, json={"state": "Done"}, headers=acme.headers), 400, field="state"
+    )
 
 
 def test_assign_to_member_and_clear(client, acme):
@@ -103,23 +122,24 @@ def test_soft_delete_hides_task_but_keeps_history(client, acme, app):
     url = acme.url(f"/tasks/{task['id']}")
     assert client.delete(url, headers=acme.headers).status_code == 204
     assert_problem(client.get(url, headers=acme.headers), 404)
-    listing = client.get(acme.url(f"/projects/{project['id']}/tasks"),
-                         headers=acme.headers).get_json()
+    listing = client.get(
+        acme.url(f"/projects/{project['id']}/tasks"), headers=acme.headers
+    ).get_json()
     assert listing["total"] == 0
     with app.app_context():
         from workspace.core.models import TaskActivity
         from workspace.extensions import db
 
-        fields = db.session.scalars(db.select(TaskActivity.field).where(
-            TaskActivity.task_id == uuid.UUID(task["id"]))).all()
+        fields = db.session.scalars(
+            db.select(TaskActivity.field).where(TaskActivity.task_id == uuid.UUID(task["id"]))
+        ).all()
     assert sorted(fields) == ["created", "deleted"]
 
 
 def test_listing_filters_and_pages(client, acme):
-    project, states = setup_project(client, acme)
+    project, _ = setup_project(client, acme)
     for i in range(7):
-        new_task(client, acme, project, title=f"Task {i}",
-                 priority="urgent" if i % 2 else "low")
+        new_task(client, acme, project, title=f"Task {i}", priority="urgent" if i % 2 else "low")
     base = acme.url(f"/projects/{project['id']}/tasks")
     page = client.get(base + "?limit=3&offset=0", headers=acme.headers).get_json()
     assert page["total"] == 7 and len(page["items"]) == 3
@@ -128,8 +148,7 @@ def test_listing_filters_and_pages(client, acme):
     urgent = client.get(base + "?priority=urgent", headers=acme.headers).get_json()
     assert urgent["total"] == 3
     assert_problem(client.get(base + "?limit=0", headers=acme.headers), 400, field="limit")
-    assert_problem(client.get(base + "?priority=meh", headers=acme.headers), 400,
-                   field="priority")
+    assert_problem(client.get(base + "?priority=meh", headers=acme.headers), 400, field="priority")
 
 
 def test_viewer_cannot_change_tasks_commenter_can_comment(client, acme):
@@ -138,15 +157,20 @@ def test_viewer_cannot_change_tasks_commenter_can_comment(client, acme):
     members_url = acme.url(f"/projects/{project['id']}/members")
     viewer = add_person(client.application, acme.org_id, "vic@acme.test")
     commenter = add_person(client.application, acme.org_id, "cora@acme.test")
-    client.post(members_url, json={"account_id": str(viewer.owner_id), "role": "viewer"},
-                headers=acme.headers)
-    client.post(members_url, json={"account_id": str(commenter.owner_id), "role": "commenter"},
-                headers=acme.headers)
+    client.post(
+        members_url,
+        json={"account_id": str(viewer.owner_id), "role": "viewer"},
+        headers=acme.headers,
+    )
+    client.post(
+        members_url,
+        json={"account_id": str(commenter.owner_id), "role": "commenter"},
+        headers=acme.headers,
+    )
     url = acme.url(f"/tasks/{task['id']}")
     assert client.get(url, headers=viewer.headers).status_code == 200
     assert_problem(client.patch(url, json={"title": "x"}, headers=viewer.headers), 403)
-    assert_problem(client.post(url + "/comments", json={"body": "hi"}, headers=viewer.headers),
-                   403)
+    assert_problem(client.post(url + "/comments", json={"body": "hi"}, headers=viewer.headers), 403)
     assert_problem(client.patch(url, json={"title": "x"}, headers=commenter.headers), 403)
     resp = client.post(url + "/comments", json={"body": "Looks good"}, headers=commenter.headers)
     assert resp.status_code == 201
@@ -156,9 +180,11 @@ def test_viewer_cannot_change_tasks_commenter_can_comment(client, acme):
 
 def test_archived_project_refuses_new_tasks(client, acme):
     project, _ = setup_project(client, acme)
-    client.patch(acme.url(f"/projects/{project['id']}"), json={"archived": True},
-                 headers=acme.headers)
-    resp = client.post(acme.url(f"/projects/{project['id']}/tasks"), json={"title": "Late"},
-                       headers=acme.headers)
+    client.patch(
+        acme.url(f"/projects/{project['id']}"), json={"archived": True}, headers=acme.headers
+    )
+    resp = client.post(
+        acme.url(f"/projects/{project['id']}/tasks"), json={"title": "Late"}, headers=acme.headers
+    )
     assert_problem(resp, 400)
     assert "archived" in resp.get_json()["detail"]

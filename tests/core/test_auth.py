@@ -104,12 +104,15 @@ def test_last_owner_cannot_be_deactivated(app, acme):
 
 def test_next_parameter_only_accepts_local_paths(client, acme):
     for evil in ("https://evil.example/", "//evil.example/x", "/\\evil.example"):
-        resp = client.post("/signin", data={"email": acme.owner_email, "password": PASSWORD,
-                                            "next": evil})
+        resp = client.post(
+            "/signin", data={"email": acme.owner_email, "password": PASSWORD, "next": evil}
+        )
         assert resp.headers["Location"] == "/", evil
         client.post("/signout")
-    resp = client.post("/signin", data={"email": acme.owner_email, "password": PASSWORD,
-                                        "next": "/o/acme/projects"})
+    resp = client.post(
+        "/signin",
+        data={"email": acme.owner_email, "password": PASSWORD, "next": "/o/acme/projects"},
+    )
     assert resp.headers["Location"] == "/o/acme/projects"
 
 

@@ -40,8 +40,9 @@ def fill(rule: str, org_id, ids: dict[str, str]) -> str:
 @pytest.fixture
 def acme_objects(client, acme):
     project = create_project(client, acme)
-    task = client.post(acme.url(f"/projects/{project['id']}/tasks"), json={"title": "T"},
-                       headers=acme.headers).get_json()
+    task = client.post(
+        acme.url(f"/projects/{project['id']}/tasks"), json={"title": "T"}, headers=acme.headers
+    ).get_json()
     return {"project_id": project["id"], "task_id": task["id"]}
 
 

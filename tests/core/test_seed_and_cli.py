@@ -30,31 +30,61 @@ def test_demo_seed_covers_every_category_priority_kind_with_history(app):
             return set(db.session.scalars(select(column).distinct().where(Task.org_id == org.id)))
 
         assert distinct_values(Task.state_category) >= {
-            "backlog", "unstarted", "started", "completed", "cancelled", "triage"}
+            "backlog",
+            "unstarted",
+            "started",
+            "completed",
+            "cancelled",
+            "triage",
+        }
         assert distinct_values(Task.priority) == {"urgent", "high", "medium", "low", "none"}
         assert distinct_values(Task.kind) == {"task", "bug", "feature", "epic"}
-        assert db.session.scalar(select(func.count(distinct(Task.due_date))).where(
-            Task.org_id == org.id)) > 30
+        assert (
+            db.session.scalar(
+                select(func.count(distinct(Task.due_date))).where(Task.org_id == org.id)
+            )
+            > 30
+        )
         agents = select(Account.id).where(Account.kind == "agent")
-        assert db.session.scalar(select(func.count()).where(
-            Task.org_id == org.id, Task.assignee_id.in_(agents))) > 0
+        assert (
+            db.session.scalar(
+                select(func.count()).where(Task.org_id == org.id, Task.assignee_id.in_(agents))
+            )
+            > 0
+        )
         members = db.session.scalar(select(func.count()).where(OrgMember.org_id == org.id))
         assert members == 44  # owner, 40 people, 3 agents
-        assert db.session.scalar(select(func.count()).select_from(Project).where(
-            Project.org_id == org.id)) == 3
+        assert (
+            db.session.scalar(
+                select(func.count()).select_from(Project).where(Project.org_id == org.id)
+            )
+            == 3
+        )
         # history spreads over ~120 days and covers moves into done
-        oldest, newest = db.session.execute(select(
-            func.min(TaskActivity.created_at), func.max(TaskActivity.created_at)).where(
-            TaskActivity.org_id == org.id, TaskActivity.field == "state")).one()
+        oldest, newest = db.session.execute(
+            select(func.min(TaskActivity.created_at), func.max(TaskActivity.created_at)).where(
+                TaskActivity.org_id == org.id, TaskActivity.field == "state"
+            )
+        ).one()
         assert (newest - oldest).days >= 100
-        done_moves = db.session.scalar(select(func.count()).where(
-            TaskActivity.org_id == org.id, TaskActivity.field == "state",
-            TaskActivity.new_category == "completed"))
+        done_moves = db.session.scalar(
+            select(func.count()).where(
+                TaskActivity.org_id == org.id,
+                TaskActivity.field == "state",
+                TaskActivity.new_category == "completed",
+            )
+        )
         assert done_moves > 100
         # every completed task has completed_at; no other task does
-        assert db.session.scalar(select(func.count()).where(
-            Task.org_id == org.id, (Task.state_category == "completed")
-            != Task.completed_at.is_not(None))) == 0
+        assert (
+            db.session.scalar(
+                select(func.count()).where(
+                    Task.org_id == org.id,
+                    (Task.state_category == "completed") != Task.completed_at.is_not(None),
+                )
+            )
+            == 0
+        )
 
 
 def test_demo_refuses_to_seed_twice_and_if_empty_just_prints(app):
@@ -69,16 +99,24 @@ def test_demo_refuses_to_seed_twice_and_if_empty_just_prints(app):
 def test_demo_owner_can_sign_in(app, client):
     runner = app.test_cli_runner()
     runner.invoke(args=["demo", "--tasks", "30", "--password", "demo-password-1"])
-    resp = client.post("/signin", data={"email": "owner@acme.test",
-                                        "password": "demo-password-1"})
+    resp = client.post("/signin", data={"email": "owner@acme.test", "password": "demo-password-1"})
     assert resp.status_code == 302
     assert b"Web App" in client.get("/o/acme/projects").data
 
 
 def test_orgs_create_and_tokens_create(app, client):
     runner = app.test_cli_runner()
-    result = runner.invoke(args=["orgs", "create", "Initech", "--owner", "bill@initech.test",
-                                 "--password", "initech-pass-1"])
+    result = runner.invoke(
+        args=[
+            "orgs",
+            "create",
+            "Initech",
+            "--owner",
+            "bill@initech.test",
+            "--password",
+            "initech-pass-1",
+        ]
+    )
     assert result.exit_code == 0, result.output
     assert "initech" in result.output
     dup = runner.invoke(args=["orgs", "create", "Initech", "--owner", "bill@initech.test"])
@@ -101,6 +139,7 @@ def test_bench_data_generates_requested_rows(app):
     assert result.exit_code == 0, result.output
     with app.app_context():
         assert db.session.scalar(select(func.count()).select_from(Task)) == 2000
-        live = db.session.scalar(select(func.count()).where(
-            Task.deleted_at.is_(None), Task.archived_at.is_(None)))
+        live = db.session.scalar(
+            select(func.count()).where(Task.deleted_at.is_(None), Task.archived_at.is_(None))
+        )
         assert 1800 < live < 2000

@@ -68,9 +68,7 @@ def _query_parameters(model: type[BaseModel]) -> list[dict[str, Any]]:
     params = []
     for name, prop in schema.get("properties", {}).items():
         prop = {k: v for k, v in prop.items() if k != "title"}
-        params.append(
-            {"name": name, "in": "query", "required": name in required, "schema": prop}
-        )
+        params.append({"name": name, "in": "query", "required": name in required, "schema": prop})
     return params
 
 
@@ -131,7 +129,9 @@ def build_openapi(app: Flask) -> dict[str, Any]:
         if spec.body is not None:
             op["requestBody"] = {
                 "required": True,
-                "content": {"application/json": {"schema": components.ref(spec.body, "validation")}},
+                "content": {
+                    "application/json": {"schema": components.ref(spec.body, "validation")}
+                },
             }
         if not spec.auth:
             op["security"] = []

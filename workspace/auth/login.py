@@ -11,8 +11,9 @@ from workspace.errors import ForbiddenError
 from workspace.extensions import db
 
 
-def provision_member(org: Org, email: str, name: str | None, *,
-                     via: str) -> tuple[Account, OrgMember, bool]:
+def provision_member(
+    org: Org, email: str, name: str | None, *, via: str
+) -> tuple[Account, OrgMember, bool]:
     """Just-in-time account and membership for a person an org's IdP or directory
     vouched for. Returns (account, member, account_was_created). Does not commit."""
     from workspace.core.accounts import find_account
@@ -27,7 +28,8 @@ def provision_member(org: Org, email: str, name: str | None, *,
 
 def complete_login(org: Org, account: Account, *, method: str, **details) -> None:
     """Record the login in the org's events, commit, and issue the session cookie."""
-    record_event(org.id, "auth.login", actor_id=account.id, subject=account.email,
-                 method=method, **details)
+    record_event(
+        org.id, "auth.login", actor_id=account.id, subject=account.email, method=method, **details
+    )
     db.session.commit()
     start_session(account, method)

@@ -50,7 +50,9 @@ def current_session() -> AuthSession | None:
     g.current_session = None
     raw = session.get(_SESSION_KEY)
     if raw:
-        row = db.session.scalar(select(AuthSession).where(AuthSession.token_hash == tokens.digest(raw)))
+        row = db.session.scalar(
+            select(AuthSession).where(AuthSession.token_hash == tokens.digest(raw))
+        )
         now = utcnow()
         if row and row.revoked_at is None and row.expires_at > now:
             if row.last_seen_at is None or now - row.last_seen_at > _TOUCH_EVERY:

@@ -31,13 +31,16 @@ def signin():
     # check_password runs even for unknown emails so timing does not reveal accounts.
     if not check_password(account, password) or account.is_agent:
         return render_template(
-            "auth/signin.html", next=next_url, email=email,
+            "auth/signin.html",
+            next=next_url,
+            email=email,
             error="That email and password do not match an account.",
         ), 401
     start_session(account, "password")
     for org in orgs_for_account(account.id):
-        record_event(org.id, "auth.login", actor_id=account.id, subject=account.email,
-                     method="password")
+        record_event(
+            org.id, "auth.login", actor_id=account.id, subject=account.email, method="password"
+        )
     db.session.commit()
     return redirect(next_url)
 

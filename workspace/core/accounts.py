@@ -29,8 +29,12 @@ def ensure_account(email: str, name: str | None = None, *, email_verified: bool 
         raise ServiceError("An email address needs an @.", field="email")
     account = find_account(email)
     if account is None:
-        account = Account(email=email, name=(name or "").strip() or email.split("@")[0],
-                          email_verified=email_verified, kind=AccountKind.PERSON)
+        account = Account(
+            email=email,
+            name=(name or "").strip() or email.split("@")[0],
+            email_verified=email_verified,
+            kind=AccountKind.PERSON,
+        )
         db.session.add(account)
         db.session.flush()
     elif email_verified and not account.email_verified:
@@ -38,8 +42,14 @@ def ensure_account(email: str, name: str | None = None, *, email_verified: bool 
     return account
 
 
-def add_member(org: Org, account: Account, role: OrgRole = OrgRole.MEMBER,
-               *, actor_id: uuid.UUID | None = None, via: str = "manual") -> OrgMember:
+def add_member(
+    org: Org,
+    account: Account,
+    role: OrgRole = OrgRole.MEMBER,
+    *,
+    actor_id: uuid.UUID | None = None,
+    via: str = "manual",
+) -> OrgMember:
     """Make the account an active member; reactivates a deactivated membership with
     the given role. An already active member keeps their role."""
     member = db.session.scalar(
@@ -53,22 +63,36 @@ def add_member(org: Org, account: Account, role: OrgRole = OrgRole.MEMBER,
     else:
         member.active, member.role, member.deactivated_at = True, role, None
     db.session.flush()
-    record_event(org.id, "member.added", actor_id=actor_id, subject=account.email,
-                 member_id=str(member.id), role=str(role), via=via)
+    record_event(
+        org.id,
+        "member.added",
+        actor_id=actor_id,
+        subject=account.email,
+        member_id=str(member.id),
+        role=str(role),
+        via=via,
+    )
     return member
 
 
 def active_owner_count(org_id: uuid.UUID) -> int:
-    return db.session.scalar(
-        select(func.count()).select_from(OrgMember).where(
-            OrgMember.org_id == org_id, OrgMember.role == OrgRole.OWNER,
-            OrgMember.active.is_(True),
+    return (
+        db.session.scalar(
+            select(func.count())
+            .select_from(OrgMember)
+            .where(
+                OrgMember.org_id == org_id,
+                OrgMember.role == OrgRole.OWNER,
+                OrgMember.active.is_(True),
+            )
         )
-    ) or 0
+        or 0
+    )
 
 
-def deactivate_member(member: OrgMember, *, actor_id: uuid.UUID | None = None,
-                      via: str = "manual") -> bool:
+def deactivate_member(
+    member: OrgMember, *, actor_id: uuid.UUID | None = None, via: str = "manual"
+) -> bool:
     """Remove an active membership, keeping the account and everything it wrote.
     The last owner is never removed: returns False and changes nothing."""
     if not member.active:
@@ -77,8 +101,14 @@ def deactivate_member(member: OrgMember, *, actor_id: uuid.UUID | None = None,
         return False
     member.active = False
     member.deactivated_at = utcnow()
-    record_event(member.org_id, "member.deactivated", actor_id=actor_id,
-                 subject=member.account.email, member_id=str(member.id), via=via)
+    record_event(
+        member.org_id,
+        "member.deactivated",
+        actor_id=actor_id,
+        subject=member.account.email,
+        member_id=str(member.id),
+        via=via,
+    )
     return True
 
 
@@ -99,12 +129,16 @@ def get_member(org_id: uuid.UUID, member_id: uuid.UUID) -> OrgMember:
 def require_active_member(org_id: uuid.UUID, account_id: uuid.UUID, field: str) -> Account:
     """The account, if it is an active member of the org; otherwise a 400 on ``field``."""
     member = db.session.scalar(
-        select(OrgMember).where(OrgMember.org_id == org_id, OrgMember.account_id == account_id,
-                                OrgMember.active.is_(True))
+        select(OrgMember).where(
+            OrgMember.org_id == org_id,
+            OrgMember.account_id == account_id,
+            OrgMember.active.is_(True),
+        )
     )
     if member is None:
-        raise ServiceError("That account is not an active member of this organization.",
-                           field=field)
+        raise ServiceError(
+            "That account is not an active member of this organization.", field=field
+        )
     return member.account
 
 

@@ -58,17 +58,20 @@ def list_members(org_id: uuid.UUID):
 
 
 @bp.get("/events")
-@operation("Read the org's audit trail, newest first", tag="org", query=EventQuery,
-           response=list[EventOut])
+@operation(
+    "Read the org's audit trail, newest first", tag="org", query=EventQuery, response=list[EventOut]
+)
 def list_events(org_id: uuid.UUID, query: EventQuery):
     access = api_access(org_id)
     require(access, "org.manage_settings")
-    rows = events.list_events(access.org.id, kind_prefix=query.kind, limit=query.limit,
-                              offset=query.offset)
+    rows = events.list_events(
+        access.org.id, kind_prefix=query.kind, limit=query.limit, offset=query.offset
+    )
     return [EventOut.model_validate(e) for e in rows]
 
 
 # -- projects ---------------------------------------------------------------------------
+
 
 @bp.get("/projects")
 @operation("List projects", tag="projects", response=list[ProjectOut])
@@ -78,13 +81,20 @@ def list_projects(org_id: uuid.UUID):
 
 
 @bp.post("/projects")
-@operation("Create a project", tag="projects", body=ProjectCreate, response=ProjectOut,
-           status=201, errors=(400, 401, 404, 409))
+@operation(
+    "Create a project",
+    tag="projects",
+    body=ProjectCreate,
+    response=ProjectOut,
+    status=201,
+    errors=(400, 401, 404, 409),
+)
 def create_project(org_id: uuid.UUID, body: ProjectCreate):
     access = api_access(org_id)
     require(access, "project.create")
-    project = projects.create_project(access.org.id, access.account.id, body.name,
-                                      body.identifier, body.description)
+    project = projects.create_project(
+        access.org.id, access.account.id, body.name, body.identifier, body.description
+    )
     db.session.commit()
     return ProjectOut.model_validate(project)
 
@@ -97,14 +107,19 @@ def read_project(org_id: uuid.UUID, project_id: uuid.UUID):
 
 
 @bp.patch("/projects/<uuid:project_id>")
-@operation("Rename, describe, archive or restore a project", tag="projects", body=ProjectPatch,
-           response=ProjectOut)
+@operation(
+    "Rename, describe, archive or restore a project",
+    tag="projects",
+    body=ProjectPatch,
+    response=ProjectOut,
+)
 def update_project(org_id: uuid.UUID, project_id: uuid.UUID, body: ProjectPatch):
     access = api_access(org_id)
     project = projects.get_project(access.org.id, project_id)
     require(access, "project.edit", project.id)
-    projects.update_project(project, name=body.name, description=body.description,
-                            archived=body.archived)
+    projects.update_project(
+        project, name=body.name, description=body.description, archived=body.archived
+    )
     db.session.commit()
     return ProjectOut.model_validate(project)
 
@@ -128,8 +143,13 @@ def list_project_members(org_id: uuid.UUID, project_id: uuid.UUID):
 
 
 @bp.post("/projects/<uuid:project_id>/members")
-@operation("Add an org member to a project, or change their role", tag="projects",
-           body=ProjectMemberCreate, response=ProjectMemberOut, status=201)
+@operation(
+    "Add an org member to a project, or change their role",
+    tag="projects",
+    body=ProjectMemberCreate,
+    response=ProjectMemberOut,
+    status=201,
+)
 def add_project_member(org_id: uuid.UUID, project_id: uuid.UUID, body: ProjectMemberCreate):
     access = api_access(org_id)
     project = projects.get_project(access.org.id, project_id)
@@ -151,6 +171,7 @@ def remove_project_member(org_id: uuid.UUID, project_id: uuid.UUID, member_id: u
 
 # -- workflow ---------------------------------------------------------------------------
 
+
 @bp.get("/projects/<uuid:project_id>/states")
 @operation("List a project's states in board order", tag="workflow", response=list[StateOut])
 def list_states(org_id: uuid.UUID, project_id: uuid.UUID):
@@ -160,8 +181,14 @@ def list_states(org_id: uuid.UUID, project_id: uuid.UUID):
 
 
 @bp.post("/projects/<uuid:project_id>/states")
-@operation("Add a state", tag="workflow", body=StateCreate, response=StateOut, status=201,
-           errors=(400, 401, 403, 404, 409))
+@operation(
+    "Add a state",
+    tag="workflow",
+    body=StateCreate,
+    response=StateOut,
+    status=201,
+    errors=(400, 401, 403, 404, 409),
+)
 def create_state(org_id: uuid.UUID, project_id: uuid.UUID, body: StateCreate):
     access = api_access(org_id)
     project = projects.get_project(access.org.id, project_id)
@@ -180,8 +207,14 @@ def list_cycles(org_id: uuid.UUID, project_id: uuid.UUID):
 
 
 @bp.post("/projects/<uuid:project_id>/cycles")
-@operation("Add a cycle", tag="workflow", body=CycleCreate, response=CycleOut, status=201,
-           errors=(400, 401, 403, 404, 409))
+@operation(
+    "Add a cycle",
+    tag="workflow",
+    body=CycleCreate,
+    response=CycleOut,
+    status=201,
+    errors=(400, 401, 403, 404, 409),
+)
 def create_cycle(org_id: uuid.UUID, project_id: uuid.UUID, body: CycleCreate):
     access = api_access(org_id)
     project = projects.get_project(access.org.id, project_id)
@@ -200,8 +233,14 @@ def list_modules(org_id: uuid.UUID, project_id: uuid.UUID):
 
 
 @bp.post("/projects/<uuid:project_id>/modules")
-@operation("Add a module", tag="workflow", body=ModuleCreate, response=ModuleOut, status=201,
-           errors=(400, 401, 403, 404, 409))
+@operation(
+    "Add a module",
+    tag="workflow",
+    body=ModuleCreate,
+    response=ModuleOut,
+    status=201,
+    errors=(400, 401, 403, 404, 409),
+)
 def create_module(org_id: uuid.UUID, project_id: uuid.UUID, body: ModuleCreate):
     access = api_access(org_id)
     project = projects.get_project(access.org.id, project_id)
@@ -213,17 +252,24 @@ def create_module(org_id: uuid.UUID, project_id: uuid.UUID, body: ModuleCreate):
 
 # -- tasks ------------------------------------------------------------------------------
 
+
 @bp.get("/projects/<uuid:project_id>/tasks")
-@operation("List a project's tasks, newest first", tag="tasks", query=TaskListQuery,
-           response=TaskPage)
+@operation(
+    "List a project's tasks, newest first", tag="tasks", query=TaskListQuery, response=TaskPage
+)
 def list_project_tasks(org_id: uuid.UUID, project_id: uuid.UUID, query: TaskListQuery):
     access = api_access(org_id)
     project = projects.get_project(access.org.id, project_id)
-    flt = tasks.TaskFilter(**query.model_dump(exclude={"limit", "offset", "project_id"}),
-                           project_id=project.id)
+    flt = tasks.TaskFilter(
+        **query.model_dump(exclude={"limit", "offset", "project_id"}), project_id=project.id
+    )
     rows, total = tasks.list_tasks(access.org.id, flt, limit=query.limit, offset=query.offset)
-    return TaskPage(items=[TaskOut.model_validate(t) for t in rows], total=total,
-                    limit=query.limit, offset=query.offset)
+    return TaskPage(
+        items=[TaskOut.model_validate(t) for t in rows],
+        total=total,
+        limit=query.limit,
+        offset=query.offset,
+    )
 
 
 @bp.post("/projects/<uuid:project_id>/tasks")
@@ -245,8 +291,12 @@ def read_task(org_id: uuid.UUID, task_id: uuid.UUID):
 
 
 @bp.patch("/tasks/<uuid:task_id>")
-@operation("Change a task; each changed field is written to its activity", tag="tasks",
-           body=TaskPatch, response=TaskOut)
+@operation(
+    "Change a task; each changed field is written to its activity",
+    tag="tasks",
+    body=TaskPatch,
+    response=TaskOut,
+)
 def update_task(org_id: uuid.UUID, task_id: uuid.UUID, body: TaskPatch):
     access = api_access(org_id)
     task = tasks.get_task(access.org.id, task_id)
@@ -261,8 +311,7 @@ def update_task(org_id: uuid.UUID, task_id: uuid.UUID, body: TaskPatch):
 
 
 @bp.delete("/tasks/<uuid:task_id>")
-@operation("Delete a task (it leaves lists and analytics; history stays)", tag="tasks",
-           status=204)
+@operation("Delete a task (it leaves lists and analytics; history stays)", tag="tasks", status=204)
 def delete_task(org_id: uuid.UUID, task_id: uuid.UUID):
     access = api_access(org_id)
     task = tasks.get_task(access.org.id, task_id)
@@ -288,8 +337,7 @@ def list_comments(org_id: uuid.UUID, task_id: uuid.UUID):
 
 
 @bp.post("/tasks/<uuid:task_id>/comments")
-@operation("Comment on a task", tag="tasks", body=CommentCreate, response=CommentOut,
-           status=201)
+@operation("Comment on a task", tag="tasks", body=CommentCreate, response=CommentOut, status=201)
 def add_comment(org_id: uuid.UUID, task_id: uuid.UUID, body: CommentCreate):
     access = api_access(org_id)
     task = tasks.get_task(access.org.id, task_id)

@@ -42,8 +42,13 @@ def _identifier_from(name: str) -> str:
     return (letters[:4] or "PRJ") if letters[:1].isalpha() else ("P" + letters)[:4]
 
 
-def create_project(org_id: uuid.UUID, creator_id: uuid.UUID, name: str,
-                   identifier: str | None = None, description: str = "") -> Project:
+def create_project(
+    org_id: uuid.UUID,
+    creator_id: uuid.UUID,
+    name: str,
+    identifier: str | None = None,
+    description: str = "",
+) -> Project:
     """A project with the default workflow; its creator becomes a (manual) admin."""
     identifier = (identifier or _identifier_from(name)).upper()
     if not _IDENTIFIER_OK.match(identifier):
@@ -55,19 +60,34 @@ def create_project(org_id: uuid.UUID, creator_id: uuid.UUID, name: str,
         select(Project.id).where(Project.org_id == org_id, Project.identifier == identifier)
     )
     if taken:
-        raise ConflictError(f"Another project already uses the identifier {identifier}.",
-                            field="identifier")
+        raise ConflictError(
+            f"Another project already uses the identifier {identifier}.", field="identifier"
+        )
     project = Project(org_id=org_id, name=name, identifier=identifier, description=description)
     db.session.add(project)
     db.session.flush()
     for position, (state_name, category, color) in enumerate(DEFAULT_STATES):
-        db.session.add(State(project_id=project.id, name=state_name, category=category,
-                             color=color, position=position,
-                             is_default=category == StateCategory.BACKLOG))
-    db.session.add(ProjectMember(project_id=project.id, account_id=creator_id,
-                                 role=ProjectRole.ADMIN, source=MembershipSource.MANUAL))
-    record_event(org_id, "project.created", actor_id=creator_id, subject=name,
-                 project_id=str(project.id))
+        db.session.add(
+            State(
+                project_id=project.id,
+                name=state_name,
+                category=category,
+                color=color,
+                position=position,
+                is_default=category == StateCategory.BACKLOG,
+            )
+        )
+    db.session.add(
+        ProjectMember(
+            project_id=project.id,
+            account_id=creator_id,
+            role=ProjectRole.ADMIN,
+            source=MembershipSource.MANUAL,
+        )
+    )
+    record_event(
+        org_id, "project.created", actor_id=creator_id, subject=name, project_id=str(project.id)
+    )
     db.session.flush()
     return project
 
@@ -86,8 +106,13 @@ def list_projects(org_id: uuid.UUID, *, include_archived: bool = False) -> list[
     return list(db.session.scalars(query.order_by(Project.name)))
 
 
-def update_project(project: Project, *, name: str | None = None,
-                   description: str | None = None, archived: bool | None = None) -> Project:
+def update_project(
+    project: Project,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    archived: bool | None = None,
+) -> Project:
     if name is not None:
         project.name = name
     if description is not None:
@@ -98,30 +123,48 @@ def update_project(project: Project, *, name: str | None = None,
 
 
 def delete_project(project: Project, actor_id: uuid.UUID) -> None:
-    record_event(project.org_id, "project.deleted", actor_id=actor_id, subject=project.name,
-                 project_id=str(project.id))
+    record_event(
+        project.org_id,
+        "project.deleted",
+        actor_id=actor_id,
+        subject=project.name,
+        project_id=str(project.id),
+    )
     db.session.delete(project)
 
 
 # -- members ---------------------------------------------------------------------------
 
+
 def list_project_members(project_id: uuid.UUID) -> list[ProjectMember]:
-    return list(db.session.scalars(
-        select(ProjectMember).where(ProjectMember.project_id == project_id)
-        .order_by(ProjectMember.created_at)
-    ))
+    return list(
+        db.session.scalars(
+            select(ProjectMember)
+            .where(ProjectMember.project_id == project_id)
+            .order_by(ProjectMember.created_at)
+        )
+    )
 
 
-def set_project_member(project: Project, account_id: uuid.UUID, role: ProjectRole,
-                       *, source: MembershipSource = MembershipSource.MANUAL) -> ProjectMember:
+def set_project_member(
+    project: Project,
+    account_id: uuid.UUID,
+    role: ProjectRole,
+    *,
+    source: MembershipSource = MembershipSource.MANUAL,
+) -> ProjectMember:
     """Add an org member to the project, or change their role (which makes a synced
     membership manual: a person took it over)."""
     require_active_member(project.org_id, account_id, field="account_id")
-    member = db.session.scalar(select(ProjectMember).where(
-        ProjectMember.project_id == project.id, ProjectMember.account_id == account_id))
+    member = db.session.scalar(
+        select(ProjectMember).where(
+            ProjectMember.project_id == project.id, ProjectMember.account_id == account_id
+        )
+    )
     if member is None:
-        member = ProjectMember(project_id=project.id, account_id=account_id, role=role,
-                               source=source)
+        member = ProjectMember(
+            project_id=project.id, account_id=account_id, role=role, source=source
+        )
         db.session.add(member)
     else:
         member.role, member.source = role, source
@@ -138,33 +181,54 @@ def get_project_member(project: Project, member_id: uuid.UUID) -> ProjectMember:
 
 # -- workflow ---------------------------------------------------------------------------
 
+
 def list_states(project_id: uuid.UUID) -> list[State]:
-    return list(db.session.scalars(
-        select(State).where(State.project_id == project_id).order_by(State.position)))
+    return list(
+        db.session.scalars(
+            select(State).where(State.project_id == project_id).order_by(State.position)
+        )
+    )
 
 
-def create_state(project: Project, name: str, category: StateCategory,
-                 color: str | None = None) -> State:
-    if db.session.scalar(select(State.id).where(State.project_id == project.id,
-                                                func.lower(State.name) == name.lower())):
+def create_state(
+    project: Project, name: str, category: StateCategory, color: str | None = None
+) -> State:
+    if db.session.scalar(
+        select(State.id).where(
+            State.project_id == project.id, func.lower(State.name) == name.lower()
+        )
+    ):
         raise ConflictError(f"This project already has a state named '{name}'.", field="name")
     position = db.session.scalar(
         select(func.coalesce(func.max(State.position), -1) + 1).where(
-            State.project_id == project.id))
-    state = State(project_id=project.id, name=name, category=category,
-                  color=color or "#8b8fa3", position=position)
+            State.project_id == project.id
+        )
+    )
+    state = State(
+        project_id=project.id,
+        name=name,
+        category=category,
+        color=color or "#8b8fa3",
+        position=position,
+    )
     db.session.add(state)
     db.session.flush()
     return state
 
 
 def list_cycles(project_id: uuid.UUID) -> list[Cycle]:
-    return list(db.session.scalars(
-        select(Cycle).where(Cycle.project_id == project_id).order_by(Cycle.start_date, Cycle.name)))
+    return list(
+        db.session.scalars(
+            select(Cycle)
+            .where(Cycle.project_id == project_id)
+            .order_by(Cycle.start_date, Cycle.name)
+        )
+    )
 
 
-def create_cycle(project: Project, name: str, start_date: date | None,
-                 end_date: date | None) -> Cycle:
+def create_cycle(
+    project: Project, name: str, start_date: date | None, end_date: date | None
+) -> Cycle:
     if start_date and end_date and end_date < start_date:
         raise ServiceError("A cycle cannot end before it starts.", field="end_date")
     _unique_name(Cycle, project.id, name, "cycle")
@@ -175,8 +239,11 @@ def create_cycle(project: Project, name: str, start_date: date | None,
 
 
 def list_modules(project_id: uuid.UUID) -> list[Module]:
-    return list(db.session.scalars(
-        select(Module).where(Module.project_id == project_id).order_by(Module.name)))
+    return list(
+        db.session.scalars(
+            select(Module).where(Module.project_id == project_id).order_by(Module.name)
+        )
+    )
 
 
 def create_module(project: Project, name: str, description: str = "") -> Module:
@@ -188,6 +255,9 @@ def create_module(project: Project, name: str, description: str = "") -> Module:
 
 
 def _unique_name(model, project_id: uuid.UUID, name: str, noun: str) -> None:
-    if db.session.scalar(select(model.id).where(model.project_id == project_id,
-                                                func.lower(model.name) == name.lower())):
+    if db.session.scalar(
+        select(model.id).where(
+            model.project_id == project_id, func.lower(model.name) == name.lower()
+        )
+    ):
         raise ConflictError(f"This project already has a {noun} named '{name}'.", field="name")

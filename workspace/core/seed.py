@@ -14,6 +14,7 @@ import time
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
+from itertools import pairwise
 
 import click
 from flask.cli import with_appcontext
@@ -43,31 +44,98 @@ from workspace.core.orgs import create_org
 from workspace.core.projects import create_cycle, create_module, create_project
 from workspace.extensions import db
 
-FIRST = ["Ada", "Grace", "Alan", "Linus", "Margaret", "Ken", "Barbara", "Dennis", "Frances",
-         "Edsger", "Radia", "Tim", "Katherine", "John", "Hedy", "Donald", "Sophie", "Guido",
-         "Anita", "Niklaus"]
-LAST = ["Lovelace", "Hopper", "Turing", "Torvalds", "Hamilton", "Thompson", "Liskov",
-        "Ritchie", "Allen", "Dijkstra", "Perlman", "Berners-Lee", "Johnson", "McCarthy"]
-AGENTS = [("Triage Bot", "Sorts incoming work and files bugs."),
-          ("Release Agent", "Prepares release notes and closes shipped tasks."),
-          ("Docs Agent", "Keeps documentation tasks moving.")]
+FIRST = [
+    "Ada",
+    "Grace",
+    "Alan",
+    "Linus",
+    "Margaret",
+    "Ken",
+    "Barbara",
+    "Dennis",
+    "Frances",
+    "Edsger",
+    "Radia",
+    "Tim",
+    "Katherine",
+    "John",
+    "Hedy",
+    "Donald",
+    "Sophie",
+    "Guido",
+    "Anita",
+    "Niklaus",
+]
+LAST = [
+    "Lovelace",
+    "Hopper",
+    "Turing",
+    "Torvalds",
+    "Hamilton",
+    "Thompson",
+    "Liskov",
+    "Ritchie",
+    "Allen",
+    "Dijkstra",
+    "Perlman",
+    "Berners-Lee",
+    "Johnson",
+    "McCarthy",
+]
+AGENTS = [
+    ("Triage Bot", "Sorts incoming work and files bugs."),
+    ("Release Agent", "Prepares release notes and closes shipped tasks."),
+    ("Docs Agent", "Keeps documentation tasks moving."),
+]
 PROJECTS = [("Web App", "WEB"), ("Mobile", "MOB"), ("Platform", "PLAT")]
 MODULES = ["Auth", "Billing", "Search", "Onboarding", "Reporting"]
 VERBS = ["Fix", "Add", "Refactor", "Document", "Investigate", "Design", "Ship", "Review"]
-NOUNS = ["login flow", "invoice export", "search ranking", "push notifications", "CSV import",
-         "rate limiter", "audit log", "dark mode", "settings page", "API pagination",
-         "webhook retries", "SSO button", "empty states", "chart tooltips", "task board"]
+NOUNS = [
+    "login flow",
+    "invoice export",
+    "search ranking",
+    "push notifications",
+    "CSV import",
+    "rate limiter",
+    "audit log",
+    "dark mode",
+    "settings page",
+    "API pagination",
+    "webhook retries",
+    "SSO button",
+    "empty states",
+    "chart tooltips",
+    "task board",
+]
 
-_PRIORITY_WEIGHTS = [(Priority.URGENT, 5), (Priority.HIGH, 15), (Priority.MEDIUM, 35),
-                     (Priority.LOW, 25), (Priority.NONE, 20)]
-_KIND_WEIGHTS = [(TaskKind.TASK, 50), (TaskKind.BUG, 25), (TaskKind.FEATURE, 20),
-                 (TaskKind.EPIC, 5)]
+_PRIORITY_WEIGHTS = [
+    (Priority.URGENT, 5),
+    (Priority.HIGH, 15),
+    (Priority.MEDIUM, 35),
+    (Priority.LOW, 25),
+    (Priority.NONE, 20),
+]
+_KIND_WEIGHTS = [
+    (TaskKind.TASK, 50),
+    (TaskKind.BUG, 25),
+    (TaskKind.FEATURE, 20),
+    (TaskKind.EPIC, 5),
+]
 # Where a task ends up: mostly done or in flight; a little cancelled or still in triage.
-_FINAL_WEIGHTS = [(StateCategory.COMPLETED, 40), (StateCategory.STARTED, 18),
-                  (StateCategory.UNSTARTED, 15), (StateCategory.BACKLOG, 17),
-                  (StateCategory.CANCELLED, 6), (StateCategory.TRIAGE, 4)]
-_PATH = [StateCategory.BACKLOG, StateCategory.UNSTARTED, StateCategory.STARTED,
-         StateCategory.COMPLETED]
+_FINAL_WEIGHTS = [
+    (StateCategory.COMPLETED, 40),
+    (StateCategory.STARTED, 18),
+    (StateCategory.UNSTARTED, 15),
+    (StateCategory.BACKLOG, 17),
+    (StateCategory.CANCELLED, 6),
+    (StateCategory.TRIAGE, 4),
+]
+_PATH = [
+    StateCategory.BACKLOG,
+    StateCategory.UNSTARTED,
+    StateCategory.STARTED,
+    StateCategory.COMPLETED,
+]
 
 
 def _pick(rng: random.Random, weighted):
@@ -85,10 +153,16 @@ class ProjectShape:
     next_sequence: int = 1
 
 
-def generate_tasks(rng: random.Random, shape: ProjectShape, count: int,
-                   assignee_ids: list[uuid.UUID], now: datetime, days: int = 120,
-                   actor_ids: list[uuid.UUID] | None = None,
-                   extras: bool = False) -> tuple[list[dict], list[dict]]:
+def generate_tasks(
+    rng: random.Random,
+    shape: ProjectShape,
+    count: int,
+    assignee_ids: list[uuid.UUID],
+    now: datetime,
+    days: int = 120,
+    actor_ids: list[uuid.UUID] | None = None,
+    extras: bool = False,
+) -> tuple[list[dict], list[dict]]:
     """``count`` task rows and their activity rows for one project."""
     actors = actor_ids or assignee_ids
     task_rows, activity_rows = [], []
@@ -103,40 +177,70 @@ def generate_tasks(rng: random.Random, shape: ProjectShape, count: int,
             steps = [*_PATH[: rng.randint(1, 3)], StateCategory.CANCELLED]
         else:
             steps = _PATH[: _PATH.index(final) + 1]
-            steps = steps[rng.randint(0, max(0, len(steps) - 2)):] if len(steps) > 1 else steps
+            steps = steps[rng.randint(0, max(0, len(steps) - 2)) :] if len(steps) > 1 else steps
         states = [rng.choice(shape.states[c]) for c in steps]
         at = created
-        activity_rows.append(dict(id=uuid.uuid4(), org_id=shape.org_id, task_id=task_id,
-                                  actor_id=actor, field="created", new_value=None,
-                                  new_category=states[0].category, created_at=at))
-        for prev, nxt in zip(states, states[1:], strict=False):
+        activity_rows.append(
+            dict(
+                id=uuid.uuid4(),
+                org_id=shape.org_id,
+                task_id=task_id,
+                actor_id=actor,
+                field="created",
+                new_value=None,
+                new_category=states[0].category,
+                created_at=at,
+            )
+        )
+        for prev, nxt in pairwise(states):
             at = min(now, at + timedelta(hours=rng.expovariate(1 / 60)))
-            activity_rows.append(dict(id=uuid.uuid4(), org_id=shape.org_id, task_id=task_id,
-                                      actor_id=rng.choice(actors), field="state",
-                                      old_value=prev.name, new_value=nxt.name,
-                                      old_category=prev.category, new_category=nxt.category,
-                                      created_at=at))
+            activity_rows.append(
+                dict(
+                    id=uuid.uuid4(),
+                    org_id=shape.org_id,
+                    task_id=task_id,
+                    actor_id=rng.choice(actors),
+                    field="state",
+                    old_value=prev.name,
+                    new_value=nxt.name,
+                    old_category=prev.category,
+                    new_category=nxt.category,
+                    created_at=at,
+                )
+            )
         state = states[-1]
         due = None
         if rng.random() < 0.6:
             due = (created + timedelta(days=rng.randint(3, 60))).date()
-        task_rows.append(dict(
-            id=task_id, org_id=shape.org_id, project_id=shape.project_id,
-            sequence=shape.next_sequence,
-            title=f"{rng.choice(VERBS)} {rng.choice(NOUNS)}",
-            description="", state_id=state.id, state_category=state.category,
-            priority=_pick(rng, _PRIORITY_WEIGHTS), kind=_pick(rng, _KIND_WEIGHTS),
-            assignee_id=rng.choice(assignee_ids) if rng.random() < 0.85 else None,
-            cycle_id=rng.choice(shape.cycle_ids) if shape.cycle_ids and rng.random() < 0.7
-            else None,
-            module_id=rng.choice(shape.module_ids) if shape.module_ids and rng.random() < 0.6
-            else None,
-            created_by_id=actor, due_date=due, is_draft=extras and rng.random() < 0.01,
-            created_at=created, updated_at=at,
-            completed_at=at if state.category == StateCategory.COMPLETED else None,
-            archived_at=at if extras and rng.random() < 0.03 else None,
-            deleted_at=at if extras and rng.random() < 0.01 else None,
-        ))
+        task_rows.append(
+            dict(
+                id=task_id,
+                org_id=shape.org_id,
+                project_id=shape.project_id,
+                sequence=shape.next_sequence,
+                title=f"{rng.choice(VERBS)} {rng.choice(NOUNS)}",
+                description="",
+                state_id=state.id,
+                state_category=state.category,
+                priority=_pick(rng, _PRIORITY_WEIGHTS),
+                kind=_pick(rng, _KIND_WEIGHTS),
+                assignee_id=rng.choice(assignee_ids) if rng.random() < 0.85 else None,
+                cycle_id=rng.choice(shape.cycle_ids)
+                if shape.cycle_ids and rng.random() < 0.7
+                else None,
+                module_id=rng.choice(shape.module_ids)
+                if shape.module_ids and rng.random() < 0.6
+                else None,
+                created_by_id=actor,
+                due_date=due,
+                is_draft=extras and rng.random() < 0.01,
+                created_at=created,
+                updated_at=at,
+                completed_at=at if state.category == StateCategory.COMPLETED else None,
+                archived_at=at if extras and rng.random() < 0.03 else None,
+                deleted_at=at if extras and rng.random() < 0.01 else None,
+            )
+        )
         shape.next_sequence += 1
     return task_rows, activity_rows
 
@@ -148,8 +252,9 @@ def write_rows(task_rows: list[dict], activity_rows: list[dict], batch: int = 50
         db.session.execute(insert(TaskActivity), activity_rows[i : i + batch])
 
 
-def project_shape(project: Project, rng: random.Random, cycles: int, modules: int,
-                  today: date) -> ProjectShape:
+def project_shape(
+    project: Project, rng: random.Random, cycles: int, modules: int, today: date
+) -> ProjectShape:
     for i in range(cycles):
         start = today - timedelta(days=14 * (cycles - i - 1) + 7)
         create_cycle(project, f"Sprint {i + 1}", start, start + timedelta(days=13))
@@ -160,10 +265,13 @@ def project_shape(project: Project, rng: random.Random, cycles: int, modules: in
     for state in db.session.scalars(select(State).where(State.project_id == project.id)):
         states.setdefault(state.category, []).append(state)
     return ProjectShape(
-        project_id=project.id, org_id=project.org_id, states=states,
+        project_id=project.id,
+        org_id=project.org_id,
+        states=states,
         cycle_ids=list(db.session.scalars(select(Cycle.id).where(Cycle.project_id == project.id))),
-        module_ids=list(db.session.scalars(
-            select(Module.id).where(Module.project_id == project.id))),
+        module_ids=list(
+            db.session.scalars(select(Module.id).where(Module.project_id == project.id))
+        ),
         next_sequence=project.next_sequence,
     )
 
@@ -175,8 +283,9 @@ class DemoResult:
     password: str
 
 
-def seed_demo(task_count: int = 2000, password: str | None = None,
-              seed: int = 7) -> DemoResult | None:
+def seed_demo(
+    task_count: int = 2000, password: str | None = None, seed: int = 7
+) -> DemoResult | None:
     """The demo org Acme; None when it exists already."""
     if db.session.scalar(select(Org.id).where(Org.slug == "acme")):
         return None
@@ -189,14 +298,20 @@ def seed_demo(task_count: int = 2000, password: str | None = None,
     people = [owner]
     for i in range(40):
         first, last = FIRST[i % len(FIRST)], LAST[(i * 7) % len(LAST)]
-        account = ensure_account(f"{first}.{last}{i}@acme.test".lower(), f"{first} {last}",
-                                 email_verified=True)
+        account = ensure_account(
+            f"{first}.{last}{i}@acme.test".lower(), f"{first} {last}", email_verified=True
+        )
         add_member(org, account, OrgRole.ADMIN if i < 2 else OrgRole.MEMBER, actor_id=owner.id)
         people.append(account)
     agents = []
     for name, description in AGENTS:
-        agent = Account(email=f"{name.lower().replace(' ', '-')}@agents.acme.test", name=name,
-                        kind=AccountKind.AGENT, description=description, email_verified=True)
+        agent = Account(
+            email=f"{name.lower().replace(' ', '-')}@agents.acme.test",
+            name=name,
+            kind=AccountKind.AGENT,
+            description=description,
+            email_verified=True,
+        )
         db.session.add(agent)
         db.session.flush()
         add_member(org, agent, OrgRole.MEMBER, actor_id=owner.id)
@@ -204,15 +319,19 @@ def seed_demo(task_count: int = 2000, password: str | None = None,
     per_project = [task_count // len(PROJECTS)] * len(PROJECTS)
     per_project[0] += task_count - sum(per_project)
     for (name, identifier), count in zip(PROJECTS, per_project, strict=True):
-        project = create_project(org.id, owner.id, name, identifier,
-                                 f"The {name} team's work.")
+        project = create_project(org.id, owner.id, name, identifier, f"The {name} team's work.")
         team = rng.sample(people[1:], 14) + agents
         for account in team:
-            db.session.add(ProjectMember(project_id=project.id, account_id=account.id,
-                                         role=rng.choice([ProjectRole.MEMBER] * 4
-                                                         + [ProjectRole.VIEWER,
-                                                            ProjectRole.COMMENTER]),
-                                         source=MembershipSource.MANUAL))
+            db.session.add(
+                ProjectMember(
+                    project_id=project.id,
+                    account_id=account.id,
+                    role=rng.choice(
+                        [ProjectRole.MEMBER] * 4 + [ProjectRole.VIEWER, ProjectRole.COMMENTER]
+                    ),
+                    source=MembershipSource.MANUAL,
+                )
+            )
         shape = project_shape(project, rng, cycles=6, modules=4, today=now.date())
         assignees = [a.id for a in team] + [owner.id]
         task_rows, activity_rows = generate_tasks(rng, shape, count, assignees, now)
@@ -247,17 +366,18 @@ def bench_data_command(task_count: int, seed: int) -> None:
             account = ensure_account(f"member{i}@{slug}.test", f"Member {i}")
             add_member(org, account)
             members.append(account.id)
-        projects = [create_project(org.id, owner.id, f"Project {p + 1}", f"P{p + 1}")
-                    for p in range(8)]
-        shapes = [project_shape(p, rng, cycles=8, modules=5, today=now.date())
-                  for p in projects]
+        projects = [
+            create_project(org.id, owner.id, f"Project {p + 1}", f"P{p + 1}") for p in range(8)
+        ]
+        shapes = [project_shape(p, rng, cycles=8, modules=5, today=now.date()) for p in projects]
         db.session.commit()
         remaining = count
         while remaining > 0:
             chunk = min(20_000, remaining)
             shape = rng.choice(shapes)
-            task_rows, activity_rows = generate_tasks(rng, shape, chunk, members, now,
-                                                      days=365, extras=True)
+            task_rows, activity_rows = generate_tasks(
+                rng, shape, chunk, members, now, days=365, extras=True
+            )
             write_rows(task_rows, activity_rows)
             db.session.commit()
             remaining -= chunk

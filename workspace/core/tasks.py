@@ -28,8 +28,17 @@ from workspace.extensions import db
 from workspace.types import utcnow
 
 #: Fields a caller may change, beside ``archived``.
-EDITABLE = ("title", "description", "state_id", "priority", "kind", "assignee_id",
-            "cycle_id", "module_id", "due_date")
+EDITABLE = (
+    "title",
+    "description",
+    "state_id",
+    "priority",
+    "kind",
+    "assignee_id",
+    "cycle_id",
+    "module_id",
+    "due_date",
+)
 
 
 @dataclass
@@ -41,6 +50,8 @@ class TaskFilter:
     priority: str | None = None
     kind: str | None = None
     include_archived: bool = False
+    #: Only work still to do: not completed, cancelled or in triage.
+    open_only: bool = False
 
 
 def _state_in(project_id: uuid.UUID, state_id: uuid.UUID) -> State:
@@ -51,8 +62,11 @@ def _state_in(project_id: uuid.UUID, state_id: uuid.UUID) -> State:
 
 
 def _default_state(project_id: uuid.UUID) -> State:
-    states = db.session.scalars(select(State).where(State.project_id == project_id)
-                                .order_by(State.is_default.desc(), State.position)).all()
+    states = db.session.scalars(
+        select(State)
+        .where(State.project_id == project_id)
+        .order_by(State.is_default.desc(), State.position)
+    ).all()
     if not states:
         raise ServiceError("This project has no states; add one first.", field="state_id")
     return states[0]
@@ -64,8 +78,9 @@ def _check_refs(project: Project, values: dict[str, Any]) -> None:
         if ref is not None:
             row = db.session.get(model, ref)
             if row is None or row.project_id != project.id:
-                raise ServiceError(f"That {field[:-3]} does not belong to this project.",
-                                   field=field)
+                raise ServiceError(
+                    f"That {field[:-3]} does not belong to this project.", field=field
+                )
     if values.get("assignee_id") is not None:
         require_active_member(project.org_id, values["assignee_id"], field="assignee_id")
     if "priority" in values and values["priority"] not in Priority.__members__.values():
@@ -77,35 +92,69 @@ def _check_refs(project: Project, values: dict[str, Any]) -> None:
 def _next_sequence(project: Project) -> int:
     # An UPDATE ... RETURNING would be nicer; this form runs on both databases and the
     # row lock it takes serializes concurrent creations within one project.
-    db.session.execute(update(Project).where(Project.id == project.id)
-                       .values(next_sequence=Project.next_sequence + 1))
+    db.session.execute(
+        update(Project)
+        .where(Project.id == project.id)
+        .values(next_sequence=Project.next_sequence + 1)
+    )
     return db.session.scalar(select(Project.next_sequence).where(Project.id == project.id)) - 1
 
 
-def create_task(project: Project, actor_id: uuid.UUID | None, *, title: str,
-                state_id: uuid.UUID | None = None, priority: str = Priority.NONE,
-                kind: str = TaskKind.TASK, assignee_id: uuid.UUID | None = None,
-                cycle_id: uuid.UUID | None = None, module_id: uuid.UUID | None = None,
-                due_date: date | None = None, description: str = "",
-                created_at: datetime | None = None) -> Task:
+def create_task(
+    project: Project,
+    actor_id: uuid.UUID | None,
+    *,
+    title: str,
+    state_id: uuid.UUID | None = None,
+    priority: str = Priority.NONE,
+    kind: str = TaskKind.TASK,
+    assignee_id: uuid.UUID | None = None,
+    cycle_id: uuid.UUID | None = None,
+    module_id: uuid.UUID | None = None,
+    due_date: date | None = None,
+    description: str = "",
+    created_at: datetime | None = None,
+) -> Task:
     if project.archived_at is not None:
         raise ServiceError("This project is archived; restore it to add tasks.")
     state = _state_in(project.id, state_id) if state_id else _default_state(project.id)
-    values = {"priority": priority, "kind": kind, "assignee_id": assignee_id,
-              "cycle_id": cycle_id, "module_id": module_id}
+    values = {
+        "priority": priority,
+        "kind": kind,
+        "assignee_id": assignee_id,
+        "cycle_id": cycle_id,
+        "module_id": module_id,
+    }
     _check_refs(project, values)
     now = created_at or utcnow()
-    task = Task(org_id=project.org_id, project_id=project.id, sequence=_next_sequence(project),
-                title=title, description=description, state_id=state.id,
-                state_category=state.category, due_date=due_date, created_by_id=actor_id,
-                created_at=now, updated_at=now,
-                completed_at=now if state.category == StateCategory.COMPLETED else None,
-                **values)
+    task = Task(
+        org_id=project.org_id,
+        project_id=project.id,
+        sequence=_next_sequence(project),
+        title=title,
+        description=description,
+        state_id=state.id,
+        state_category=state.category,
+        due_date=due_date,
+        created_by_id=actor_id,
+        created_at=now,
+        updated_at=now,
+        completed_at=now if state.category == StateCategory.COMPLETED else None,
+        **values,
+    )
     db.session.add(task)
     db.session.flush()
-    db.session.add(TaskActivity(org_id=task.org_id, task_id=task.id, actor_id=actor_id,
-                                field="created", new_value=title[:500],
-                                new_category=state.category, created_at=now))
+    db.session.add(
+        TaskActivity(
+            org_id=task.org_id,
+            task_id=task.id,
+            actor_id=actor_id,
+            field="created",
+            new_value=title[:500],
+            new_category=state.category,
+            created_at=now,
+        )
+    )
     return task
 
 
@@ -115,8 +164,9 @@ def _as_text(value: Any) -> str | None:
     return (value.isoformat() if isinstance(value, date) else str(value))[:500]
 
 
-def update_task(task: Task, actor_id: uuid.UUID | None, changes: dict[str, Any],
-                *, at: datetime | None = None) -> list[TaskActivity]:
+def update_task(
+    task: Task, actor_id: uuid.UUID | None, changes: dict[str, Any], *, at: datetime | None = None
+) -> list[TaskActivity]:
     """Apply ``changes`` (field -> new value; ``archived`` -> bool) and record each
     actual change. Returns the activity rows written."""
     unknown = set(changes) - set(EDITABLE) - {"archived"}
@@ -128,9 +178,16 @@ def update_task(task: Task, actor_id: uuid.UUID | None, changes: dict[str, Any],
     written: list[TaskActivity] = []
 
     def log(field: str, old: Any, new: Any, **extra: Any) -> None:
-        row = TaskActivity(org_id=task.org_id, task_id=task.id, actor_id=actor_id, field=field,
-                           old_value=_as_text(old), new_value=_as_text(new), created_at=now,
-                           **extra)
+        row = TaskActivity(
+            org_id=task.org_id,
+            task_id=task.id,
+            actor_id=actor_id,
+            field=field,
+            old_value=_as_text(old),
+            new_value=_as_text(new),
+            created_at=now,
+            **extra,
+        )
         db.session.add(row)
         written.append(row)
 
@@ -148,8 +205,13 @@ def update_task(task: Task, actor_id: uuid.UUID | None, changes: dict[str, Any],
         if field == "state_id":
             state = _state_in(task.project_id, new)
             old_state = db.session.get(State, task.state_id)
-            log("state", old_state.name, state.name, old_category=task.state_category,
-                new_category=state.category)
+            log(
+                "state",
+                old_state.name,
+                state.name,
+                old_category=task.state_category,
+                new_category=state.category,
+            )
             task.state_id, task.state_category = state.id, state.category
             if state.category == StateCategory.COMPLETED:
                 task.completed_at = task.completed_at or now
@@ -174,32 +236,58 @@ def get_task(org_id: uuid.UUID, task_id: uuid.UUID) -> Task:
 def delete_task(task: Task, actor_id: uuid.UUID | None) -> None:
     """Soft delete: the task leaves every list and count; its history stays."""
     task.deleted_at = utcnow()
-    db.session.add(TaskActivity(org_id=task.org_id, task_id=task.id, actor_id=actor_id,
-                                field="deleted", new_value="true"))
+    db.session.add(
+        TaskActivity(
+            org_id=task.org_id,
+            task_id=task.id,
+            actor_id=actor_id,
+            field="deleted",
+            new_value="true",
+        )
+    )
 
 
-def list_tasks(org_id: uuid.UUID, flt: TaskFilter, *, limit: int = 50,
-               offset: int = 0) -> tuple[list[Task], int]:
+def list_tasks(
+    org_id: uuid.UUID, flt: TaskFilter, *, limit: int = 50, offset: int = 0
+) -> tuple[list[Task], int]:
     conditions = [Task.org_id == org_id, Task.deleted_at.is_(None)]
     if not flt.include_archived:
         conditions.append(Task.archived_at.is_(None))
-    for column, value in ((Task.project_id, flt.project_id), (Task.state_id, flt.state_id),
-                          (Task.state_category, flt.state_category),
-                          (Task.assignee_id, flt.assignee_id), (Task.priority, flt.priority),
-                          (Task.kind, flt.kind)):
+    if flt.open_only:
+        conditions.append(
+            Task.state_category.in_(
+                (StateCategory.BACKLOG, StateCategory.UNSTARTED, StateCategory.STARTED)
+            )
+        )
+    for column, value in (
+        (Task.project_id, flt.project_id),
+        (Task.state_id, flt.state_id),
+        (Task.state_category, flt.state_category),
+        (Task.assignee_id, flt.assignee_id),
+        (Task.priority, flt.priority),
+        (Task.kind, flt.kind),
+    ):
         if value is not None:
             conditions.append(column == value)
     total = db.session.scalar(select(func.count()).select_from(Task).where(*conditions))
-    rows = db.session.scalars(select(Task).where(*conditions)
-                              .order_by(Task.created_at.desc(), Task.id)
-                              .limit(limit).offset(offset))
+    rows = db.session.scalars(
+        select(Task)
+        .where(*conditions)
+        .order_by(Task.created_at.desc(), Task.id)
+        .limit(limit)
+        .offset(offset)
+    )
     return list(rows), total or 0
 
 
 def task_activity(task: Task) -> list[TaskActivity]:
-    return list(db.session.scalars(
-        select(TaskActivity).where(TaskActivity.task_id == task.id)
-        .order_by(TaskActivity.created_at, TaskActivity.id)))
+    return list(
+        db.session.scalars(
+            select(TaskActivity)
+            .where(TaskActivity.task_id == task.id)
+            .order_by(TaskActivity.created_at, TaskActivity.id)
+        )
+    )
 
 
 def add_comment(task: Task, author_id: uuid.UUID, body: str) -> Comment:
@@ -208,12 +296,22 @@ def add_comment(task: Task, author_id: uuid.UUID, body: str) -> Comment:
         raise ServiceError("A comment cannot be empty.", field="body")
     comment = Comment(task_id=task.id, author_id=author_id, body=body)
     db.session.add(comment)
-    db.session.add(TaskActivity(org_id=task.org_id, task_id=task.id, actor_id=author_id,
-                                field="comment", new_value=body[:500]))
+    db.session.add(
+        TaskActivity(
+            org_id=task.org_id,
+            task_id=task.id,
+            actor_id=author_id,
+            field="comment",
+            new_value=body[:500],
+        )
+    )
     db.session.flush()
     return comment
 
 
 def list_comments(task: Task) -> list[Comment]:
-    return list(db.session.scalars(
-        select(Comment).where(Comment.task_id == task.id).order_by(Comment.created_at)))
+    return list(
+        db.session.scalars(
+            select(Comment).where(Comment.task_id == task.id).order_by(Comment.created_at)
+        )
+    )

@@ -48,18 +48,30 @@ def new_org():
 @login_required
 def org_home(org: str):
     access = page_access(org)
-    counts = dict(db.session.execute(
-        select(Task.state_category, func.count()).where(
-            Task.org_id == access.org.id, Task.deleted_at.is_(None),
-            Task.archived_at.is_(None)).group_by(Task.state_category)).all())
-    mine, _ = tasks.list_tasks(access.org.id, tasks.TaskFilter(assignee_id=access.account.id),
-                               limit=10)
+    counts = dict(
+        db.session.execute(
+            select(Task.state_category, func.count())
+            .where(
+                Task.org_id == access.org.id, Task.deleted_at.is_(None), Task.archived_at.is_(None)
+            )
+            .group_by(Task.state_category)
+        ).all()
+    )
+    mine, _ = tasks.list_tasks(
+        access.org.id, tasks.TaskFilter(assignee_id=access.account.id, open_only=True), limit=10
+    )
     return render_template(
-        "core/org_home.html", nav_active="home", counts=counts,
-        open_count=sum(v for k, v in counts.items()
-                       if k not in (StateCategory.COMPLETED, StateCategory.CANCELLED)),
-        project_list=projects.list_projects(access.org.id), my_tasks=mine,
-        members=accounts.list_members(access.org.id))
+        "core/org_home.html",
+        nav_active="home",
+        counts=counts,
+        open_count=sum(
+            counts.get(c, 0)
+            for c in (StateCategory.BACKLOG, StateCategory.UNSTARTED, StateCategory.STARTED)
+        ),
+        project_list=projects.list_projects(access.org.id),
+        my_tasks=mine,
+        members=accounts.list_members(access.org.id),
+    )
 
 
 @bp.route("/o/<org>/projects", methods=["GET", "POST"], endpoint="projects")
@@ -73,16 +85,23 @@ def projects_page(org: str):
             if not name:
                 raise ServiceError("Give the project a name.", field="name")
             project = projects.create_project(
-                access.org.id, access.account.id, name,
+                access.org.id,
+                access.account.id,
+                name,
                 request.form.get("identifier", "").strip() or None,
-                request.form.get("description", "").strip()[:2000])
+                request.form.get("description", "").strip()[:2000],
+            )
             db.session.commit()
             return redirect(url_for("core_pages.project", org=org, project_id=project.id))
         except ServiceError as exc:
             db.session.rollback()
             error = exc.message
-    return render_template("core/projects.html", nav_active="projects", error=error,
-                           project_list=projects.list_projects(access.org.id))
+    return render_template(
+        "core/projects.html",
+        nav_active="projects",
+        error=error,
+        project_list=projects.list_projects(access.org.id),
+    )
 
 
 def _task_page_context(access, project):
@@ -109,11 +128,19 @@ def project(org: str, project_id: uuid.UUID):
     category = request.args.get("category") or None
     if category not in (None, *StateCategory.__members__.values()):
         category = None
-    rows, total = tasks.list_tasks(access.org.id, tasks.TaskFilter(
-        project_id=proj.id, state_category=category), limit=PAGE_SIZE, offset=offset)
+    rows, total = tasks.list_tasks(
+        access.org.id,
+        tasks.TaskFilter(project_id=proj.id, state_category=category),
+        limit=PAGE_SIZE,
+        offset=offset,
+    )
     context = _task_page_context(access, proj) | {
-        "tasks": rows, "total": total, "offset": offset, "next_offset": offset + PAGE_SIZE,
-        "category": category, "nav_active": "projects",
+        "tasks": rows,
+        "total": total,
+        "offset": offset,
+        "next_offset": offset + PAGE_SIZE,
+        "category": category,
+        "nav_active": "projects",
     }
     if htmx and offset:
         return render_template("core/_task_rows.html", **context)
@@ -133,11 +160,14 @@ def create_task(org: str, project_id: uuid.UUID):
         if not title:
             raise ServiceError("Give the task a title.", field="title")
         task = tasks.create_task(
-            proj, access.account.id, title=title[:500],
+            proj,
+            access.account.id,
+            title=title[:500],
             state_id=_uuid_or_none(form.get("state_id")),
             priority=form.get("priority") or Priority.NONE,
             kind=form.get("kind") or TaskKind.TASK,
-            assignee_id=_uuid_or_none(form.get("assignee_id")))
+            assignee_id=_uuid_or_none(form.get("assignee_id")),
+        )
         db.session.commit()
     except ServiceError as exc:
         db.session.rollback()
@@ -146,8 +176,7 @@ def create_task(org: str, project_id: uuid.UUID):
         flash(exc.message, "error")
         return redirect(url_for("core_pages.project", org=org, project_id=proj.id))
     if htmx:
-        return render_template("core/_task_row.html", task=task,
-                               **_task_page_context(access, proj))
+        return render_template("core/_task_row.html", task=task, **_task_page_context(access, proj))
     return redirect(url_for("core_pages.project", org=org, project_id=proj.id))
 
 
@@ -169,8 +198,9 @@ def change_state(org: str, task_id: uuid.UUID):
         db.session.rollback()
         abort(400, exc.message)
     if htmx:
-        return render_template("core/_task_row.html", task=task,
-                               **_task_page_context(access, task.project))
+        return render_template(
+            "core/_task_row.html", task=task, **_task_page_context(access, task.project)
+        )
     return redirect(url_for("core_pages.project", org=org, project_id=task.project_id))
 
 
@@ -183,8 +213,12 @@ def tokens(org: str):
     if request.method == "POST":
         name = (request.form.get("name") or "").strip()[:100] or "API token"
         _, new_token = api_tokens.create_token(access.account, access.org, name)
-    return render_template("core/tokens.html", nav_active="tokens", new_token=new_token,
-                           token_list=api_tokens.list_tokens(access.account.id, access.org.id))
+    return render_template(
+        "core/tokens.html",
+        nav_active="tokens",
+        new_token=new_token,
+        token_list=api_tokens.list_tokens(access.account.id, access.org.id),
+    )
 
 
 @bp.post("/o/<org>/tokens/<uuid:token_id>/revoke")
@@ -201,27 +235,33 @@ def revoke_token(org: str, token_id: uuid.UUID):
 @login_required
 def settings(org: str):
     page_access(org, "org.manage_settings")
-    return render_template("settings/general.html", nav_active="settings",
-                           settings_active="core_pages.settings")
+    return render_template(
+        "settings/general.html", nav_active="settings", settings_active="core_pages.settings"
+    )
 
 
 @bp.get("/o/<org>/settings/members")
 @login_required
 def settings_members(org: str):
     access = page_access(org, "org.manage_members")
-    return render_template("settings/members.html", nav_active="settings",
-                           settings_active="core_pages.settings_members",
-                           members=accounts.list_members(access.org.id, include_inactive=True))
+    return render_template(
+        "settings/members.html",
+        nav_active="settings",
+        settings_active="core_pages.settings_members",
+        members=accounts.list_members(access.org.id, include_inactive=True),
+    )
 
 
 @bp.get("/o/<org>/settings/events", endpoint="events")
 @login_required
 def events_page(org: str):
     access = page_access(org, "org.manage_settings")
-    return render_template("settings/events.html", nav_active="settings",
-                           settings_active="core_pages.events",
-                           event_list=events.list_events(access.org.id, limit=200))
-
+    return render_template(
+        "settings/events.html",
+        nav_active="settings",
+        settings_active="core_pages.events",
+        event_list=events.list_events(access.org.id, limit=200),
+    )
 
 
 def _uuid_or_none(value: str | None) -> uuid.UUID | None:

@@ -14,3 +14,7 @@ SUBPACKAGES = (
 def init_app(app: Flask) -> None:
     for name in SUBPACKAGES:
         import_module(name).init_app(app)
+    # Registered last: subpackages add their page routes to it in their init_app.
+    from workspace.identity.pages import bp
+
+    app.register_blueprint(bp)

@@ -5,8 +5,8 @@ from workspace.core.models.events import Event
 from workspace.core.models.orgs import Org, OrgMember, OrgRole
 from workspace.core.models.projects import (
     Cycle,
-    Module,
     MembershipSource,
+    Module,
     Project,
     ProjectMember,
     ProjectRole,

@@ -72,8 +72,11 @@ class Project(db.Model):
 
     # The database cascades deletes (ON DELETE CASCADE); the ORM must not null them.
     states: Mapped[list[State]] = relationship(
-        back_populates="project", order_by="State.position", lazy="raise_on_sql",
-        cascade="all, delete-orphan", passive_deletes=True,
+        back_populates="project",
+        order_by="State.position",
+        lazy="raise_on_sql",
+        cascade="all, delete-orphan",
+        passive_deletes=True,
     )
 
 

@@ -51,5 +51,10 @@ class VerifiedDomain(db.Model):
 def verified_domain_names(org_id: uuid.UUID) -> set[str]:
     """The domains this org has verified: the only ones its IdP or directory is
     trusted for (DESIGN §6)."""
-    return set(db.session.scalars(select(VerifiedDomain.domain).where(
-        VerifiedDomain.org_id == org_id, VerifiedDomain.state == DomainState.VERIFIED)))
+    return set(
+        db.session.scalars(
+            select(VerifiedDomain.domain).where(
+                VerifiedDomain.org_id == org_id, VerifiedDomain.state == DomainState.VERIFIED
+            )
+        )
+    )

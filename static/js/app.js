@@ -1,0 +1,205 @@
+/* Workspace page wiring. No framework; every handler is delegated from document so
+   it also covers fragments that HTMX swaps in later, and none assumes an element exists.
+
+   - [data-copy="#selector"] / [data-copy-text="..."]: copy to the clipboard, say "Copied".
+   - .flash-close: remove the flash message it sits in.
+   - <details class="dropdown">: close on outside click or Escape.
+   - htmx:responseError / htmx:sendError: a readable error flash at the top of <main>. */
+(function () {
+  "use strict";
+
+  var GENERIC_ERROR = "Something went wrong; try again.";
+  var NETWORK_ERROR = "Could not reach the server. Check your connection and try again.";
+  var MAX_MESSAGE = 300;
+
+  function query(selector) {
+    try {
+      return document.querySelector(selector);
+    } catch (e) {
+      return null; // not a valid selector
+    }
+  }
+
+  function elementText(el) {
+    if (!el) return "";
+    if (el.tagName === "INPUT" || el.tagName === "TEXTAREA") return el.value;
+    return (el.textContent || "").trim();
+  }
+
+  /* ---------- Copy to clipboard ---------- */
+
+  function writeClipboard(text) {
+    if (navigator.clipboard && window.isSecureContext) {
+      return navigator.clipboard.writeText(text);
+    }
+    // Plain-http fallback (the Clipboard API needs a secure context).
+    return new Promise(function (resolve, reject) {
+      var area = document.createElement("textarea");
+      area.value = text;
+      area.setAttribute("readonly", "");
+      area.style.position = "fixed";
+      area.style.top = "-1000px";
+      area.style.opacity = "0";
+      document.body.appendChild(area);
+      area.select();
+      var ok = false;
+      try {
+        ok = document.execCommand("copy");
+      } catch (e) {
+        ok = false;
+      }
+      area.parentNode.removeChild(area);
+      if (ok) resolve(); else reject(new Error("copy failed"));
+    });
+  }
+
+  function showButtonState(button, label, cssClass) {
+    if (button.dataset.originalLabel === undefined) {
+      button.dataset.originalLabel = button.textContent;
+    }
+    button.textContent = label;
+    button.classList.add(cssClass);
+    window.clearTimeout(button._wsCopyTimer);
+    button._wsCopyTimer = window.setTimeout(function () {
+      button.textContent = button.dataset.originalLabel;
+      button.classList.remove(cssClass);
+    }, 1600);
+  }
+
+  function handleCopy(button) {
+    var text = button.hasAttribute("data-copy-text")
+      ? button.getAttribute("data-copy-text")
+      : elementText(query(button.getAttribute("data-copy") || ""));
+    if (!text) return;
+    writeClipboard(text).then(
+      function () { showButtonState(button, "Copied", "copied"); },
+      function () { showButtonState(button, "Press Ctrl+C", "copy-failed"); }
+    );
+  }
+
+  /* ---------- Flash messages ---------- */
+
+  function flashArea() {
+    var area = document.getElementById("flash-area");
+    if (area) return area;
+    var main = document.getElementById("main") || document.querySelector("main") || document.body;
+    if (!main) return null;
+    area = document.createElement("div");
+    area.id = "flash-area";
+    area.className = "flashes";
+    main.insertBefore(area, main.firstChild);
+    return area;
+  }
+
+  function showFlash(message, category) {
+    var area = flashArea();
+    if (!area) return;
+    // One client-side error at a time: a newer one replaces the last.
+    var previous = area.querySelector("[data-client-flash]");
+    if (previous) previous.parentNode.removeChild(previous);
+
+    var flash = document.createElement("div");
+    flash.className = "flash flash-" + (category || "error");
+    flash.setAttribute("role", category === "error" ? "alert" : "status");
+    flash.setAttribute("data-client-flash", "");
+    var text = document.createElement("span");
+    text.className = "flash-text";
+    text.textContent = message;
+    var close = document.createElement("button");
+    close.type = "button";
+    close.className = "flash-close";
+    close.setAttribute("aria-label", "Dismiss");
+    close.textContent = "\u00d7";
+    flash.appendChild(text);
+    flash.appendChild(close);
+    area.appendChild(flash);
+
+    var rect = flash.getBoundingClientRect();
+    if (rect.top < 0 || rect.bottom > window.innerHeight) {
+      flash.scrollIntoView({ block: "nearest" });
+    }
+  }
+
+  function usable(text) {
+    if (typeof text !== "string") return "";
+    text = text.replace(/\s+/g, " ").trim();
+    if (!text || text.length > MAX_MESSAGE) return "";
+    return text;
+  }
+
+  /* The message to show for a failed HTMX request: a problem+json "detail", a short
+     plain-text body, the [data-error-message] of an HTML error page, else generic. */
+  function errorMessage(xhr) {
+    if (!xhr) return GENERIC_ERROR;
+    var type = (xhr.getResponseHeader("Content-Type") || "").toLowerCase();
+    var body = typeof xhr.responseText === "string" ? xhr.responseText : "";
+    var message = "";
+
+    if (type.indexOf("json") !== -1) {
+      try {
+        var data = JSON.parse(body);
+        if (data && typeof data === "object") {
+          message = usable(data.detail) || usable(data.title);
+        }
+      } catch (e) {
+        message = "";
+      }
+    } else if (type.indexOf("text/html") !== -1) {
+      try {
+        var doc = new DOMParser().parseFromString(body, "text/html");
+        message = usable(elementText(doc.querySelector("[data-error-message]")));
+      } catch (e) {
+        message = "";
+      }
+    } else if (type === "" || type.indexOf("text/plain") === 0) {
+      message = /[<>]/.test(body) ? "" : usable(body);
+    }
+    return message || GENERIC_ERROR;
+  }
+
+  /* ---------- Event wiring ---------- */
+
+  document.addEventListener("click", function (event) {
+    var target = event.target instanceof Element ? event.target : null;
+    if (!target) return;
+
+    var copyButton = target.closest("[data-copy], [data-copy-text]");
+    if (copyButton) {
+      event.preventDefault();
+      handleCopy(copyButton);
+      return;
+    }
+
+    var close = target.closest(".flash-close");
+    if (close) {
+      var flash = close.closest(".flash");
+      if (flash && flash.parentNode) flash.parentNode.removeChild(flash);
+      return;
+    }
+
+    // Close open dropdown menus when clicking elsewhere.
+    var openMenus = document.querySelectorAll("details.dropdown[open]");
+    for (var i = 0; i < openMenus.length; i++) {
+      if (!openMenus[i].contains(target)) openMenus[i].removeAttribute("open");
+    }
+  });
+
+  document.addEventListener("keydown", function (event) {
+    if (event.key !== "Escape") return;
+    var openMenus = document.querySelectorAll("details.dropdown[open]");
+    for (var i = 0; i < openMenus.length; i++) {
+      openMenus[i].removeAttribute("open");
+      var summary = openMenus[i].querySelector("summary");
+      if (summary && openMenus[i].contains(document.activeElement)) summary.focus();
+    }
+  });
+
+  document.addEventListener("htmx:responseError", function (event) {
+    var detail = event.detail || {};
+    showFlash(errorMessage(detail.xhr), "error");
+  });
+
+  document.addEventListener("htmx:sendError", function () {
+    showFlash(NETWORK_ERROR, "error");
+  });
+})();

@@ -1,0 +1,351 @@
+"""Directory sign-in against the session's real slapd (spec §4.1, DESIGN §6)."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import func, select
+
+from tests.ldap.conftest import (
+    AD_FILTER,
+    PASSWORDS,
+    SERVICE_PASSWORD,
+    configure,
+    free_port,
+    verify_domain,
+)
+from workspace.extensions import db
+
+
+def post_json(client, org, username, password, **extra):
+    return client.post(
+        "/auth/ldap/login", json={"org": org, "username": username, "password": password, **extra}
+    )
+
+
+def failures(app, org_id) -> list[dict]:
+    from workspace.core.models import Event
+
+    with app.app_context():
+        rows = db.session.scalars(
+            select(Event).where(Event.org_id == org_id, Event.kind == "ldap.login_failed")
+        ).all()
+        return [{"subject": e.subject, **e.data} for e in rows]
+
+
+def account_and_memberships(app, email):
+    from workspace.core.models import Account, OrgMember
+
+    with app.app_context():
+        account = db.session.scalar(select(Account).where(Account.email == email))
+        if account is None:
+            return None, []
+        members = db.session.scalars(
+            select(OrgMember).where(OrgMember.account_id == account.id)
+        ).all()
+        return (
+            {"id": account.id, "name": account.name, "verified": account.email_verified},
+            [(m.org_id, m.role, m.active) for m in members],
+        )
+
+
+def test_json_login_success_starts_a_session(client, app, ldap_acme):
+    resp = post_json(client, "acme", "ada", PASSWORDS["ada"])
+    assert resp.status_code == 200, resp.get_data(as_text=True)
+    assert resp.get_json() == {"ok": True, "redirect": "/o/acme/"}
+    assert client.get("/o/acme/").status_code == 200
+    assert failures(app, ldap_acme.org_id) == []
+
+
+def test_browser_form_login_redirects_to_the_org(client, app, ldap_acme):
+    resp = client.post(
+        "/auth/ldap/login",
+        data={
+            "org": "acme",
+            "username": "ada",
+            "password": PASSWORDS["ada"],
+            "next": "/o/acme/projects",
+        },
+    )
+    assert resp.status_code == 302
+    assert resp.headers["Location"] == "/o/acme/projects"
+    assert client.get("/o/acme/projects").status_code == 200
+
+
+def test_org_may_be_given_by_id(client, ldap_acme):
+    resp = post_json(client, str(ldap_acme.org_id), "ada", PASSWORDS["ada"])
+    assert resp.status_code == 200
+
+
+def test_jit_first_login_creates_account_and_membership_second_reuses(client, app, ldap_acme):
+    assert account_and_memberships(app, "ada.lovelace@acme.test") == (None, [])
+    assert post_json(client, "acme", "ada", PASSWORDS["ada"]).status_code == 200
+    account, members = account_and_memberships(app, "ada.lovelace@acme.test")
+    assert account["name"] == "Ada Lovelace" and account["verified"] is True
+    assert members == [(ldap_acme.org_id, "member", True)]
+
+    client.post("/signout")
+    other = app.test_client()
+    assert post_json(other, "acme", "ada", PASSWORDS["ada"]).status_code == 200
+    again, members_again = account_and_memberships(app, "ada.lovelace@acme.test")
+    assert again["id"] == account["id"]
+    assert members_again == members
+    from workspace.core.models import Event
+
+    with app.app_context():
+        logins = db.session.scalars(
+            select(Event).where(Event.org_id == ldap_acme.org_id, Event.kind == "auth.login")
+        ).all()
+        assert [(e.data["method"], e.data["account_created"]) for e in logins] == [
+            ("ldap", True),
+            ("ldap", False),
+        ]
+
+
+def test_existing_member_keeps_their_role(client, app, acme, directory):
+    from tests.conftest import add_person
+
+    add_person(app, acme.org_id, "ada.lovelace@acme.test", role="admin")
+    verify_domain(app, acme.org_id, "acme.test")
+    configure(app, acme.org_id, directory)
+    assert post_json(client, "acme", "ada", PASSWORDS["ada"]).status_code == 200
+    _, members = account_and_memberships(app, "ada.lovelace@acme.test")
+    assert members == [(acme.org_id, "admin", True)]
+
+
+def test_wrong_password_is_refused(client, app, ldap_acme):
+    resp = post_json(client, "acme", "ada", "not-her-password")
+    assert resp.status_code == 401
+    assert resp.mimetype == "application/problem+json"
+    assert resp.get_json()["detail"] == "The directory did not accept that username and password."
+    assert client.get("/o/acme/").status_code == 302  # still signed out
+    assert [f["reason"] for f in failures(app, ldap_acme.org_id)] == ["invalid_credentials"]
+
+
+def test_unknown_user_gets_the_same_answer_as_a_wrong_password(client, app, ldap_acme):
+    resp = post_json(client, "acme", "nobody", "whatever")
+    assert resp.status_code == 401
+    assert resp.get_json()["detail"] == "The directory did not accept that username and password."
+    assert [f["reason"] for f in failures(app, ldap_acme.org_id)] == ["unknown_user"]
+    assert account_and_memberships(app, "nobody@acme.test") == (None, [])
+
+
+def test_empty_password_is_refused_before_any_bind(client, app, acme, directory):
+    # The directory is down: had a bind been tried, the answer would be "unreachable".
+    verify_domain(app, acme.org_id, "acme.test")
+    configure(app, acme.org_id, directory, server_uri=f"ldap://127.0.0.1:{free_port()}")
+    resp = post_json(client, "acme", "ada", "")
+    assert resp.status_code == 400
+    assert resp.get_json()["detail"] == "Enter your password."
+    assert [f["reason"] for f in failures(app, acme.org_id)] == ["empty_password"]
+
+
+@pytest.mark.parametrize("username", ["*", ")(uid=*", "admin)(|(a=*", "ada\x00", "\x00", "ad*"])
+def test_filter_injection_never_matches_anyone(client, app, ldap_acme, username):
+    # With a real password in hand: had the filter matched ada or admin, this would
+    # sign in (or at least reach the password check).
+    for password in (PASSWORDS["ada"], "admin-Pa55word"):
+        resp = post_json(client, "acme", username, password)
+        assert resp.status_code == 401, resp.get_data(as_text=True)
+    assert {f["reason"] for f in failures(app, ldap_acme.org_id)} == {"unknown_user"}
+    assert client.get("/o/acme/").status_code == 302
+
+
+def test_null_byte_username_is_recorded_printably(app, client, ldap_acme):
+    post_json(client, "acme", "ada\x00", PASSWORDS["ada"])
+    assert failures(app, ldap_acme.org_id)[0]["subject"] == "ada\N{REPLACEMENT CHARACTER}"
+
+
+def test_two_matching_entries_fail(client, app, ldap_acme):
+    resp = post_json(client, "acme", "twin", PASSWORDS["twin"])
+    assert resp.status_code == 401
+    assert "More than one directory entry" in resp.get_json()["detail"]
+    assert [f["reason"] for f in failures(app, ldap_acme.org_id)] == ["ambiguous_user"]
+    assert account_and_memberships(app, "twin1@acme.test") == (None, [])
+
+
+def test_wrong_service_bind_password_rejects_the_login(client, app, acme, directory):
+    verify_domain(app, acme.org_id, "acme.test")
+    configure(app, acme.org_id, directory, bind_password="wrong-service-password")
+    resp = post_json(client, "acme", "ada", PASSWORDS["ada"])
+    assert resp.status_code == 502
+    assert "Ask your admin" in resp.get_json()["detail"]
+    assert [f["reason"] for f in failures(app, acme.org_id)] == ["service_bind_failed"]
+
+
+def test_server_down_rejects_the_login(client, app, acme, directory):
+    verify_domain(app, acme.org_id, "acme.test")
+    configure(app, acme.org_id, directory, server_uri=f"ldap://127.0.0.1:{free_port()}")
+    resp = post_json(client, "acme", "ada", PASSWORDS["ada"])
+    assert resp.status_code == 503
+    assert "cannot be reached" in resp.get_json()["detail"]
+    assert [f["reason"] for f in failures(app, acme.org_id)] == ["unreachable"]
+
+
+def test_starttls_needs_a_trusted_certificate(client, app, acme, directory):
+    # Without the test CA the system trust store rejects slapd's certificate.
+    verify_domain(app, acme.org_id, "acme.test")
+    configure(app, acme.org_id, directory, ca_cert=None)
+    resp = post_json(client, "acme", "ada", PASSWORDS["ada"])
+    assert resp.status_code == 502
+    assert [f["reason"] for f in failures(app, acme.org_id)] == ["tls_failed"]
+
+
+def test_without_tls_the_test_directory_refuses_the_bind(client, app, acme, directory):
+    # The test slapd demands TLS for simple binds, so every passing login above went
+    # through StartTLS with the test CA.
+    verify_domain(app, acme.org_id, "acme.test")
+    configure(app, acme.org_id, directory, use_tls=False, ca_cert=None)
+    resp = post_json(client, "acme", "ada", PASSWORDS["ada"])
+    assert resp.status_code == 502
+    assert [f["reason"] for f in failures(app, acme.org_id)] == ["service_bind_failed"]
+
+
+def test_email_on_an_unverified_domain_is_refused_naming_the_domain(client, app, ldap_acme):
+    resp = post_json(client, "acme", "outsider", PASSWORDS["outsider"])
+    assert resp.status_code == 403
+    assert "elsewhere.test" in resp.get_json()["detail"]
+    assert "verify" in resp.get_json()["detail"]
+    assert account_and_memberships(app, "outsider@elsewhere.test") == (None, [])
+    assert [f["reason"] for f in failures(app, ldap_acme.org_id)] == ["domain_not_verified"]
+
+
+def test_a_pending_domain_is_not_enough(client, app, acme, directory):
+    from workspace.identity.domains.models import VerifiedDomain
+
+    with app.app_context():
+        db.session.add(
+            VerifiedDomain(
+                org_id=acme.org_id,
+                domain="acme.test",
+                state="pending",
+                verification_token="tok-pending",
+            )
+        )
+        db.session.commit()
+    configure(app, acme.org_id, directory)
+    resp = post_json(client, "acme", "ada", PASSWORDS["ada"])
+    assert resp.status_code == 403
+    assert "acme.test" in resp.get_json()["detail"]
+
+
+def test_entry_without_email_is_refused(client, app, ldap_acme):
+    resp = post_json(client, "acme", "noemail", PASSWORDS["noemail"])
+    assert resp.status_code == 403
+    assert "no email address" in resp.get_json()["detail"]
+
+
+def test_active_directory_style_entry(client, app, acme, directory):
+    verify_domain(app, acme.org_id, "acme.test")
+    configure(app, acme.org_id, directory, search_filter=AD_FILTER)
+    assert post_json(client, "acme", "ALAN", PASSWORDS["alan"]).status_code == 200
+    account, members = account_and_memberships(app, "alan.turing@acme.test")
+    assert account["name"] == "Alan Turing"
+    assert members == [(acme.org_id, "member", True)]
+    # OpenLDAP people are not found by the AD filter.
+    assert post_json(app.test_client(), "acme", "ada", PASSWORDS["ada"]).status_code == 401
+
+
+def test_active_directory_user_principal_name_as_email(client, app, acme, directory):
+    verify_domain(app, acme.org_id, "acme.test")
+    configure(
+        app,
+        acme.org_id,
+        directory,
+        email_attribute="userPrincipalName",
+        search_filter="(&(objectClass=user)(userPrincipalName={username}))",
+    )
+    assert post_json(client, "acme", "alan@acme.test", PASSWORDS["alan"]).status_code == 200
+    account, _ = account_and_memberships(app, "alan@acme.test")
+    assert account is not None
+
+
+def test_directory_of_one_org_cannot_sign_in_to_another(client, app, ldap_acme, globex):
+    resp = post_json(client, "globex", "ada", PASSWORDS["ada"])
+    assert resp.status_code == 404
+    assert "does not offer directory sign-in" in resp.get_json()["detail"]
+
+
+def test_unknown_org(client, ldap_acme):
+    resp = post_json(client, "no-such-org", "ada", PASSWORDS["ada"])
+    assert resp.status_code == 404
+    assert resp.mimetype == "application/problem+json"
+
+
+def test_bad_json_is_a_400_not_a_500(client, ldap_acme):
+    assert client.post("/auth/ldap/login", json=["ada"]).status_code == 400
+    resp = client.post("/auth/ldap/login", json={"org": "acme", "username": 5, "password": None})
+    assert resp.status_code == 400
+
+
+def test_browser_failure_shows_the_sign_in_page_with_the_message(client, app, ldap_acme):
+    resp = client.post(
+        "/auth/ldap/login", data={"org": "acme", "username": "ada", "password": "nope"}
+    )
+    assert resp.status_code == 401
+    page = resp.get_data(as_text=True)
+    assert "The directory did not accept that username and password." in page
+    assert 'value="ada"' in page  # the username is kept, the password is not
+    assert "nope" not in page
+
+
+def test_sign_in_page_offers_directory_sign_in_for_an_org_with_ldap(client, ldap_acme, globex):
+    page = client.get("/signin?org=acme").get_data(as_text=True)
+    assert "Sign in to Acme with your directory account" in page
+    assert 'action="/auth/ldap/login"' in page
+    # An org without LDAP gets the generic form, with the typed org kept.
+    other = client.get("/signin?org=globex").get_data(as_text=True)
+    assert "Sign in to Globex" not in other
+    assert 'value="globex"' in other
+
+
+def test_failed_logins_are_rate_limited(app, ldap_acme):
+    from workspace import create_app
+    from workspace.extensions import limiter
+
+    limited = create_app(
+        {
+            **{
+                k: app.config[k]
+                for k in ("SQLALCHEMY_DATABASE_URI", "SECRET_KEY", "ENCRYPTION_KEY")
+            },
+            "TESTING": True,
+            "WTF_CSRF_ENABLED": False,
+            "RATELIMIT_ENABLED": True,
+            "RATELIMIT_STORAGE_URI": "memory://",
+        }
+    )
+    try:
+        client = limited.test_client()
+        # A correct sign-in is not counted against anyone.
+        assert post_json(client, "acme", "ada", PASSWORDS["ada"]).status_code == 200
+        codes = [post_json(client, "acme", "ada", f"guess-{i}").status_code for i in range(11)]
+        assert codes == [401] * 10 + [429]
+        resp = post_json(client, "acme", "ada", PASSWORDS["ada"])
+        assert resp.status_code == 429
+        assert resp.mimetype == "application/problem+json"
+        page = client.post(
+            "/auth/ldap/login", data={"org": "acme", "username": "ada", "password": "x"}
+        )
+        assert page.status_code == 429
+        assert "Too many failed sign-in attempts" in page.get_data(as_text=True)
+    finally:
+        limiter.reset()
+        limiter.enabled = False
+        with limited.app_context():
+            db.engine.dispose()
+    assert len(failures(app, ldap_acme.org_id)) == 10
+
+
+def test_failure_events_never_hold_the_password(client, app, ldap_acme):
+    post_json(client, "acme", "ada", "Secret-Guess-123")
+    post_json(client, "acme", "twin", PASSWORDS["twin"])
+    from workspace.core.models import Event
+
+    with app.app_context():
+        dumped = repr([(e.kind, e.subject, e.data) for e in db.session.scalars(select(Event))])
+        count = db.session.scalar(
+            select(func.count()).select_from(Event).where(Event.kind == "ldap.login_failed")
+        )
+    assert count == 2
+    for secret in ("Secret-Guess-123", PASSWORDS["twin"], SERVICE_PASSWORD):
+        assert secret not in dumped

@@ -1,0 +1,65 @@
+"""The LDAP connection's JSON API (DESIGN §3): read, save, delete, test.
+
+Owner or admin only. The bind password is accepted on write and never returned.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from flask import Blueprint, request
+
+from workspace.api import api_access, operation
+from workspace.api.operations import parse_body
+from workspace.extensions import db
+from workspace.identity.ldap import service
+from workspace.identity.ldap.schemas import LdapConnectionIn, LdapConnectionOut, LdapTestOut
+from workspace.security.permissions import require
+
+bp = Blueprint("ldap_api", __name__, url_prefix="/api/v1/orgs/<uuid:org_id>")
+
+
+@bp.get("/ldap")
+@operation("Read the LDAP connection", tag="ldap", response=LdapConnectionOut)
+def read_connection(org_id: uuid.UUID):
+    """The org's directory settings; ``has_bind_password`` instead of the password."""
+    access = api_access(org_id)
+    require(access, "org.manage_settings")
+    return LdapConnectionOut.model_validate(service.get_connection(access.org.id))
+
+
+@bp.put("/ldap")
+@operation(
+    "Save the LDAP connection", tag="ldap", body=LdapConnectionIn, response=LdapConnectionOut
+)
+def save_connection(org_id: uuid.UUID, body: LdapConnectionIn):
+    """Creates or replaces the connection. Omit ``bind_password`` (or send it blank)
+    to keep the stored one."""
+    access = api_access(org_id)
+    require(access, "org.manage_settings")
+    row = service.save_connection(access.org.id, body.to_input(), actor_id=access.account.id)
+    db.session.commit()
+    return LdapConnectionOut.model_validate(row)
+
+
+@bp.delete("/ldap")
+@operation("Delete the LDAP connection", tag="ldap", status=204)
+def delete_connection(org_id: uuid.UUID):
+    """Directory sign-in stops at once; accounts and memberships stay."""
+    access = api_access(org_id)
+    require(access, "org.manage_settings")
+    service.delete_connection(access.org.id, actor_id=access.account.id)
+    db.session.commit()
+
+
+@bp.post("/ldap/test")
+@operation("Test the LDAP connection", tag="ldap", response=LdapTestOut)
+def test_connection(org_id: uuid.UUID):
+    """Service bind plus a sample search of up to five entries. With no body it tests
+    the saved settings; a body shaped like the PUT tests those settings unsaved (a
+    blank password uses the stored one). A failure is ``ok: false`` with a message."""
+    access = api_access(org_id)
+    require(access, "org.manage_settings")
+    edits = parse_body(LdapConnectionIn).to_input() if request.get_data() else None
+    result = service.test_connection(access.org.id, edits)
+    return LdapTestOut(ok=result.ok, message=result.message, sample_count=result.sample_count)

@@ -1,0 +1,213 @@
+"""Talking to the directory with ldap3: connect (TLS), bind, search.
+
+Every failure becomes a :class:`DirectoryError` carrying one reason from
+:data:`REASONS` and a message a directory admin can act on. Passwords are passed to
+ldap3 and nowhere else: never logged, never part of a message.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import ssl
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+import ldap3
+from ldap3.core import exceptions as ldap_exc
+
+#: RFC 4511 §4.1.9 result codes we tell apart.
+_SUCCESS, _SIZE_LIMIT_EXCEEDED, _NO_SUCH_OBJECT, _INVALID_CREDENTIALS = 0, 4, 32, 49
+
+REASONS = {
+    "unreachable": "The directory server could not be reached at {uri}: check the "
+    "address and port, and that this service may connect to it.",
+    "tls_failed": "The TLS connection to {uri} failed: {detail}. Check the CA "
+    "certificate, that the server name matches its certificate, and "
+    "that the server offers TLS.",
+    "service_bind_failed": "The directory refused the service account ({detail}): "
+    "check the bind DN and bind password.",
+    "search_base_missing": "The search base {base} does not exist in the directory.",
+    "filter_invalid": "{detail}",
+    "search_failed": "The directory refused the search: {detail}.",
+}
+
+
+class DirectoryError(Exception):
+    def __init__(self, reason: str, **details: str) -> None:
+        self.reason = reason
+        self.message = REASONS[reason].format(**{"detail": "", **details})
+        super().__init__(self.message)
+
+
+@dataclass(frozen=True)
+class DirectorySettings:
+    """Everything needed to reach one directory; plain values, no database row."""
+
+    server_uri: str
+    bind_dn: str
+    bind_password: str
+    search_base: str
+    search_filter: str
+    email_attribute: str = "mail"
+    given_name_attribute: str = "givenName"
+    family_name_attribute: str = "sn"
+    use_tls: bool = True
+    ca_cert: str | None = None
+    connect_timeout: float = 5.0
+    read_timeout: float = 10.0
+
+    def __repr__(self) -> str:  # dataclass repr would show the password
+        return f"DirectorySettings({self.server_uri!r}, bind_dn={self.bind_dn!r})"
+
+
+@dataclass(frozen=True)
+class Entry:
+    dn: str
+    attributes: dict[str, list[str]]
+
+    def first(self, name: str) -> str | None:
+        for key, values in self.attributes.items():
+            if key.lower() == name.lower():
+                values = values if isinstance(values, list) else [values]
+                for value in values:
+                    text = value.decode() if isinstance(value, bytes) else str(value)
+                    if text.strip():
+                        return text.strip()
+        return None
+
+
+def _server(settings: DirectorySettings) -> ldap3.Server:
+    parts = urlsplit(settings.server_uri)
+    secure = parts.scheme == "ldaps"
+    tls = None
+    if secure or settings.use_tls:
+        tls = ldap3.Tls(
+            validate=ssl.CERT_REQUIRED,
+            version=ssl.PROTOCOL_TLS_CLIENT,
+            ca_certs_data=settings.ca_cert or None,
+            sni=parts.hostname,
+        )
+    return ldap3.Server(
+        parts.hostname,
+        port=parts.port or (636 if secure else 389),
+        use_ssl=secure,
+        tls=tls,
+        get_info=ldap3.NONE,
+        connect_timeout=settings.connect_timeout,
+    )
+
+
+def _classify(exc: Exception, settings: DirectorySettings) -> DirectoryError:
+    # ldap3 raises classes that also inherit the underlying ssl/socket error.
+    tls_errors = ssl.SSLError | ldap_exc.LDAPStartTLSError | ldap_exc.LDAPSSLConfigurationError
+    if isinstance(exc, tls_errors):
+        detail = str(exc).strip("()',\"") or type(exc).__name__
+        if "certificate verify failed" in detail.lower() or "hostname" in detail.lower():
+            detail = "the server's certificate is not trusted or does not match its name"
+        elif "eof" in detail.lower() or "wrong version" in detail.lower():
+            detail = "the server did not speak TLS on this port"
+        return DirectoryError("tls_failed", uri=settings.server_uri, detail=detail)
+    return DirectoryError("unreachable", uri=settings.server_uri)
+
+
+def connect(settings: DirectorySettings, user: str, password: str) -> tuple[ldap3.Connection, bool]:
+    """An open (and, when configured, TLS-protected) connection with a simple bind
+    attempted as ``user``. Returns (connection, bound). Unreachable servers and TLS
+    failures raise :class:`DirectoryError`."""
+    conn = ldap3.Connection(
+        _server(settings),
+        user=user,
+        password=password,
+        authentication=ldap3.SIMPLE,
+        raise_exceptions=False,
+        read_only=True,
+        auto_referrals=False,
+        receive_timeout=max(1, math.ceil(settings.read_timeout)),
+    )
+    try:
+        conn.open()
+        # RFC 4513 §3: StartTLS before any credentials cross the wire.
+        if settings.use_tls and not conn.server.ssl and not conn.start_tls():
+            raise DirectoryError(
+                "tls_failed", uri=settings.server_uri, detail="the server refused StartTLS"
+            )
+        bound = conn.bind()
+    except DirectoryError:
+        close(conn)
+        raise
+    except (ldap_exc.LDAPException, OSError) as exc:
+        close(conn)
+        raise _classify(exc, settings) from None
+    return conn, bound
+
+
+def service_connection(settings: DirectorySettings) -> ldap3.Connection:
+    """Step 1 of the LDAP login rules (spec §4.1): bind as the service account."""
+    conn, bound = connect(settings, settings.bind_dn, settings.bind_password)
+    if not bound:
+        detail = _result_text(conn)
+        close(conn)
+        raise DirectoryError("service_bind_failed", detail=detail)
+    return conn
+
+
+def search(
+    conn: ldap3.Connection,
+    settings: DirectorySettings,
+    search_filter: str,
+    attributes: list[str],
+    size_limit: int,
+) -> list[Entry]:
+    """Entries under the search base (subtree) matching the filter, at most
+    ``size_limit``; referrals are ignored."""
+    try:
+        conn.search(
+            settings.search_base,
+            search_filter,
+            search_scope=ldap3.SUBTREE,
+            attributes=attributes,
+            size_limit=size_limit,
+            time_limit=max(1, int(settings.read_timeout)),
+        )
+    except ldap_exc.LDAPInvalidFilterError as exc:
+        raise DirectoryError(
+            "filter_invalid", detail=f"The search filter is invalid: {exc}."
+        ) from None
+    except (ldap_exc.LDAPException, OSError) as exc:
+        raise _classify(exc, settings) from None
+    code = conn.result.get("result")
+    if code == _NO_SUCH_OBJECT:
+        raise DirectoryError("search_base_missing", base=settings.search_base)
+    if code not in (_SUCCESS, _SIZE_LIMIT_EXCEEDED):
+        raise DirectoryError("search_failed", detail=_result_text(conn))
+    return [
+        Entry(item["dn"], dict(item.get("attributes") or {}))
+        for item in conn.response or []
+        if item.get("type") == "searchResEntry"
+    ]
+
+
+def rebind(conn: ldap3.Connection, settings: DirectorySettings, dn: str, password: str) -> bool:
+    """Step 3 (spec §4.1): bind as the found entry; True when the password is right."""
+    try:
+        return bool(conn.rebind(user=dn, password=password))
+    except ldap_exc.LDAPBindError:
+        return False
+    except (ldap_exc.LDAPException, OSError) as exc:
+        raise _classify(exc, settings) from None
+
+
+def _result_text(conn: ldap3.Connection) -> str:
+    result: dict[str, Any] = conn.result or {}
+    text = result.get("description") or "no answer"
+    if result.get("result") == _INVALID_CREDENTIALS:
+        text = "invalid credentials"
+    return text
+
+
+def close(conn: ldap3.Connection) -> None:
+    """Unbind, ignoring a connection that is already gone."""
+    with contextlib.suppress(ldap_exc.LDAPException, OSError):
+        conn.unbind()

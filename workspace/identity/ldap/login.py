@@ -1,0 +1,121 @@
+"""``POST /auth/ldap/login``: directory sign-in for browsers (form) and clients (JSON).
+
+CSRF: the view is exempt from the automatic check because a JSON client has no
+session and so no ambient credential for a forged request to ride on, and a
+cross-site page cannot send ``application/json`` without a CORS preflight. Browser
+form posts are still checked by hand, so a third-party page cannot sign a visitor
+into someone else's account (login CSRF).
+"""
+
+from __future__ import annotations
+
+from flask import (
+    Blueprint,
+    Response,
+    current_app,
+    jsonify,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
+from flask_limiter import RateLimitExceeded
+
+from workspace.api.problems import ApiError, problem_response
+from workspace.auth.guards import safe_next
+from workspace.auth.login import complete_login
+from workspace.extensions import csrf, db, limiter
+from workspace.identity.ldap.signin import LoginRefused, directory_login, record_failure
+from workspace.security.permissions import find_org
+
+bp = Blueprint("ldap_signin", __name__)
+
+#: Counted only when a sign-in fails, so people who type their password right are
+#: never slowed down; per address, and per org + username against spread-out guessing.
+FAILED_PER_ADDRESS = "10 per minute; 100 per hour"
+FAILED_PER_USERNAME = "20 per hour"
+
+
+def _failed(response: Response) -> bool:
+    return response.status_code >= 400
+
+
+def _fields() -> dict[str, str]:
+    data = request.get_json(silent=True) if request.is_json else request.form
+    if not hasattr(data, "get"):
+        data = {}
+    return {
+        key: value if isinstance(value := data.get(key), str) else ""
+        for key in ("org", "username", "password", "next")
+    }
+
+
+def _username_key() -> str:
+    fields = _fields()
+    return f"ldap-login:{fields['org'].strip().lower()}:{fields['username'].strip().lower()}"
+
+
+@bp.post("/auth/ldap/login")
+@limiter.limit(FAILED_PER_ADDRESS, deduct_when=_failed)
+@limiter.limit(FAILED_PER_USERNAME, key_func=_username_key, deduct_when=_failed)
+def login():
+    """Check directory credentials (spec §4.1) and start a session."""
+    if not request.is_json and current_app.config.get("WTF_CSRF_ENABLED", True):
+        csrf.protect()
+    if request.is_json and not isinstance(request.get_json(silent=True), dict):
+        return _refuse(
+            LoginRefused("bad_request", "Send a JSON object with org, username and password.", 400),
+            {},
+        )
+    fields = _fields()
+    org_ref, username = fields["org"].strip(), fields["username"].strip()
+    org = find_org(org_ref) if org_ref else None
+    if org is None:
+        return _refuse(
+            LoginRefused(
+                "unknown_org",
+                "Enter your organization's short name (as in its address, e.g. acme)."
+                if not org_ref
+                else f"There is no organization called {org_ref!r}.",
+                400 if not org_ref else 404,
+            ),
+            fields,
+        )
+    try:
+        account, created = directory_login(org, username, fields["password"])
+    except LoginRefused as refused:
+        db.session.rollback()
+        record_failure(org, username, refused.reason, ip=request.remote_addr)
+        db.session.commit()
+        return _refuse(refused, fields)
+    complete_login(org, account, method="ldap", account_created=created)
+    target = safe_next(fields["next"], url_for("core_pages.org_home", org=org.slug))
+    if request.is_json:
+        return jsonify(ok=True, redirect=target)
+    return redirect(target)
+
+
+def _refuse(refused: LoginRefused, fields: dict[str, str]):
+    if request.is_json:
+        return problem_response(ApiError(refused.status, refused.message, title="Sign-in refused"))
+    return render_template(
+        "auth/signin.html",
+        next=safe_next(fields.get("next")),
+        email="",
+        ldap_error=refused.message,
+        ldap_org=fields.get("org", ""),
+        ldap_username=fields.get("username", ""),
+    ), refused.status
+
+
+@bp.errorhandler(RateLimitExceeded)
+def too_many(_error: RateLimitExceeded):
+    refused = LoginRefused(
+        "rate_limited", "Too many failed sign-in attempts. Wait a few minutes, then try again.", 429
+    )
+    return _refuse(refused, _fields())
+
+
+def init_app(app) -> None:
+    csrf.exempt(login)
+    app.register_blueprint(bp)

@@ -1,0 +1,152 @@
+"""Directory sign-in: spec §4.1's LDAP login rules, in order, plus DESIGN §6's.
+
+The caller (the public view) records the refusal and answers the browser or client;
+this module takes plain values and never reads the request.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from workspace.auth.login import provision_member
+from workspace.core.events import record_event
+from workspace.core.models import Account, Org
+from workspace.errors import ServiceError
+from workspace.identity.domains.models import verified_domain_names
+from workspace.identity.ldap import directory
+from workspace.identity.ldap.directory import DirectoryError
+from workspace.identity.ldap.filters import fill_filter
+from workspace.identity.ldap.models import connection_for
+from workspace.identity.ldap.service import settings_for
+
+#: One message for a wrong password and an unknown user: a stranger must not be
+#: able to tell which usernames exist.
+BAD_CREDENTIALS = "The directory did not accept that username and password."
+MAX_USERNAME = 256
+
+
+class LoginRefused(Exception):
+    """Sign-in refused; ``reason`` goes into the audit trail, ``message`` to the user."""
+
+    def __init__(self, reason: str, message: str, status: int = 401) -> None:
+        super().__init__(message)
+        self.reason, self.message, self.status = reason, message, status
+
+
+@dataclass(frozen=True)
+class DirectoryPerson:
+    dn: str
+    email: str
+    name: str | None
+
+
+def check_directory(org: Org, username: str, password: str) -> DirectoryPerson:
+    """Rules 1-3: service bind, search, rebind as the entry. Raises LoginRefused."""
+    row = connection_for(org.id)
+    if row is None:
+        raise LoginRefused("not_configured", f"{org.name} does not offer directory sign-in.", 404)
+    if not username or len(username) > MAX_USERNAME:
+        raise LoginRefused("empty_username", "Enter your directory username.", 400)
+    # Active Directory treats a simple bind with an empty password as an anonymous
+    # bind that succeeds (RFC 4513 §5.1.2): refuse before anything is sent.
+    if not password:
+        raise LoginRefused("empty_password", "Enter your password.", 400)
+    settings = settings_for(row)
+    try:
+        conn = directory.service_connection(settings)  # rule 1
+    except DirectoryError as exc:
+        raise _unavailable(exc) from None
+    try:
+        entries = directory.search(  # rule 2
+            conn,
+            settings,
+            fill_filter(settings.search_filter, username),
+            [
+                settings.email_attribute,
+                settings.given_name_attribute,
+                settings.family_name_attribute,
+            ],
+            size_limit=2,
+        )
+        if not entries:
+            raise LoginRefused("unknown_user", BAD_CREDENTIALS)
+        if len(entries) > 1:
+            raise LoginRefused(
+                "ambiguous_user",
+                "More than one directory entry matches "
+                "that username, so none is trusted. Ask your admin to make "
+                "the LDAP search filter match one person.",
+            )
+        entry = entries[0]
+        if not directory.rebind(conn, settings, entry.dn, password):  # rule 3
+            raise LoginRefused("invalid_credentials", BAD_CREDENTIALS)
+    except DirectoryError as exc:
+        raise _unavailable(exc) from None
+    finally:
+        directory.close(conn)
+    email = entry.first(settings.email_attribute)
+    if not email or "@" not in email:
+        raise LoginRefused(
+            "no_email",
+            "Your directory entry has no email address (attribute "
+            f"{settings.email_attribute}). Ask your admin to add one.",
+            403,
+        )
+    given = entry.first(settings.given_name_attribute)
+    family = entry.first(settings.family_name_attribute)
+    return DirectoryPerson(entry.dn, email.lower(), " ".join(filter(None, [given, family])) or None)
+
+
+def _unavailable(exc: DirectoryError) -> LoginRefused:
+    if exc.reason == "unreachable":
+        return LoginRefused(
+            exc.reason,
+            "The directory server cannot be reached right now. "
+            "Try again later, or ask your admin to check the LDAP settings.",
+            503,
+        )
+    return LoginRefused(
+        exc.reason,
+        "Directory sign-in is not working for this organization "
+        "(the LDAP settings need attention). Ask your admin to run the "
+        "connection test in Settings → LDAP.",
+        502,
+    )
+
+
+def _domain(email: str) -> str:
+    domain = email.rsplit("@", 1)[1].strip().rstrip(".").lower()
+    try:
+        return domain.encode("idna").decode("ascii")
+    except UnicodeError:
+        return domain
+
+
+def directory_login(org: Org, username: str, password: str) -> tuple[Account, bool]:
+    """All four rules: returns (account, account_was_created); the caller completes the
+    login. The directory is trusted only for emails on the org's verified domains
+    (DESIGN §6), else one org's admin could sign in as another org's people."""
+    person = check_directory(org, username, password)
+    domain = _domain(person.email)
+    if domain not in verified_domain_names(org.id):
+        raise LoginRefused(
+            "domain_not_verified",
+            f"Your directory email is on {domain}, which {org.name} has not verified. An "
+            f"admin must verify {domain} in Settings → Domains before directory sign-in "
+            "works for it.",
+            403,
+        )
+    try:
+        account, _member, created = provision_member(org, person.email, person.name, via="ldap")
+    except ServiceError as exc:
+        raise LoginRefused("account_refused", exc.message, exc.status) from None
+    return account, created
+
+
+def record_failure(org: Org, username: str, reason: str, *, ip: str | None) -> None:
+    """Audit a refused sign-in; never the password. Does not commit."""
+    # Printable only: a NUL cannot be stored in PostgreSQL text or JSON.
+    shown = "".join(
+        ch if ch.isprintable() else "\N{REPLACEMENT CHARACTER}" for ch in username[:MAX_USERNAME]
+    )
+    record_event(org.id, "ldap.login_failed", subject=shown or None, reason=reason, ip=ip)

@@ -8,4 +8,7 @@ __all__ = ["DomainState", "VerifiedDomain", "init_app"]
 
 
 def init_app(app: Flask) -> None:
-    """Register this capability's blueprints."""
+    """Register the API blueprint; the page routes join ``identity_pages``."""
+    from workspace.identity.domains import api, views  # noqa: F401  (views adds routes)
+
+    app.register_blueprint(api.bp)

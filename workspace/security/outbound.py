@@ -1,0 +1,119 @@
+"""The one guard every outbound HTTP request goes through (DESIGN §6).
+
+OIDC discovery, JWKS, token and userinfo calls and DNS-over-HTTPS lookups all take
+URLs an org admin typed in. Without a guard, "issuer URL" becomes a way to make the
+server read its own loopback or cloud metadata endpoints (server-side request
+forgery). So: http(s) only; every address a host resolves to must be public unless
+the host is listed in ``OUTBOUND_ALLOW_PRIVATE``; redirects are followed by hand and
+each hop is checked again; connect and read time out after ``OUTBOUND_TIMEOUT``
+seconds; bodies are capped.
+
+Known gap: the name is resolved here and again by the HTTP client, so a resolver that
+answers differently between the two (DNS rebinding) is not stopped.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+import requests
+from flask import current_app
+
+#: Largest body read from any peer; discovery documents and key sets are a few KiB.
+MAX_BODY_BYTES = 1024 * 1024
+MAX_REDIRECTS = 3
+_REDIRECT_CODES = {301, 302, 303, 307, 308}
+
+
+class OutboundError(Exception):
+    """The request was refused by the guard or failed on the way; the message is
+    safe to show to an admin (it never holds secrets)."""
+
+
+def _allowed_private_hosts() -> set[str]:
+    return {h.lower() for h in current_app.config.get("OUTBOUND_ALLOW_PRIVATE", [])}
+
+
+def _is_public(address: str) -> bool:
+    ip = ipaddress.ip_address(address.split("%", 1)[0])
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    # is_global is False for private, loopback, link-local, shared (100.64/10),
+    # reserved, unspecified and documentation ranges.
+    return ip.is_global and not ip.is_multicast
+
+
+def check_url(url: str) -> None:
+    """Refuse a URL the server must not fetch; returns quietly when it may."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https"):
+        raise OutboundError(f"Only http and https URLs can be fetched, not {url!r}.")
+    host = (parts.hostname or "").lower()
+    if not host:
+        raise OutboundError(f"The URL {url!r} has no host name.")
+    if host in _allowed_private_hosts():
+        return
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError as exc:
+        raise OutboundError(f"The URL {url!r} has an invalid port.") from exc
+    try:
+        infos = socket.getaddrinfo(host, port, proto=socket.IPPROTO_TCP)
+    except (socket.gaierror, UnicodeError) as exc:
+        raise OutboundError(f"The host {host} could not be resolved.") from exc
+    for info in infos:
+        if not _is_public(str(info[4][0])):
+            raise OutboundError(
+                f"The host {host} points to a private, loopback or link-local address; "
+                "the service does not connect there."
+            )
+
+
+def fetch(method: str, url: str, **kwargs: Any) -> requests.Response:
+    """Send one request through the guard and return the response with its body
+    read (at most :data:`MAX_BODY_BYTES`). Raises :class:`OutboundError` when the
+    guard refuses, the peer is unreachable, times out, or sends too much."""
+    timeout = float(current_app.config.get("OUTBOUND_TIMEOUT", 10))
+    for _hop in range(MAX_REDIRECTS + 1):
+        check_url(url)
+        host = urlsplit(url).hostname
+        response = None
+        try:
+            response = requests.request(
+                method, url, timeout=timeout, allow_redirects=False, stream=True, **kwargs
+            )
+            body = response.raw.read(MAX_BODY_BYTES + 1, decode_content=True)
+        except requests.Timeout as exc:
+            raise OutboundError(f"{host} did not answer within {timeout:g} seconds.") from exc
+        except (requests.RequestException, OSError) as exc:
+            if "timed out" in str(exc):
+                raise OutboundError(f"{host} did not answer within {timeout:g} seconds.") from exc
+            raise OutboundError(f"Could not connect to {host}.") from exc
+        finally:
+            if response is not None:
+                response.close()
+        if len(body) > MAX_BODY_BYTES:
+            raise OutboundError(f"{host} sent more than 1 MiB.")
+        response._content = body  # requests then serves .text and .json() from it
+        if response.status_code in _REDIRECT_CODES and response.headers.get("Location"):
+            url = urljoin(url, response.headers["Location"])
+            if urlsplit(url).hostname != host:
+                # Credentials were meant for the first host only.
+                kwargs = {k: v for k, v in kwargs.items() if k != "auth"}
+                headers = {
+                    k: v
+                    for k, v in (kwargs.get("headers") or {}).items()
+                    if k.lower() != "authorization"
+                }
+                kwargs["headers"] = headers
+            if response.status_code == 303 or (
+                response.status_code in (301, 302) and method.upper() == "POST"
+            ):
+                method = "GET"
+                kwargs = {k: v for k, v in kwargs.items() if k not in ("data", "json")}
+            continue
+        return response
+    raise OutboundError(f"Too many redirects (more than {MAX_REDIRECTS}).")

@@ -1,7 +1,19 @@
-"""Placeholder until this capability lands; see the open issues."""
+"""SCIM 2.0 user provisioning (spec §2.4, §2.5, §3.2, §3.3, §4.2; DESIGN §5): the
+org's bearer token, its settings page and JSON API, and the SCIM endpoints an IdP
+such as Okta or Entra ID drives."""
 
 from flask import Flask
 
 
 def init_app(app: Flask) -> None:
-    """Register this capability's blueprints."""
+    """Register the SCIM endpoints, the token API and page, and ``flask scim``."""
+    from workspace.extensions import csrf
+    from workspace.scim import api, cli, errors, routing, views
+
+    # SCIM carries its own bearer authentication and no ambient credential.
+    csrf.exempt(routing.bp)
+    errors.init_app(app)
+    app.register_blueprint(routing.bp)
+    app.register_blueprint(api.bp)
+    app.register_blueprint(views.bp)
+    app.cli.add_command(cli.scim_group)

@@ -1,0 +1,107 @@
+"""SCIM test helpers: an org with a SCIM token, and a client that speaks SCIM."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from tests.conftest import OrgFixture
+
+USER = "urn:ietf:params:scim:schemas:core:2.0:User"
+PATCH_OP = "urn:ietf:params:scim:api:messages:2.0:PatchOp"
+LIST = "urn:ietf:params:scim:api:messages:2.0:ListResponse"
+ERROR = "urn:ietf:params:scim:api:messages:2.0:Error"
+SCIM_JSON = "application/scim+json"
+
+
+def new_scim_token(app, org_id: uuid.UUID) -> str:
+    from workspace.scim.tokens import generate_token
+
+    with app.app_context():
+        return generate_token(org_id, None)[1]
+
+
+@dataclass
+class Scim:
+    """A test client pointed at one org's SCIM base, with its bearer token."""
+
+    client: Any
+    org: OrgFixture
+    token: str
+
+    @property
+    def base(self) -> str:
+        return f"/scim/v2/orgs/{self.org.org_id}"
+
+    def headers(self, token: str | None = None) -> dict[str, str]:
+        return {"Authorization": f"Bearer {token or self.token}"}
+
+    def request(self, method: str, path: str, body: Any = None, **kwargs: Any):
+        headers = {**self.headers(), **kwargs.pop("headers", {})}
+        if body is not None:
+            kwargs.setdefault("json", body)
+            headers.setdefault("Content-Type", SCIM_JSON)
+        return self.client.open(self.base + path, method=method, headers=headers, **kwargs)
+
+    def get(self, path: str, **kw):
+        return self.request("GET", path, **kw)
+
+    def post(self, path: str, body: Any = None, **kw):
+        return self.request("POST", path, body, **kw)
+
+    def put(self, path: str, body: Any = None, **kw):
+        return self.request("PUT", path, body, **kw)
+
+    def patch(self, path: str, operations: list[dict[str, Any]], **kw):
+        return self.request("PATCH", path, {"schemas": [PATCH_OP], "Operations": operations}, **kw)
+
+    def delete(self, path: str, **kw):
+        return self.request("DELETE", path, **kw)
+
+    def create(self, user_name: str, **attrs: Any) -> dict[str, Any]:
+        resp = self.post("/Users", {"schemas": [USER], "userName": user_name, **attrs})
+        assert resp.status_code == 201, resp.get_data(as_text=True)
+        return resp.get_json()
+
+
+def assert_scim_error(resp, status: int, scim_type: str | None = None) -> dict[str, Any]:
+    assert resp.status_code == status, resp.get_data(as_text=True)
+    assert resp.mimetype == SCIM_JSON
+    body = resp.get_json()
+    assert body["schemas"] == [ERROR]
+    assert body["status"] == str(status)
+    assert body["detail"]
+    if scim_type is not None:
+        assert body.get("scimType") == scim_type, body
+    return body
+
+
+@pytest.fixture
+def scim(app, client, acme) -> Scim:
+    return Scim(client, acme, new_scim_token(app, acme.org_id))
+
+
+def member_state(app, org_id: uuid.UUID, email: str) -> tuple[bool, str] | None:
+    """(active, role) of the email's membership in the org, or None."""
+    from sqlalchemy import select
+
+    from workspace.core.models import Account, OrgMember
+    from workspace.extensions import db
+
+    with app.app_context():
+        row = db.session.execute(
+            select(OrgMember.active, OrgMember.role)
+            .join(Account)
+            .where(OrgMember.org_id == org_id, Account.email == email)
+        ).first()
+        return (row[0], row[1]) if row else None
+
+
+def event_kinds(app, org_id: uuid.UUID, prefix: str = "scim.user") -> list[str]:
+    from workspace.core.events import list_events
+
+    with app.app_context():
+        return [e.kind for e in reversed(list_events(org_id, kind_prefix=prefix))]

@@ -1,0 +1,40 @@
+"""PATCH (RFC 7644 §3.5.2) as real IdPs send it, applied by scim2-models.
+
+Okta deactivates with ``{"op": "replace", "value": {"active": false}}`` (no path);
+Entra capitalises ops (``"Replace"``), sends ``"False"`` for booleans, dotted keys
+such as ``"name.givenName"`` in a path-less value, ``Add`` on
+``emails[type eq "work"].value`` when no work email exists yet, and ``Remove``
+operations carrying the value to remove. scim2-models accepts the first three as
+they are; the last two are policy switches.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scim2_models import Context, InvalidSyntaxException, PatchOp, ScimPolicy
+
+from workspace.scim.resources import InputUser
+
+POLICY = ScimPolicy(
+    unknown=ScimPolicy.Unknown.forbid,
+    remove_value_as_filter=ScimPolicy.RemoveValue.apply,
+    unmatched_path_filter=ScimPolicy.UnmatchedPathFilter.create,
+)
+
+_PATCH_OP = PatchOp[InputUser]
+
+
+def parse(payload: Any) -> PatchOp:
+    if not isinstance(payload, dict):
+        raise InvalidSyntaxException(detail="A PATCH body is a PatchOp JSON object.")
+    return _PATCH_OP.model_validate(
+        payload, scim_ctx=Context.RESOURCE_PATCH_REQUEST, scim_policy=POLICY
+    )
+
+
+def apply(operations: PatchOp, document: InputUser) -> InputUser:
+    """Apply every operation to ``document`` in place; all or nothing, since the
+    caller stores the result only when every operation succeeded."""
+    operations.patch(document, scim_policy=POLICY)
+    return document

@@ -1,0 +1,142 @@
+"""The SCIM documents this service reads and writes (RFC 7643), built on scim2-models.
+
+Two views of a User: :data:`InputUser` is what an IdP may send (the whole core User
+schema plus the enterprise extension, so Okta's ``locale``/``password`` and Entra's
+``department`` validate and are then dropped), :class:`PublishedUser` is what we
+store, return and describe on /Schemas.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, ClassVar
+
+from scim2_models import (
+    URN,
+    AuthenticationScheme,
+    Bulk,
+    ChangePassword,
+    Context,
+    EnterpriseUser,
+    ETag,
+    Filter,
+    Mutability,
+    Name,
+    Patch,
+    Required,
+    Resource,
+    ResourceType,
+    Returned,
+    Schema,
+    ServiceProviderConfig,
+    Sort,
+    Uniqueness,
+    User,
+)
+from scim2_models import Email as _Email
+
+USER_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:User"
+#: Largest page a list answers (RFC 7644 §3.4.2.4 lets the provider cap ``count``).
+MAX_RESULTS = 200
+
+
+class Email(_Email):
+    """RFC 7643 §4.1.2 emails, with the value checked by us rather than by
+    email-validator: IdP test tenants use ``.test`` and ``.local`` domains, which
+    it refuses as special-use names."""
+
+    value: str | None = None
+
+
+class ScimUser(User):
+    emails: list[Email] | None = None
+    Emails: ClassVar[type[Email]] = Email
+
+
+#: Request payloads: POST, PUT and the document PATCH operations apply to.
+InputUser = ScimUser[EnterpriseUser]
+
+
+class PublishedEmail(_Email):
+    value: Annotated[str | None, Required.true] = None
+
+
+class PublishedUser(Resource):
+    """The User attributes this service keeps (RFC 7643 §4.1).
+
+    ``userName`` is immutable: it names the account's email, and accounts are
+    shared between orgs, so one org's IdP may not rename them. ``emails`` and
+    ``active`` are always present.
+    """
+
+    __schema__ = URN(USER_SCHEMA)
+
+    user_name: Annotated[str | None, Uniqueness.server, Required.true, Mutability.immutable] = None
+    """Unique identifier for the User: their email address, or the IdP's login
+    name when emails carries the address. Fixed once provisioned."""
+
+    name: Name | None = None
+    """The components of the user's real name."""
+
+    display_name: str | None = None
+    """The name of the User, suitable for display to end-users."""
+
+    emails: Annotated[list[PublishedEmail] | None, Required.true] = None
+    """Email addresses for the user. When userName is not an email address, the
+    first one is the account's email."""
+
+    active: Annotated[bool | None, Required.true, Returned.always] = None
+    """Whether the user is a member of the organization."""
+
+
+def user_schema() -> Schema:
+    schema = PublishedUser.to_schema()
+    schema.name = "User"
+    schema.description = "User Account"
+    return schema
+
+
+def discovery_schemas() -> list[Schema]:
+    """What /Schemas lists (RFC 7644 §4): the User schema and the three schemas
+    that describe the discovery resources themselves."""
+    return [
+        user_schema(),
+        ServiceProviderConfig.to_schema(),
+        ResourceType.to_schema(),
+        Schema.to_schema(),
+    ]
+
+
+def user_resource_type() -> ResourceType:
+    return ResourceType(
+        id="User",
+        name="User",
+        endpoint="/Users",
+        description="User Account",
+        schema_=USER_SCHEMA,
+    )
+
+
+def service_provider_config() -> ServiceProviderConfig:
+    """RFC 7643 §5: PATCH and filters yes; bulk, sorting, ETags, passwords no."""
+    return ServiceProviderConfig(
+        documentation_uri=None,
+        patch=Patch(supported=True),
+        bulk=Bulk(supported=False, max_operations=0, max_payload_size=0),
+        filter=Filter(supported=True, max_results=MAX_RESULTS),
+        change_password=ChangePassword(supported=False),
+        sort=Sort(supported=False),
+        etag=ETag(supported=False),
+        authentication_schemes=[
+            AuthenticationScheme(
+                type=AuthenticationScheme.Type.oauthbearertoken,
+                name="Bearer token",
+                description="The organization's SCIM token (scim_...), generated on "
+                "the SCIM settings page.",
+                primary=True,
+            )
+        ],
+    )
+
+
+def dump(obj: Any, ctx: Context = Context.RESOURCE_QUERY_RESPONSE, **kwargs: Any) -> dict:
+    return obj.model_dump(scim_ctx=ctx, **kwargs)

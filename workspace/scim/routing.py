@@ -1,0 +1,295 @@
+"""The SCIM 2.0 endpoints (RFC 7644 §3) under /scim/v2/orgs/<org id>/.
+
+Thin views: authenticate the org's bearer token, parse the request into
+scim2-models documents, call one service function, answer
+``application/scim+json``. Every request is scoped to the org in the URL.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Any
+
+from flask import Blueprint, Response, current_app, g, request
+from pydantic import ValidationError
+from scim2_models import (
+    Context,
+    Error,
+    InvalidSyntaxException,
+    ListResponse,
+    Meta,
+    NotFoundException,
+    SCIMException,
+    ScimPolicy,
+    SearchRequest,
+)
+
+from workspace.core.models import Org
+from workspace.extensions import db
+from workspace.scim import errors, patch, tokens, users
+from workspace.scim.errors import MEDIA_TYPE
+from workspace.scim.resources import (
+    MAX_RESULTS,
+    InputUser,
+    PublishedUser,
+    discovery_schemas,
+    dump,
+    service_provider_config,
+    user_resource_type,
+)
+
+bp = Blueprint("scim", __name__, url_prefix="/scim/v2/orgs/<uuid:org_id>")
+errors.install(bp)
+
+#: Bodies above this are refused with a SCIM 400 before parsing; one User is a few
+#: hundred bytes, an Entra user with every attribute a few KB.
+MAX_BODY = 64 * 1024
+DEFAULT_COUNT = 100
+_JSON_TYPES = ("application/json", "application/scim+json")
+#: Requests are read strictly: an attribute no schema declares is a 400.
+_STRICT = ScimPolicy(unknown=ScimPolicy.Unknown.forbid)
+
+
+# -- plumbing ------------------------------------------------------------------------
+
+
+@bp.before_request
+def authenticate() -> Response | None:
+    """RFC 7644 §2: a bearer token on every request. The token is looked up by the
+    org in the URL, so another org's token (or an unknown org) is a plain 401."""
+    header = request.headers.get("Authorization", "")
+    scheme, _, raw = header.partition(" ")
+    org_id = (request.view_args or {}).get("org_id")
+    token = None
+    if scheme.lower() == "bearer" and isinstance(org_id, uuid.UUID):
+        token = tokens.authenticate(org_id, raw.strip())
+    if token is None:
+        detail = (
+            "The bearer token is not this organization's SCIM token."
+            if header
+            else "Send the organization's SCIM token as 'Authorization: Bearer scim_...'."
+        )
+        return errors.error_response(401, detail)
+    g.scim_token_prefix = token.prefix
+    g.scim_org = db.session.get(Org, org_id)
+    return None
+
+
+def _json(data: Any, status: int = 200, location: str | None = None) -> Response:
+    response = Response(json.dumps(data), status=status, mimetype=MEDIA_TYPE)
+    if location:
+        response.headers["Location"] = location
+    return response
+
+
+def _body() -> Any:
+    """The request's JSON, refusing oversized, non-JSON and malformed bodies."""
+    if (request.content_length or 0) > MAX_BODY:
+        return _raise_too_large()
+    if request.mimetype and request.mimetype not in _JSON_TYPES:
+        raise SCIMException.from_error(
+            Error(status=415, detail="Send the body as application/scim+json or application/json.")
+        )
+    raw = request.stream.read(MAX_BODY + 1)
+    if len(raw) > MAX_BODY:
+        return _raise_too_large()
+    try:
+        return json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise InvalidSyntaxException(detail="The request body is not valid JSON.") from exc
+
+
+class _TooLarge(SCIMException):
+    status = 400
+    scim_type = "invalidValue"
+
+
+def _raise_too_large() -> Any:
+    raise _TooLarge(
+        detail=f"The request body is larger than {MAX_BODY // 1024} KB; a SCIM "
+        "request for one user needs far less."
+    )
+
+
+def _object(payload: Any) -> dict[str, Any]:
+    if not isinstance(payload, dict):
+        raise InvalidSyntaxException(detail="The request body must be a JSON object.")
+    return payload
+
+
+def _base_url(org_id: uuid.UUID) -> str:
+    return f"{current_app.config['BASE_URL']}/scim/v2/orgs/{org_id}"
+
+
+def _resource(user: users.ScimMember) -> PublishedUser:
+    member, identity = user.member, user.identity
+    payload = user.attributes.as_payload()
+    created = identity.created_at if identity else member.created_at
+    modified = max(filter(None, [created, identity and identity.updated_at, member.deactivated_at]))
+    payload["id"] = str(member.id)
+    resource = PublishedUser.model_validate(payload)
+    resource.meta = Meta(
+        resource_type="User",
+        created=created,
+        last_modified=modified,
+        location=f"{_base_url(member.org_id)}/Users/{member.id}",
+    )
+    return resource
+
+
+def _search(source: dict[str, Any]) -> SearchRequest:
+    return SearchRequest[PublishedUser].model_validate(source)
+
+
+def _query_search() -> SearchRequest:
+    names = ("filter", "startIndex", "count", "attributes", "excludedAttributes")
+    return _search({k: request.args[k] for k in names if k in request.args})
+
+
+def _list(search: SearchRequest, org_id: uuid.UUID) -> Response:
+    """RFC 7644 §3.4.2: a ListResponse, 1-based paging, ``count=0`` for totals only."""
+    start = search.start_index or 1
+    count = DEFAULT_COUNT if search.count is None else min(search.count, MAX_RESULTS)
+    total, page = users.list_users(org_id, search.filter, start, count)
+    listing = ListResponse[PublishedUser](
+        total_results=total,
+        start_index=start,
+        items_per_page=len(page),
+        resources=[_resource(u) for u in page],
+    )
+    return _json(dump(listing, response_parameters=search))
+
+
+def _one(user: users.ScimMember, status: int = 200) -> Response:
+    resource = _resource(user)
+    params = _query_search()
+    return _json(
+        dump(resource, response_parameters=params),
+        status,
+        location=resource.meta.location if status == 201 else None,
+    )
+
+
+# -- discovery (RFC 7644 §4) -----------------------------------------------------------
+
+
+@bp.get("/ServiceProviderConfig")
+def service_provider_config_view(org_id: uuid.UUID) -> Response:
+    config = service_provider_config()
+    config.meta = Meta(
+        resource_type="ServiceProviderConfig", location=f"{_base_url(org_id)}/ServiceProviderConfig"
+    )
+    return _json(dump(config))
+
+
+def _discovery_list(items: list[Any]) -> Response:
+    listing = ListResponse[type(items[0])](
+        total_results=len(items), start_index=1, items_per_page=len(items), resources=items
+    )
+    return _json(dump(listing))
+
+
+@bp.get("/ResourceTypes")
+def resource_types(org_id: uuid.UUID) -> Response:
+    return _discovery_list([_with_meta(user_resource_type(), org_id, "ResourceTypes", "User")])
+
+
+@bp.get("/ResourceTypes/<name>")
+def resource_type(org_id: uuid.UUID, name: str) -> Response:
+    if name != "User":
+        raise NotFoundException(detail=f"No resource type {name!r}; this service has User.")
+    return _json(dump(_with_meta(user_resource_type(), org_id, "ResourceTypes", "User")))
+
+
+@bp.get("/Schemas")
+def schemas(org_id: uuid.UUID) -> Response:
+    return _discovery_list([_with_meta(s, org_id, "Schemas", s.id) for s in discovery_schemas()])
+
+
+@bp.get("/Schemas/<schema_id>")
+def schema(org_id: uuid.UUID, schema_id: str) -> Response:
+    for item in discovery_schemas():
+        if item.id == schema_id:
+            return _json(dump(_with_meta(item, org_id, "Schemas", item.id)))
+    raise NotFoundException(detail=f"No schema {schema_id!r}.")
+
+
+def _with_meta(item: Any, org_id: uuid.UUID, endpoint: str, item_id: str) -> Any:
+    item.meta = Meta(
+        resource_type=type(item).__name__, location=f"{_base_url(org_id)}/{endpoint}/{item_id}"
+    )
+    return item
+
+
+# -- Users (RFC 7644 §3.3-3.6) ----------------------------------------------------------
+
+
+@bp.get("/Users")
+def list_users(org_id: uuid.UUID) -> Response:
+    return _list(_query_search(), org_id)
+
+
+@bp.post("/Users/.search")
+@bp.post("/.search")
+def search_users(org_id: uuid.UUID) -> Response:
+    """RFC 7644 §3.4.3; the root search covers every resource type, here Users."""
+    return _list(_search(_object(_body())), org_id)
+
+
+@bp.post("/Users")
+def create_user(org_id: uuid.UUID) -> Response:
+    document = _validate(Context.RESOURCE_CREATION_REQUEST)
+    user = users.create_user(g.scim_org, document, g.scim_token_prefix)
+    return _one(user, status=201)
+
+
+@bp.get("/Users/<user_id>")
+def read_user(org_id: uuid.UUID, user_id: str) -> Response:
+    return _one(users.get_user(org_id, user_id))
+
+
+@bp.put("/Users/<user_id>")
+def replace_user(org_id: uuid.UUID, user_id: str) -> Response:
+    user = users.get_user(org_id, user_id)
+    document = _validate(Context.RESOURCE_REPLACEMENT_REQUEST)
+    return _one(users.replace_user(g.scim_org, user, document, g.scim_token_prefix))
+
+
+@bp.patch("/Users/<user_id>")
+def patch_user(org_id: uuid.UUID, user_id: str) -> Response:
+    user = users.get_user(org_id, user_id)
+    operations = patch.parse(_body())
+    patched = patch.apply(operations, users.scim_document(user))
+    return _one(users.patch_user(g.scim_org, user, patched, g.scim_token_prefix))
+
+
+@bp.delete("/Users/<user_id>")
+def delete_user(org_id: uuid.UUID, user_id: str) -> Response:
+    user = users.get_user(org_id, user_id)
+    users.delete_user(g.scim_org, user, g.scim_token_prefix)
+    return Response(status=204)
+
+
+def _validate(ctx: Context) -> InputUser:
+    payload = _object(_body())
+    try:
+        return InputUser.model_validate(payload, scim_ctx=ctx, scim_policy=_STRICT)
+    except ValidationError as exc:
+        raise errors.validation_error(exc) from exc
+
+
+# -- Groups: not provisioned here, but IdPs (Entra's Test Connection) query them -----
+
+
+@bp.get("/Groups")
+def list_groups(org_id: uuid.UUID) -> Response:
+    listing = ListResponse[PublishedUser](
+        total_results=0, start_index=1, items_per_page=0, resources=[]
+    )
+    return _json(dump(listing))
+
+
+@bp.get("/Groups/<group_id>")
+def read_group(org_id: uuid.UUID, group_id: str) -> Response:
+    raise NotFoundException(detail="This service provisions users only; it has no groups.")

@@ -1,0 +1,265 @@
+"""SCIM Users as org memberships (spec §3.2): provision, read, replace, patch,
+deactivate. The SCIM id is the OrgMember id. Functions take plain arguments and
+scim2-models documents; they raise scim2-models exceptions, which the blueprint
+renders as SCIM errors (RFC 7644 §3.12)."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+
+from scim2_models import (
+    MutabilityException,
+    NotFoundException,
+    ScimFilter,
+    UniquenessException,
+)
+from sqlalchemy import ColumnElement, func, select, update
+from sqlalchemy.exc import IntegrityError
+
+from workspace.core import accounts
+from workspace.core.events import record_event
+from workspace.core.models import Account, AccountKind, ApiToken, Org, OrgMember, OrgRole
+from workspace.extensions import db
+from workspace.scim import filter as scim_filter
+from workspace.scim.documents import Attributes, attributes_of, email_of
+from workspace.scim.models import ScimIdentity
+from workspace.scim.resources import InputUser, ScimUser
+from workspace.types import utcnow
+
+LAST_OWNER = (
+    "This user is the organization's last owner and stays active. Make another "
+    "member an owner in the workspace first."
+)
+
+
+@dataclass
+class ScimMember:
+    """A member as SCIM sees it: the membership, and what SCIM stored about it."""
+
+    member: OrgMember
+    identity: ScimIdentity | None
+
+    @property
+    def attributes(self) -> Attributes:
+        if self.identity is not None:
+            return Attributes.from_identity(self.identity, self.member.active)
+        return Attributes.derived(self.member.account, self.member.active)
+
+
+def _base_query():
+    return (
+        select(OrgMember, ScimIdentity)
+        .join(Account, Account.id == OrgMember.account_id)
+        .outerjoin(ScimIdentity, ScimIdentity.member_id == OrgMember.id)
+        # Agents act through their own tool interface; an IdP does not manage them.
+        .where(Account.kind == AccountKind.PERSON, ScimIdentity.deleted_at.is_(None))
+    )
+
+
+def list_users(
+    org_id: uuid.UUID, scim_filter_: ScimFilter | None, start_index: int, count: int
+) -> tuple[int, list[ScimMember]]:
+    """One page of the org's users, oldest membership first (a stable order for
+    RFC 7644 §3.4.2.4 paging), and the total that match."""
+    where: list[ColumnElement[bool]] = [OrgMember.org_id == org_id]
+    if scim_filter_ is not None:
+        where.append(scim_filter.to_sql(scim_filter_.ast))
+    query = _base_query().where(*where)
+    total = db.session.scalar(select(func.count()).select_from(query.subquery())) or 0
+    if count == 0:
+        return total, []
+    rows = db.session.execute(
+        query.order_by(OrgMember.created_at, OrgMember.id).offset(start_index - 1).limit(count)
+    ).all()
+    return total, [ScimMember(m, i) for m, i in rows]
+
+
+def get_user(org_id: uuid.UUID, user_id: str) -> ScimMember:
+    """The user with this SCIM id; 404 for anything else, whatever its shape."""
+    try:
+        member_id = uuid.UUID(user_id)
+    except ValueError:
+        member_id = None
+    row = None
+    if member_id is not None:
+        row = db.session.execute(
+            _base_query().where(OrgMember.org_id == org_id, OrgMember.id == member_id)
+        ).first()
+    if row is None:
+        raise NotFoundException(detail=f"No user with id {user_id!r} in this organization.")
+    return ScimMember(row[0], row[1])
+
+
+# -- writes --------------------------------------------------------------------------
+
+
+def create_user(org: Org, document: InputUser, token_prefix: str) -> ScimMember:
+    """POST /Users (spec §3.2 first row). The unique constraints on accounts,
+    memberships and live userNames decide between concurrent creations: the
+    loser's transaction fails and it answers 409."""
+    attrs = attributes_of(document)
+    for _attempt in range(2):
+        try:
+            return _create(org, attrs, token_prefix)
+        except IntegrityError:
+            db.session.rollback()
+            # The first failure may only mean another request created the account
+            # a moment ago; look again, and this time see it.
+    raise UniquenessException(detail=f"The userName {attrs.user_name!r} is already taken.")
+
+
+def _taken(attrs: Attributes) -> UniquenessException:
+    return UniquenessException(
+        detail=f"The userName {attrs.user_name!r} is already taken in this organization. "
+        f'Look it up with filter=userName eq "{attrs.user_name}".'
+    )
+
+
+def _create(org: Org, attrs: Attributes, token_prefix: str) -> ScimMember:
+    email = email_of(attrs)
+    live = db.session.scalar(
+        select(ScimIdentity.id).where(
+            ScimIdentity.org_id == org.id,
+            ScimIdentity.deleted_at.is_(None),
+            ScimIdentity.user_name_key == scim_filter.user_name_key(attrs.user_name),
+        )
+    )
+    if live is not None:
+        raise _taken(attrs)
+    account = accounts.find_account(email)
+    if account is None:
+        account = accounts.ensure_account(email, attrs.account_name(), email_verified=True)
+    member = db.session.scalar(
+        select(OrgMember).where(OrgMember.org_id == org.id, OrgMember.account_id == account.id)
+    )
+    identity = None
+    if member is not None:
+        identity = db.session.scalar(
+            select(ScimIdentity).where(ScimIdentity.member_id == member.id)
+        )
+        if identity is None or identity.deleted_at is None:
+            raise _taken(attrs)
+        # Provisioning again a user the IdP deleted: the same membership comes back.
+        identity.deleted_at = None
+    else:
+        member = accounts.add_member(org, account, OrgRole.MEMBER, via="scim")
+    scim_member = ScimMember(member, identity)
+    _store(scim_member, attrs)
+    record_event(
+        org.id,
+        "scim.user.provisioned",
+        subject=account.email,
+        scim_id=str(member.id),
+        user_name=attrs.user_name,
+        external_id=attrs.external_id,
+        by=f"SCIM token {token_prefix}",
+    )
+    # An IdP may create a user already inactive; that is a provisioning followed
+    # by a deactivation, and a deleted user comes back only if asked to be active.
+    _set_active(scim_member, attrs.active is not False, token_prefix)
+    db.session.commit()
+    return scim_member
+
+
+def replace_user(org: Org, user: ScimMember, document: InputUser, token_prefix: str) -> ScimMember:
+    """PUT /Users/{id} (RFC 7644 §3.5.1): the document replaces what SCIM stored;
+    ``active`` absent means true (spec §3.2)."""
+    attrs = attributes_of(document)
+    if attrs.active is None:
+        attrs.active = True
+    return _write(user, attrs, token_prefix)
+
+
+def patch_user(org: Org, user: ScimMember, patched: InputUser, token_prefix: str) -> ScimMember:
+    """PATCH /Users/{id}: ``patched`` is the current document with the operations
+    applied (see :mod:`workspace.scim.patch`)."""
+    return _write(user, attributes_of(patched), token_prefix)
+
+
+def _write(user: ScimMember, attrs: Attributes, token_prefix: str) -> ScimMember:
+    current = user.attributes
+    if scim_filter.user_name_key(attrs.user_name) != scim_filter.user_name_key(current.user_name):
+        raise MutabilityException(
+            detail="userName cannot change once provisioned: it names the person's "
+            "account. Deprovision the user and provision the new name instead."
+        )
+    attrs.user_name = current.user_name
+    _set_active(user, attrs.active is not False, token_prefix)
+    _store(user, attrs)
+    db.session.commit()
+    return user
+
+
+def delete_user(org: Org, user: ScimMember, token_prefix: str) -> None:
+    """DELETE /Users/{id}: deactivation as with ``active`` false, and the resource
+    is gone for SCIM from now on (RFC 7644 §3.6 asks for 404 afterwards)."""
+    _set_active(user, False, token_prefix)
+    if user.identity is None:
+        _store(user, user.attributes)
+    assert user.identity is not None
+    user.identity.deleted_at = utcnow()
+    db.session.commit()
+
+
+def _store(user: ScimMember, attrs: Attributes) -> None:
+    identity = user.identity
+    if identity is None:
+        identity = ScimIdentity(org_id=user.member.org_id, member_id=user.member.id)
+        db.session.add(identity)
+        user.identity = identity
+    identity.user_name = attrs.user_name
+    identity.user_name_key = scim_filter.user_name_key(attrs.user_name)
+    identity.external_id = attrs.external_id
+    # The account's email is kept so a user whose emails were all removed still
+    # shows one (emails is required in our schema).
+    identity.attributes = {**attrs.stored(), "accountEmail": user.member.account.email}
+    identity.email_keys = (
+        " "
+        + " ".join(scim_filter.email_key(e.get("type"), e["value"]) for e in attrs.emails or [])
+        + " "
+    )
+    identity.updated_at = utcnow()
+    db.session.flush()
+
+
+def _set_active(user: ScimMember, active: bool, token_prefix: str) -> None:
+    """Spec §3.2 transitions. Deactivation keeps the account and what it wrote,
+    never touches the last owner, and cuts the member's API tokens for this org
+    at once (sessions lose the org through the membership check)."""
+    member = user.member
+    if active and not member.active:
+        org = db.session.get(Org, member.org_id)
+        accounts.add_member(org, member.account, OrgRole.MEMBER, via="scim")
+        record_event(
+            member.org_id,
+            "scim.user.reactivated",
+            subject=member.account.email,
+            scim_id=str(member.id),
+            by=f"SCIM token {token_prefix}",
+        )
+    elif not active and member.active:
+        if not accounts.deactivate_member(member, via="scim"):
+            db.session.rollback()
+            raise MutabilityException(detail=LAST_OWNER)
+        db.session.execute(
+            update(ApiToken)
+            .where(
+                ApiToken.account_id == member.account_id,
+                ApiToken.org_id == member.org_id,
+                ApiToken.revoked_at.is_(None),
+            )
+            .values(revoked_at=utcnow())
+        )
+        record_event(
+            member.org_id,
+            "scim.user.deactivated",
+            subject=member.account.email,
+            scim_id=str(member.id),
+            by=f"SCIM token {token_prefix}",
+        )
+
+
+def scim_document(user: ScimMember) -> ScimUser:
+    """The current state as an input document, which PATCH operations apply to."""
+    return InputUser.model_validate(user.attributes.as_payload())

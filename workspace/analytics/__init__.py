@@ -1,7 +1,11 @@
-"""Placeholder until this capability lands; see the open issues."""
+"""Analytics: rollups over the tasks that count, PQL, charts, CSV export and pages."""
 
 from flask import Flask
 
 
 def init_app(app: Flask) -> None:
-    """Register this capability's blueprints."""
+    """Register the analytics API and pages."""
+    from workspace.analytics import api, views
+
+    app.register_blueprint(api.bp)
+    app.register_blueprint(views.bp)

@@ -50,6 +50,8 @@ class Task(db.Model):
             "assignee_id",
             "due_date",
             "project_id",
+            "state_id",
+            "completed_at",
             sqlite_where=text(COUNTED_TASKS_PREDICATE["sqlite"]),
             postgresql_where=text(COUNTED_TASKS_PREDICATE["postgresql"]),
         ),

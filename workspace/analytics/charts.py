@@ -1,0 +1,204 @@
+"""Rollup results -> Plotly figures, serialized for ``Plotly.newPlot`` in the page.
+
+The one module that draws: the analytics tabs use it now, and dashboards and the
+printable export reuse :func:`points_figure` for their widgets.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import plotly.graph_objects as go
+import plotly.io as pio
+
+from workspace.analytics.dimensions import UNASSIGNED
+
+ACCENT = "#4f46e5"
+CATEGORY_COLORS = {
+    "backlog": "#a0a7b4",
+    "unstarted": "#6b8bb8",
+    "started": "#e0a030",
+    "completed": "#3f9a60",
+    "cancelled": "#c46a6a",
+}
+PRIORITY_COLORS = {
+    "urgent": "#c53030",
+    "high": "#e07a45",
+    "medium": "#e4b93c",
+    "low": "#5b8fd0",
+    "none": "#b8bec9",
+}
+CHART_TYPES = ("bar", "line", "area", "donut", "pie")
+_LAYOUT = dict(
+    margin=dict(l=48, r=16, t=16, b=48),
+    height=300,
+    paper_bgcolor="rgba(0,0,0,0)",
+    plot_bgcolor="rgba(0,0,0,0)",
+    template="none",
+    font=dict(family="system-ui, sans-serif", size=12),
+    showlegend=False,
+    hoverlabel=dict(font_size=12),
+)
+
+
+def _layout(fig: go.Figure, **extra: Any) -> go.Figure:
+    fig.update_layout(**{**_LAYOUT, **extra})
+    fig.update_yaxes(gridcolor="#eceef2", zeroline=False)
+    return fig
+
+
+def to_json(fig: go.Figure) -> str:
+    """Figure JSON safe to embed in ``<script type="application/json">``."""
+    return pio.to_json(fig, validate=False).replace("</", "<\\/")
+
+
+def breakdown_bar(values: dict[str, int], colors: dict[str, str] | None = None) -> go.Figure:
+    keys = list(values)
+    fig = go.Figure(
+        go.Bar(
+            x=[k.capitalize() for k in keys],
+            y=[values[k] for k in keys],
+            marker_color=[(colors or {}).get(k, ACCENT) for k in keys],
+            hovertemplate="%{x}: %{y}<extra></extra>",
+        )
+    )
+    return _layout(fig)
+
+
+def donut(values: dict[str, int], colors: dict[str, str] | None = None) -> go.Figure:
+    keys = [k for k, v in values.items() if v]
+    fig = go.Figure(
+        go.Pie(
+            labels=[k.capitalize() for k in keys],
+            values=[values[k] for k in keys],
+            hole=0.55,
+            marker=dict(colors=[(colors or {}).get(k, ACCENT) for k in keys]),
+            sort=False,
+            textinfo="percent",
+            hovertemplate="%{label}: %{value}<extra></extra>",
+        )
+    )
+    return _layout(fig, showlegend=True, legend=dict(orientation="v"))
+
+
+def flow_figure(result: dict[str, Any]) -> go.Figure:
+    cats = result["categories"]
+    fig = go.Figure(
+        go.Bar(
+            x=[c["category"].capitalize() for c in cats],
+            y=[c["wip"] for c in cats],
+            marker_color=[CATEGORY_COLORS[c["category"]] for c in cats],
+            customdata=[c["avg_age_days"] for c in cats],
+            hovertemplate="%{x}: %{y} items, %{customdata} days in status<extra></extra>",
+        )
+    )
+    return _layout(fig)
+
+
+def workload_figure(rows: list[dict[str, Any]], limit: int = 15) -> go.Figure:
+    rows = list(reversed(rows[:limit]))
+    names = [r["name"] + (" (agent)" if r["kind"] == "agent" else "") for r in rows]
+    fig = go.Figure()
+    for key, label, color in (
+        ("in_progress", "In progress", CATEGORY_COLORS["started"]),
+        ("open", "Other open", CATEGORY_COLORS["unstarted"]),
+        ("completed_30d", "Completed (30 days)", CATEGORY_COLORS["completed"]),
+    ):
+        values = [r[key] - r["in_progress"] if key == "open" else r[key] for r in rows]
+        fig.add_bar(
+            y=names,
+            x=values,
+            name=label,
+            orientation="h",
+            marker_color=color,
+            hovertemplate="%{y}: %{x}<extra>" + label + "</extra>",
+        )
+    return _layout(
+        fig,
+        barmode="stack",
+        showlegend=True,
+        height=max(300, 28 * len(rows) + 80),
+        margin=dict(l=160, r=16, t=16, b=40),
+        legend=dict(orientation="h", y=-0.12),
+    )
+
+
+def scatter_figure(points: list[dict[str, Any]]) -> go.Figure:
+    fig = go.Figure(
+        go.Scatter(
+            x=[p["scope"] for p in points],
+            y=[p["completion_rate"] for p in points],
+            text=[f"{p['project_name']} · {p['name']}" for p in points],
+            mode="markers",
+            marker=dict(size=11, color=ACCENT, opacity=0.75),
+            hovertemplate="%{text}<br>%{x} tasks, %{y:.1%} done<extra></extra>",
+        )
+    )
+    fig.update_xaxes(title_text="Tasks in scope")
+    fig.update_yaxes(title_text="Completion rate", tickformat=".0%", range=[-0.05, 1.05])
+    return _layout(fig)
+
+
+def forecast_figure(result: dict[str, Any]) -> go.Figure:
+    weeks = [str(p["week_start"]) for p in result["series"]]
+    fig = go.Figure(
+        go.Bar(
+            x=weeks,
+            y=[p["completed"] for p in result["series"]],
+            name="Completed",
+            marker_color=CATEGORY_COLORS["completed"],
+            hovertemplate="Week of %{x}: %{y}<extra></extra>",
+        )
+    )
+    fig.add_bar(
+        x=[str(result["next_week_start"])],
+        y=[result["projected_next_week"]],
+        name="Projected",
+        marker=dict(color="rgba(79,70,229,0.25)", line=dict(color=ACCENT, width=1.5)),
+        hovertemplate="Projected for %{x}: %{y}<extra></extra>",
+    )
+    fig.add_scatter(
+        x=[*weeks, str(result["next_week_start"])],
+        y=[result["average_per_week"]] * (len(weeks) + 1),
+        mode="lines",
+        name="Average",
+        line=dict(color="#8b8fa3", dash="dot"),
+        hovertemplate="Average: %{y}<extra></extra>",
+    )
+    fig.update_xaxes(type="category")
+    return _layout(fig, showlegend=True, legend=dict(orientation="h", y=-0.2))
+
+
+def points_figure(points: list[dict[str, Any]], chart_type: str = "bar") -> go.Figure:
+    """A custom chart or a widget: ``points`` are ``{key, value}``, largest first."""
+    keys = ["Unassigned" if p["key"] == UNASSIGNED else p["key"] for p in points]
+    values = [p["value"] for p in points]
+    if chart_type in ("donut", "pie"):
+        fig = go.Figure(
+            go.Pie(
+                labels=keys,
+                values=values,
+                hole=0.55 if chart_type == "donut" else 0,
+                sort=False,
+                hovertemplate="%{label}: %{value}<extra></extra>",
+            )
+        )
+        return _layout(fig, showlegend=True)
+    if chart_type in ("line", "area"):
+        fig = go.Figure(
+            go.Scatter(
+                x=keys,
+                y=values,
+                mode="lines+markers",
+                fill="tozeroy" if chart_type == "area" else None,
+                line=dict(color=ACCENT),
+                hovertemplate="%{x}: %{y}<extra></extra>",
+            )
+        )
+        fig.update_xaxes(type="category")
+        return _layout(fig)
+    fig = go.Figure(
+        go.Bar(x=keys, y=values, marker_color=ACCENT, hovertemplate="%{x}: %{y}<extra></extra>")
+    )
+    fig.update_xaxes(type="category")
+    return _layout(fig)

@@ -1,0 +1,307 @@
+"""The rollups of spec §4.4, each a single pass in SQL over "the tasks that count".
+
+Every figure is a ``count(*) FILTER (WHERE ...)`` column of one statement (SQLAlchemy's
+``func.count().filter(...)``, which SQLite 3.30+ and PostgreSQL both render), so a
+whole-org overview reads the covering index once instead of once per figure. Python
+only shapes the few result rows. Definitions live in docs/analytics.md.
+"""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+from itertools import pairwise
+from typing import Any
+
+from sqlalchemy import ColumnElement, and_, func, literal_column, or_, select
+
+from workspace.analytics import dimensions
+from workspace.analytics.scope import CLOSED_CATEGORIES, OPEN_WORK_CATEGORIES, Scope
+from workspace.core.models import (
+    Account,
+    Cycle,
+    Module,
+    Priority,
+    Project,
+    State,
+    StateCategory,
+    Task,
+    TaskActivity,
+    TaskKind,
+)
+from workspace.core.models.projects import COUNTED_CATEGORIES
+from workspace.extensions import db
+
+COMPLETED = StateCategory.COMPLETED.value
+CATEGORIES = [c.value for c in COUNTED_CATEGORIES]
+PRIORITIES = [p.value for p in Priority]
+KINDS = [k.value for k in TaskKind]
+WORKLOAD_WINDOW = timedelta(days=30)
+PROJECTION_BASIS = 4
+
+
+def rate(done: int, total: int, places: int) -> float:
+    """Completion rate; 0 when nothing is in scope."""
+    return round(done / total, places) if total else 0.0
+
+
+def overdue_condition(scope: Scope) -> ColumnElement[bool]:
+    """Due before today (org time zone) and neither completed nor cancelled."""
+    return and_(
+        Task.due_date.is_not(None),
+        Task.due_date < scope.today,
+        Task.state_category.not_in([c.value for c in CLOSED_CATEGORIES]),
+    )
+
+
+def overview(scope: Scope) -> dict[str, Any]:
+    cat = Task.state_category
+    columns = [
+        func.count().label("total"),
+        func.count().filter(cat == COMPLETED).label("completed"),
+        func.count().filter(overdue_condition(scope)).label("overdue"),
+        *(func.count().filter(cat == c).label(f"cat_{c}") for c in CATEGORIES),
+        *(func.count().filter(Task.priority == p).label(f"prio_{p}") for p in PRIORITIES),
+        *(func.count().filter(Task.kind == k).label(f"kind_{k}") for k in KINDS),
+    ]
+    row = db.session.execute(select(*columns).where(*scope.where())).one()._mapping
+    return {
+        "total": row["total"],
+        "completed": row["completed"],
+        "completion_rate": rate(row["completed"], row["total"], 4),
+        "overdue": row["overdue"],
+        "by_category": {c: row[f"cat_{c}"] for c in CATEGORIES},
+        "by_priority": {p: row[f"prio_{p}"] for p in PRIORITIES},
+        "by_kind": {k: row[f"kind_{k}"] for k in KINDS},
+    }
+
+
+def _epoch_seconds(column: Any) -> ColumnElement[float]:
+    """Seconds since 1970 of a stored naive-UTC timestamp, per dialect."""
+    if db.session.get_bind().dialect.name == "sqlite":
+        return (func.julianday(column) - 2440587.5) * 86400.0
+    return func.extract("epoch", column)
+
+
+def state_change_rows() -> ColumnElement[bool]:
+    # Literal, so it matches the partial index ix_task_activity_state_changes.
+    return TaskActivity.field == literal_column("'state'")
+
+
+def flow(scope: Scope) -> dict[str, Any]:
+    """WIP and average age in status per open-work category; the age runs from the
+    task's latest status change in its history, else from its creation."""
+    last_change = (
+        select(TaskActivity.task_id, func.max(TaskActivity.created_at).label("at"))
+        .where(TaskActivity.org_id == scope.org_id, state_change_rows())
+        .group_by(TaskActivity.task_id)
+        .subquery()
+    )
+    since = _epoch_seconds(func.coalesce(last_change.c.at, Task.created_at))
+    open_values = [c.value for c in OPEN_WORK_CATEGORIES]
+    rows = db.session.execute(
+        select(Task.state_category, func.count(), func.avg(since))
+        .outerjoin(last_change, last_change.c.task_id == Task.id)
+        .where(*scope.where(), Task.state_category.in_(open_values))
+        .group_by(Task.state_category)
+    ).all()
+    found = {cat: (count, avg) for cat, count, avg in rows}
+    now_epoch = scope.now.timestamp()
+    categories = []
+    for cat in open_values:
+        count, avg = found.get(cat, (0, None))
+        age = round((now_epoch - float(avg)) / 86400, 2) if count else 0.0
+        categories.append({"category": cat, "wip": count, "avg_age_days": max(age, 0.0)})
+    return {"categories": categories, "total_wip": sum(c["wip"] for c in categories)}
+
+
+def workload(scope: Scope) -> list[dict[str, Any]]:
+    """Per assignee (people and agents alike): open, in progress, completed in the
+    last 30 days; highest open first. Unassigned tasks are left out."""
+    cat = Task.state_category
+    since = scope.now - WORKLOAD_WINDOW
+    counts = (
+        select(
+            Task.assignee_id.label("assignee_id"),
+            func.count().filter(cat != COMPLETED).label("open"),
+            func.count().filter(cat == StateCategory.STARTED.value).label("in_progress"),
+            func.count()
+            .filter(and_(cat == COMPLETED, Task.completed_at >= since))
+            .label("completed_30d"),
+        )
+        .where(*scope.where(), Task.assignee_id.is_not(None))
+        .group_by(Task.assignee_id)
+        .subquery()
+    )
+    rows = db.session.execute(
+        select(counts, Account.name, Account.email, Account.kind)
+        .join(Account, Account.id == counts.c.assignee_id)
+        .order_by(
+            counts.c.open.desc(),
+            counts.c.in_progress.desc(),
+            counts.c.completed_30d.desc(),
+            Account.name,
+            Account.email,
+        )
+    ).all()
+    return [
+        {
+            "assignee_id": r.assignee_id,
+            "name": r.name,
+            "email": r.email,
+            "kind": r.kind,
+            "open": r.open,
+            "in_progress": r.in_progress,
+            "completed_30d": r.completed_30d,
+        }
+        for r in rows
+    ]
+
+
+def scatter(scope: Scope, dimension: str) -> list[dict[str, Any]]:
+    """Per cycle or module of the scope's projects: scope, completed, rate (3 places).
+    Cycles or modules without tasks are listed with zeros."""
+    model, column = (Cycle, Task.cycle_id) if dimension == "cycle" else (Module, Task.module_id)
+    counts = dict(
+        (key, (total, done))
+        for key, total, done in db.session.execute(
+            select(column, func.count(), func.count().filter(Task.state_category == COMPLETED))
+            .where(*scope.where(), column.is_not(None))
+            .group_by(column)
+        ).all()
+    )
+    groups = (
+        select(model.id, model.name, Project.id, Project.name)
+        .join(Project, Project.id == model.project_id)
+        .where(Project.org_id == scope.org_id)
+    )
+    if scope.project_id is not None:
+        groups = groups.where(Project.id == scope.project_id)
+    order = [Project.name, model.name]
+    if model is Cycle:
+        order = [Project.name, Cycle.start_date.is_(None), Cycle.start_date, Cycle.name]
+    points = []
+    for key, name, project_id, project_name in db.session.execute(groups.order_by(*order)):
+        total, done = counts.get(key, (0, 0))
+        points.append(
+            {
+                "id": key,
+                "name": name,
+                "project_id": project_id,
+                "project_name": project_name,
+                "scope": total,
+                "completed": done,
+                "completion_rate": rate(done, total, 3),
+            }
+        )
+    return points
+
+
+def week_start(day: date) -> date:
+    """The Monday of ``day``'s week."""
+    return day - timedelta(days=day.weekday())
+
+
+def forecast(scope: Scope, weeks: int) -> dict[str, Any]:
+    """Completed per week over the ``weeks`` full weeks (Monday to Sunday, org time
+    zone) before the current week, counted from status changes into the completed
+    category; the projection for the current week is the mean of the last four."""
+    current = week_start(scope.today)
+    starts = [current - timedelta(weeks=weeks - i) for i in range(weeks + 1)]
+    bounds = [scope.day_start(d) for d in starts]
+    at = TaskActivity.created_at
+    columns = [
+        func.count().filter(and_(at >= lo, at < hi)).label(f"w{i}")
+        for i, (lo, hi) in enumerate(pairwise(bounds))
+    ]
+    query = (
+        select(*columns)
+        .select_from(TaskActivity)
+        .join(Task, Task.id == TaskActivity.task_id)
+        .where(
+            TaskActivity.org_id == scope.org_id,
+            state_change_rows(),
+            TaskActivity.new_category == COMPLETED,
+            at >= bounds[0],
+            at < bounds[-1],
+            # Entering the category counts; moving between two done states does not.
+            or_(TaskActivity.old_category.is_(None), TaskActivity.old_category != COMPLETED),
+            *scope.where(),
+        )
+    )
+    row = db.session.execute(query).one()
+    series = [{"week_start": starts[i], "completed": row[i]} for i in range(weeks)]
+    values = [p["completed"] for p in series]
+    basis = values[-PROJECTION_BASIS:]
+    return {
+        "weeks": weeks,
+        "series": series,
+        "average_per_week": round(sum(values) / weeks, 2),
+        "projected_next_week": round(sum(basis) / len(basis), 2),
+        "next_week_start": current,
+    }
+
+
+def pivot(scope: Scope, row: str, col: str) -> dict[str, Any]:
+    """Counts for every populated (row, column) cell of two dimensions."""
+    row_col, col_col = dimensions.column(row), dimensions.column(col)
+    query = (
+        select(row_col.label("r"), col_col.label("c"), func.count())
+        .select_from(Task)
+        .where(*scope.where())
+    )
+    if dimensions.needs_states(row, col):
+        query = query.join(State, State.id == Task.state_id)
+    result = db.session.execute(query.group_by(row_col, col_col)).all()
+    cells = [(dimensions.key_of(r), dimensions.key_of(c), n) for r, c, n in result]
+    row_labels = dimensions.labels(row, {r for r, _, _ in cells})
+    col_labels = dimensions.labels(col, {c for _, c, _ in cells})
+    return {
+        "row": row,
+        "col": col,
+        "rows": [
+            {"key": k, "label": row_labels[k]}
+            for k in dimensions.ordered(row, row_labels, row_labels)
+        ],
+        "cols": [
+            {"key": k, "label": col_labels[k]}
+            for k in dimensions.ordered(col, col_labels, col_labels)
+        ],
+        "cells": [
+            {"row": r, "col": c, "count": n}
+            for r, c, n in sorted(cells, key=lambda x: (x[0], x[1]))
+        ],
+    }
+
+
+def metric_condition(metric: str) -> ColumnElement[bool] | None:
+    if metric == "done":
+        return Task.state_category == COMPLETED
+    if metric == "open":
+        return Task.state_category != COMPLETED
+    return None
+
+
+def custom_chart(
+    scope: Scope, metric: str, dimension: str, conditions: list[ColumnElement[bool]] = ()
+) -> list[dict[str, Any]]:
+    """Points (key, value) of ``metric`` grouped by ``dimension``, largest first.
+
+    ``conditions`` are extra filters (status, priority, PQL) built by the caller;
+    groups where the metric counts nothing do not appear.
+    """
+    group = dimensions.column(dimension)
+    where = [*scope.where(), *conditions]
+    extra = metric_condition(metric)
+    if extra is not None:
+        where.append(extra)
+    query = select(group, func.count()).select_from(Task).where(*where)
+    if dimensions.needs_states(dimension):
+        query = query.join(State, State.id == Task.state_id)
+    counts = [(dimensions.key_of(k), n) for k, n in db.session.execute(query.group_by(group)).all()]
+    names = dimensions.labels(dimension, [k for k, _ in counts])
+    has_id = dimension in ("assignee", "project")
+    points = [
+        {"key": names[k], "value": n, "id": k if has_id and k != dimensions.UNASSIGNED else None}
+        for k, n in counts
+    ]
+    return sorted(points, key=lambda p: (-p["value"], p["key"].lower(), p["id"] or ""))

@@ -1,0 +1,198 @@
+"""The analytics pages: one page with a tab per rollup, and the dashboards placeholder.
+
+Each tab is a partial: the full page includes it, and an HTMX request for the same
+URL gets it alone (contact-app style). Links and forms are plain GETs, so every tab
+works without JavaScript; charts need JS (Plotly) and the tables beside them do not.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from flask import Blueprint, abort, render_template, request
+from pydantic import BaseModel, ValidationError
+
+from workspace.analytics import charts, rollups, service
+from workspace.analytics.schemas import (
+    CustomQuery,
+    ForecastQuery,
+    PivotQuery,
+    ScatterQuery,
+    ScopeQuery,
+)
+from workspace.analytics.scope import Scope, make_scope
+from workspace.auth.guards import login_required, page_access
+from workspace.core import projects
+from workspace.errors import ServiceError
+from workspace.extensions import db, htmx
+
+bp = Blueprint("analytics_pages", __name__)
+
+TABS = {
+    "overview": ("Overview", ScopeQuery),
+    "flow": ("Flow", ScopeQuery),
+    "workload": ("Workload", ScopeQuery),
+    "scatter": ("Scatter", ScatterQuery),
+    "forecast": ("Forecast", ForecastQuery),
+    "pivot": ("Pivot", PivotQuery),
+    "custom": ("Custom", CustomQuery),
+}
+
+
+def _read_args(model: type[BaseModel]) -> tuple[Any, str | None]:
+    """The tab's inputs from the query string; on a bad value, the defaults and a
+    message saying what was wrong (a page never fails on a hand-edited URL)."""
+    data = {k: v for k, v in request.args.items() if k in model.model_fields and v != ""}
+    try:
+        return model.model_validate(data), None
+    except ValidationError as exc:
+        bad = sorted({str(e["loc"][0]) for e in exc.errors(include_url=False) if e["loc"]})
+        kept = {k: v for k, v in data.items() if k not in bad}
+        try:
+            query = model.model_validate(kept)
+        except ValidationError:
+            query = model()
+        return query, f"Ignored an invalid value for {', '.join(bad)}; showing the default."
+
+
+@bp.get("/o/<org>/analytics", defaults={"tab": "overview"})
+@bp.get("/o/<org>/analytics/<tab>")
+@login_required
+def index(org: str, tab: str):
+    """Analytics for the org or one project; HTMX requests get just the tab body."""
+    access = page_access(org, "analytics.read")
+    if tab not in TABS:
+        abort(404)
+    query, warning = _read_args(TABS[tab][1])
+    try:
+        scope = make_scope(access.org, query.project_id)
+    except ServiceError as exc:
+        scope, warning = make_scope(access.org), exc.message + " Showing the whole organization."
+        query.project_id = None
+    context: dict[str, Any] = {
+        "tab": tab,
+        "tabs": {k: v[0] for k, v in TABS.items()},
+        "query": query,
+        "warning": warning,
+        "project_list": projects.list_projects(access.org.id),
+        "scope": scope,
+        "error": None,
+        "nav_active": "analytics",
+    }
+    try:
+        context.update(_TAB_BUILDERS[tab](scope, query, access.account.id))
+    except ServiceError as exc:
+        db.session.rollback()
+        context["error"] = exc
+    if htmx:
+        return render_template("analytics/_body.html", **context)
+    return render_template("analytics/index.html", **context)
+
+
+def _overview(scope: Scope, query: ScopeQuery, _account: uuid.UUID) -> dict[str, Any]:
+    result = rollups.overview(scope)
+    return {
+        "result": result,
+        "empty": result["total"] == 0,
+        "figures": {
+            "category": charts.to_json(
+                charts.breakdown_bar(result["by_category"], charts.CATEGORY_COLORS)
+            ),
+            "priority": charts.to_json(charts.donut(result["by_priority"], charts.PRIORITY_COLORS)),
+            "kind": charts.to_json(charts.breakdown_bar(result["by_kind"])),
+        },
+    }
+
+
+def _flow(scope: Scope, query: ScopeQuery, _account: uuid.UUID) -> dict[str, Any]:
+    result = rollups.flow(scope)
+    return {
+        "result": result,
+        "empty": result["total_wip"] == 0,
+        "figures": {"flow": charts.to_json(charts.flow_figure(result))},
+    }
+
+
+def _workload(scope: Scope, query: ScopeQuery, _account: uuid.UUID) -> dict[str, Any]:
+    rows = rollups.workload(scope)
+    return {
+        "result": rows,
+        "empty": not rows,
+        "figures": {"workload": charts.to_json(charts.workload_figure(rows))},
+    }
+
+
+def _scatter(scope: Scope, query: ScatterQuery, _account: uuid.UUID) -> dict[str, Any]:
+    points = rollups.scatter(scope, query.dimension)
+    return {
+        "result": points,
+        "empty": not points,
+        "figures": {"scatter": charts.to_json(charts.scatter_figure(points))},
+    }
+
+
+def _forecast(scope: Scope, query: ForecastQuery, _account: uuid.UUID) -> dict[str, Any]:
+    result = rollups.forecast(scope, query.weeks)
+    return {
+        "result": result,
+        "empty": not any(p["completed"] for p in result["series"]),
+        "figures": {"forecast": charts.to_json(charts.forecast_figure(result))},
+    }
+
+
+def _pivot(scope: Scope, query: PivotQuery, _account: uuid.UUID) -> dict[str, Any]:
+    result = rollups.pivot(scope, query.row, query.col)
+    grid = {(c["row"], c["col"]): c["count"] for c in result["cells"]}
+    row_totals = {
+        r["key"]: sum(grid.get((r["key"], c["key"]), 0) for c in result["cols"])
+        for r in result["rows"]
+    }
+    col_totals = {
+        c["key"]: sum(grid.get((r["key"], c["key"]), 0) for r in result["rows"])
+        for c in result["cols"]
+    }
+    return {
+        "result": result,
+        "empty": not result["cells"],
+        "grid": grid,
+        "row_totals": row_totals,
+        "col_totals": col_totals,
+        "figures": {},
+    }
+
+
+def _custom(scope: Scope, query: CustomQuery, account: uuid.UUID) -> dict[str, Any]:
+    result = service.custom_chart(
+        scope,
+        account,
+        metric=query.metric,
+        dimension=query.dimension,
+        status=query.status,
+        priority=query.priority,
+        pql=query.filter,
+    )
+    return {
+        "result": result,
+        "empty": not result["points"],
+        "figures": {"custom": charts.to_json(charts.points_figure(result["points"]))},
+    }
+
+
+_TAB_BUILDERS = {
+    "overview": _overview,
+    "flow": _flow,
+    "workload": _workload,
+    "scatter": _scatter,
+    "forecast": _forecast,
+    "pivot": _pivot,
+    "custom": _custom,
+}
+
+
+@bp.get("/o/<org>/dashboards")
+@login_required
+def dashboards(org: str):
+    """Placeholder until dashboards land: says what is coming and where to go now."""
+    page_access(org, "analytics.read")
+    return render_template("analytics/dashboards.html", nav_active="dashboards")

@@ -194,3 +194,65 @@ def oidc_provider(tmp_path_factory) -> Iterator[OidcProvider]:
     except subprocess.TimeoutExpired:
         proc.kill()
     log.close()
+
+
+CLIENT_SECRET = "s3cr3t-Client-VALUE-9f8e7d"
+
+
+@dataclass
+class SsoSetup:
+    org: Any
+    provider: OidcProvider
+    domain: str = "acme.test"
+
+    def start(self, client, domain: str | None = None, **params: str) -> str:
+        """GET /auth/sso/start as an API client; returns the authorization URL."""
+        resp = client.get(
+            "/auth/sso/start",
+            query_string={"domain": domain or self.domain} | params,
+            headers={"Accept": "application/json"},
+        )
+        assert resp.status_code == 200, resp.get_data(as_text=True)
+        return resp.get_json()["authorization_url"]
+
+    def sign_in(self, client, sub: str, **claims: Any):
+        """The whole dance: start, approve at the provider, come back. Returns the
+        callback response."""
+        if claims:
+            self.provider.set_user(sub, **claims)
+        back = self.provider.authorize(self.start(client), sub)
+        return client.get(_local(back))
+
+
+def _local(url: str) -> str:
+    parts = urlsplit(url)
+    return parts.path + ("?" + parts.query if parts.query else "")
+
+
+def verify_domain_for(client, org, doh: DohState, domain: str) -> None:
+    row = client.post(org.url("/domains"), json={"domain": domain}, headers=org.headers)
+    assert row.status_code == 201, row.get_json()
+    body = row.get_json()
+    doh.txt(domain, body["txt_record"]["value"])
+    resp = client.post(org.url(f"/domains/{body['id']}/verify"), headers=org.headers)
+    assert resp.get_json()["state"] == "verified"
+
+
+@pytest.fixture
+def sso(app, client, acme, doh, oidc_provider) -> SsoSetup:
+    """Acme with acme.test verified and SSO enabled against the provider process."""
+    verify_domain_for(client, acme, doh, "acme.test")
+    resp = client.put(
+        acme.url("/sso"),
+        headers=acme.headers,
+        json={
+            "email_domain": "acme.test",
+            "issuer_url": oidc_provider.url,
+            "client_id": "workspace-acme",
+            "client_secret": CLIENT_SECRET,
+            "enabled": True,
+        },
+    )
+    assert resp.status_code == 200, resp.get_json()
+    assert resp.get_json()["discovery"]["ok"], resp.get_json()
+    return SsoSetup(org=acme, provider=oidc_provider)

@@ -1,0 +1,401 @@
+"""SSO sign-in end to end against a real OIDC provider process, and every way it
+must refuse (spec §4.1, §7; DESIGN §6)."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import uuid
+from datetime import timedelta
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from joserfc import jwt
+from joserfc.jwk import RSAKey
+from sqlalchemy import func, select
+
+from tests.conftest import login
+from tests.identity.conftest import _local
+from workspace.core.models import Account, OrgMember, ProjectMember
+from workspace.extensions import db
+from workspace.identity.sso import oidc, signin, state
+from workspace.types import utcnow
+
+
+def _count(app, model, **where) -> int:
+    with app.app_context():
+        query = select(func.count()).select_from(model)
+        for key, value in where.items():
+            query = query.where(getattr(model, key) == value)
+        return db.session.scalar(query)
+
+
+def _account(app, email):
+    with app.app_context():
+        return db.session.scalar(select(Account).where(Account.email == email))
+
+
+def _project(client, org, name, identifier):
+    resp = client.post(
+        org.url("/projects"), headers=org.headers, json={"name": name, "identifier": identifier}
+    )
+    assert resp.status_code == 201, resp.get_json()
+    return resp.get_json()["id"]
+
+
+def _map(client, org, group, project_id, role):
+    resp = client.post(
+        org.url("/sso/group-mappings"),
+        headers=org.headers,
+        json={"idp_group": group, "project_id": project_id, "role": role},
+    )
+    assert resp.status_code == 201, resp.get_json()
+    return resp.get_json()
+
+
+def test_happy_path(app, client, sso):
+    web = _project(client, sso.org, "Website", "WEB")
+    ops = _project(client, sso.org, "Operations", "OPS")
+    _map(client, sso.org, "engineering", web, "member")
+    _map(client, sso.org, "leads", web, "admin")
+    _map(client, sso.org, "support", ops, "viewer")
+    browser = app.test_client()
+    resp = sso.sign_in(
+        browser,
+        "alice-sub",
+        email="alice@acme.test",
+        email_verified=True,
+        name="Alice Liddell",
+        groups=["engineering", "leads", "support"],
+    )
+    assert resp.status_code == 302, resp.get_data(as_text=True)
+    assert resp.location.endswith(f"/o/{sso.org.slug}/")
+    page = browser.get(f"/o/{sso.org.slug}/")
+    assert page.status_code == 200
+    assert "Alice Liddell" in page.get_data(as_text=True)
+    alice = _account(app, "alice@acme.test")
+    assert alice.email_verified and alice.name == "Alice Liddell"
+    with app.app_context():
+        member = db.session.scalar(select(OrgMember).where(OrgMember.account_id == alice.id))
+        assert member.role == "member" and member.active
+        roles = {
+            str(pm.project_id): (pm.role, pm.source)
+            for pm in db.session.scalars(
+                select(ProjectMember).where(ProjectMember.account_id == alice.id)
+            )
+        }
+    assert roles == {web: ("admin", "synced"), ops: ("viewer", "synced")}
+    events = client.get(sso.org.url("/events"), headers=sso.org.headers).get_json()
+    kinds = [e["kind"] for e in events]
+    assert "auth.login" in kinds
+    assert kinds.count("sso.sync.added") == 2
+    login_event = next(e for e in events if e["kind"] == "auth.login")
+    assert login_event["data"]["method"] == "sso"
+
+
+def test_start_for_browser_redirects_and_sign_in_form(app, client, sso):
+    html = client.get("/signin").get_data(as_text=True)
+    assert "Sign in with SSO" in html and 'action="/auth/sso/start"' in html
+    resp = client.get(
+        "/auth/sso/start?domain=bob@ACME.test",
+        headers={"Accept": "text/html,application/xhtml+xml"},
+    )
+    assert resp.status_code == 302
+    assert resp.location.startswith(sso.provider.url + "/oauth2/authorize?")
+    query = parse_qs(urlsplit(resp.location).query)
+    assert query["scope"] == ["openid email profile"]
+    assert query["code_challenge_method"] == ["S256"]
+    assert query["nonce"][0] and query["state"][0]
+    assert query["redirect_uri"] == ["http://localhost/auth/sso/callback"]
+    cookie = resp.headers["Set-Cookie"]
+    assert state.BINDING_COOKIE in cookie and "HttpOnly" in cookie and "SameSite=Lax" in cookie
+
+
+def test_pkce_verifier_sent_matches_challenge(app, client, sso, monkeypatch):
+    sent = []
+    real_fetch = oidc.fetch
+
+    def spy(method, url, **kwargs):
+        sent.append((method, url, kwargs))
+        return real_fetch(method, url, **kwargs)
+
+    monkeypatch.setattr(oidc, "fetch", spy)
+    sso.provider.set_user("pk-sub", email="pk@acme.test")
+    auth_url = sso.start(client)
+    challenge = parse_qs(urlsplit(auth_url).query)["code_challenge"][0]
+    back = sso.provider.authorize(auth_url, "pk-sub")
+    assert client.get(_local(back)).status_code == 302
+    token_calls = [kw for m, url, kw in sent if m == "POST" and url.endswith("/oauth2/token")]
+    assert len(token_calls) == 1
+    verifier = token_calls[0]["data"]["code_verifier"]
+    digest = hashlib.sha256(verifier.encode()).digest()
+    assert base64.urlsafe_b64encode(digest).rstrip(b"=").decode() == challenge
+    assert 43 <= len(verifier) <= 128
+    assert verifier not in auth_url  # the verifier never travels through the browser
+
+
+def test_existing_account_reused_and_returning_member_not_duplicated(app, client, sso):
+    with app.app_context():
+        from workspace.core.accounts import ensure_account
+
+        ensure_account("carol@acme.test", "Carol From Before")
+        db.session.commit()
+    for _ in range(2):
+        browser = app.test_client()
+        assert (
+            sso.sign_in(browser, "carol-sub", email="carol@acme.test", name="Carol IdP").status_code
+            == 302
+        )
+    carol = _account(app, "carol@acme.test")
+    assert _count(app, Account, email="carol@acme.test") == 1
+    assert carol.name == "Carol From Before"  # reused as is
+    assert carol.email_verified
+    assert _count(app, OrgMember, account_id=carol.id) == 1
+
+
+def _rejected(resp, says: str, status: int) -> None:
+    html = resp.get_data(as_text=True)
+    assert resp.status_code == status, html[:400]
+    assert says in html
+    assert "Back to sign in" in html
+
+
+def _nobody_new(app, org, before: int, email: str) -> None:
+    assert _account(app, email) is None
+    assert _count(app, OrgMember, org_id=org.org_id) == before
+
+
+def test_no_enabled_sso(app, client, sso):
+    resp = client.get(
+        "/auth/sso/start?domain=nowhere.example", headers={"Accept": "application/json"}
+    )
+    assert resp.status_code == 404
+    assert (
+        "No enabled single sign-on is configured for nowhere.example" in resp.get_json()["detail"]
+    )
+    html = client.get("/auth/sso/start?domain=nowhere.example", headers={"Accept": "text/html"})
+    _rejected(html, "No enabled single sign-on", 404)
+    client.put(
+        sso.org.url("/sso"),
+        headers=sso.org.headers,
+        json={
+            "email_domain": "acme.test",
+            "issuer_url": sso.provider.url,
+            "client_id": "workspace-acme",
+            "enabled": False,
+        },
+    )
+    resp = client.get("/auth/sso/start?domain=acme.test", headers={"Accept": "application/json"})
+    assert resp.status_code == 404
+
+
+def _auth_and_back(sso, client, sub="dan-sub", **claims):
+    sso.provider.set_user(sub, **(claims or {"email": "dan@acme.test"}))
+    back = sso.provider.authorize(sso.start(client), sub)
+    return _local(back)
+
+
+def test_tampered_state(app, client, sso):
+    before = _count(app, OrgMember, org_id=sso.org.org_id)
+    back = _auth_and_back(sso, client)
+    query = parse_qs(urlsplit(back).query)
+    forged = query["state"][0][:-3] + ("AAA" if not query["state"][0].endswith("AAA") else "BBB")
+    resp = client.get(
+        "/auth/sso/callback", query_string={"code": query["code"][0], "state": forged}
+    )
+    _rejected(resp, "invalid or was tampered with", 400)
+    resp = client.get("/auth/sso/callback", query_string={"code": query["code"][0]})
+    _rejected(resp, "has no state", 400)
+    _nobody_new(app, sso.org, before, "dan@acme.test")
+
+
+def test_expired_state_with_frozen_clock(app, client, sso, monkeypatch):
+    before = _count(app, OrgMember, org_id=sso.org.org_id)
+    back = _auth_and_back(sso, client)
+    later = utcnow() + timedelta(minutes=10, seconds=5)
+    monkeypatch.setattr(state, "now", lambda: later)
+    _rejected(client.get(back), "longer than ten minutes", 400)
+    _nobody_new(app, sso.org, before, "dan@acme.test")
+
+
+def test_state_still_good_just_under_ten_minutes(app, client, sso, monkeypatch):
+    back = _auth_and_back(sso, client)
+    later = utcnow() + timedelta(minutes=9, seconds=50)
+    monkeypatch.setattr(state, "now", lambda: later)
+    assert client.get(back).status_code == 302
+
+
+def test_replayed_state(app, client, sso):
+    back = _auth_and_back(sso, client)
+    assert client.get(back).status_code == 302
+    members = _count(app, OrgMember, org_id=sso.org.org_id)
+    _rejected(client.get(back), "already used", 400)
+    assert _count(app, OrgMember, org_id=sso.org.org_id) == members
+
+
+def test_state_bound_to_the_browser(app, client, sso):
+    before = _count(app, OrgMember, org_id=sso.org.org_id)
+    back = _auth_and_back(sso, client)
+    _rejected(app.test_client().get(back), "started in another browser", 400)
+    _nobody_new(app, sso.org, before, "dan@acme.test")
+
+
+def test_nonce_mismatch(app, client, sso):
+    """A code obtained for one attempt, brought back with another attempt's state
+    (code injection): the id_token's nonce belongs to the first attempt."""
+    before = _count(app, OrgMember, org_id=sso.org.org_id)
+    sso.provider.set_user("eve-sub", email="eve@acme.test")
+    first = sso.start(client)
+    second = sso.start(client)
+    code = parse_qs(urlsplit(sso.provider.authorize(first, "eve-sub")).query)["code"][0]
+    other_state = parse_qs(urlsplit(second).query)["state"][0]
+    resp = client.get("/auth/sso/callback", query_string={"code": code, "state": other_state})
+    _rejected(resp, "nonce does not match", 403)
+    _nobody_new(app, sso.org, before, "eve@acme.test")
+
+
+def test_id_token_signed_by_wrong_key(app, client, sso, monkeypatch):
+    """Failure injection: the token response carries an id_token with the right
+    claims (and key id, when the provider sets one), signed by a key the provider
+    never published."""
+    before = _count(app, OrgMember, org_id=sso.org.org_id)
+    real_exchange = oidc.exchange_code
+    rogue = RSAKey.generate_key(2048)
+
+    def forged_exchange(*args, **kwargs):
+        tokens = real_exchange(*args, **kwargs)
+        header_b64, claims_b64, _ = tokens["id_token"].split(".")
+        header, claims = (
+            json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))
+            for part in (header_b64, claims_b64)
+        )
+        assert claims["email"] == "mallory@acme.test"  # the real token, only re-signed
+        forged_header = {"alg": "RS256"} | ({"kid": header["kid"]} if header.get("kid") else {})
+        tokens["id_token"] = jwt.encode(forged_header, claims, rogue)
+        return tokens
+
+    monkeypatch.setattr(oidc, "exchange_code", forged_exchange)
+    back = _auth_and_back(sso, client, "mallory-sub", email="mallory@acme.test")
+    _rejected(client.get(back), "signature does not match", 403)
+    _nobody_new(app, sso.org, before, "mallory@acme.test")
+
+
+@pytest.mark.parametrize(
+    ("claims", "says"),
+    [
+        ({"name": "No Mail"}, "sent no email address"),
+        ({"email": "bob@other.example"}, "accepts only acme.test addresses"),
+        ({"email": "bob@sub.acme.test"}, "accepts only acme.test addresses"),
+        ({"email": "bob@acme.test", "email_verified": False}, "is not verified"),
+    ],
+)
+def test_profile_rejections(app, client, sso, claims, says):
+    before = _count(app, OrgMember, org_id=sso.org.org_id)
+    accounts = _count(app, Account)
+    sub = f"sub-{uuid.uuid4().hex[:8]}"
+    back = _auth_and_back(sso, client, sub, **claims)
+    _rejected(client.get(back), says, 403)
+    assert _count(app, Account) == accounts
+    assert _count(app, OrgMember, org_id=sso.org.org_id) == before
+    kinds = [
+        e["kind"] for e in client.get(sso.org.url("/events"), headers=sso.org.headers).get_json()
+    ]
+    assert "auth.sso.rejected" in kinds and "auth.login" not in kinds
+
+
+def test_idp_error_and_unverified_domain(app, client, sso, doh):
+    back = _auth_and_back(sso, client)
+    st = parse_qs(urlsplit(back).query)["state"][0]
+    resp = client.get("/auth/sso/callback", query_string={"error": "access_denied", "state": st})
+    _rejected(resp, "did not sign you in (access_denied)", 403)
+    # The org removes its verified domain: SSO for it stops at once.
+    domain = client.get(sso.org.url("/domains"), headers=sso.org.headers).get_json()[0]
+    back = _auth_and_back(sso, client)
+    client.delete(sso.org.url(f"/domains/{domain['id']}"), headers=sso.org.headers)
+    _rejected(client.get(back), "no longer enabled", 403)
+    resp = client.get("/auth/sso/start?domain=acme.test", headers={"Accept": "application/json"})
+    assert resp.status_code == 404
+
+
+def test_next_path_is_kept_only_when_same_origin(app, client, sso):
+    sso.provider.set_user("nx-sub", email="nx@acme.test")
+    url = sso.start(client, next=f"/o/{sso.org.slug}/projects")
+    resp = client.get(_local(sso.provider.authorize(url, "nx-sub")))
+    assert resp.location.endswith(f"/o/{sso.org.slug}/projects")
+    url = sso.start(client, next="https://evil.example/")
+    resp = client.get(_local(sso.provider.authorize(url, "nx-sub")))
+    assert "evil" not in resp.location
+
+
+def test_secret_never_leaves_the_server(app, client, sso, caplog):
+    import logging
+
+    from tests.identity.conftest import CLIENT_SECRET
+
+    caplog.set_level(logging.DEBUG)
+    bodies = []
+    bodies.append(client.get(sso.org.url("/sso"), headers=sso.org.headers).get_data(as_text=True))
+    bodies.append(
+        client.put(
+            sso.org.url("/sso"),
+            headers=sso.org.headers,
+            json={
+                "email_domain": "acme.test",
+                "issuer_url": sso.provider.url,
+                "client_id": "workspace-acme",
+                "client_secret": "",
+                "enabled": True,
+            },
+        ).get_data(as_text=True)
+    )
+    assert sso.sign_in(app.test_client(), "sec-sub", email="sec@acme.test").status_code == 302
+    bodies.append(
+        client.get(sso.org.url("/events"), headers=sso.org.headers).get_data(as_text=True)
+    )
+    login(client, sso.org.owner_email)
+    bodies.append(client.get(f"/o/{sso.org.slug}/settings/sso").get_data(as_text=True))
+    bodies.append(
+        client.post(
+            f"/o/{sso.org.slug}/settings/sso",
+            data={
+                "email_domain": "acme.test",
+                "issuer_url": sso.provider.url,
+                "client_id": "workspace-acme",
+                "client_secret": "",
+                "enabled": "1",
+            },
+        ).get_data(as_text=True)
+    )
+    bodies.append(client.get("/api/v1/openapi.json").get_data(as_text=True))
+    for body in bodies:
+        assert CLIENT_SECRET not in body
+    assert '"has_client_secret": true' in bodies[0] or '"has_client_secret":true' in bodies[0]
+    for record in caplog.records:
+        assert CLIENT_SECRET not in record.getMessage()
+        assert CLIENT_SECRET not in str(record.__dict__)
+    # Blank kept the old secret: the sign-in above worked with it.
+    with app.app_context():
+        from workspace.identity.sso.connection import client_secret, get_connection
+
+        conn = get_connection(sso.org.org_id)
+        assert CLIENT_SECRET not in conn.client_secret_sealed
+        assert client_secret(conn) == CLIENT_SECRET
+
+
+def test_sign_in_is_not_a_500_when_provider_is_unreachable(app, client, sso, monkeypatch):
+    with app.app_context():
+        from workspace.identity.sso.connection import get_connection
+
+        conn = get_connection(sso.org.org_id)
+        conn.issuer_url = "http://127.0.0.1:9"  # discard port: nothing listens
+        db.session.commit()
+    resp = client.get("/auth/sso/start?domain=acme.test", headers={"Accept": "application/json"})
+    assert resp.status_code == 502
+    assert "could not be reached" in resp.get_json()["detail"]
+
+
+def test_signin_module_never_reads_request():
+    import inspect
+
+    assert "request" not in inspect.getsource(signin).replace("requests", "")

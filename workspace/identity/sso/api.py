@@ -1,0 +1,157 @@
+"""SSO routes of the JSON API: the connection, group mappings, the sync preview."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import asdict
+
+from flask import Blueprint
+
+from workspace.api import api_access, operation
+from workspace.identity.sso import connection, groupsync, preview
+from workspace.identity.sso.models import SsoConnection
+from workspace.identity.sso.schemas import (
+    DiscoveryOut,
+    GroupMappingIn,
+    GroupMappingOut,
+    RoleChangeOut,
+    SsoConnectionIn,
+    SsoConnectionOut,
+    SsoSaveOut,
+    SyncPreviewIn,
+    SyncPreviewOut,
+)
+from workspace.security.permissions import require
+
+bp = Blueprint("sso_api", __name__, url_prefix="/api/v1/orgs/<uuid:org_id>")
+
+
+def connection_out(conn: SsoConnection) -> SsoConnectionOut:
+    return SsoConnectionOut(
+        email_domain=conn.email_domain,
+        issuer_url=conn.issuer_url,
+        client_id=conn.client_id,
+        redirect_uri=conn.redirect_uri,
+        enabled=conn.enabled,
+        sync_groups_on_login=conn.sync_groups_on_login,
+        groups_claim=conn.groups_claim,
+        remove_stale_synced_memberships=conn.remove_stale_synced_memberships,
+        has_client_secret=bool(conn.client_secret_sealed),
+        domain_verified=connection.domain_is_verified(conn),
+    )
+
+
+def discovery_out(report: connection.DiscoveryReport) -> DiscoveryOut:
+    meta = report.metadata
+    return DiscoveryOut(
+        ok=report.ok,
+        message=report.message,
+        **(
+            {
+                k: getattr(meta, k)
+                for k in (
+                    "issuer",
+                    "authorization_endpoint",
+                    "token_endpoint",
+                    "userinfo_endpoint",
+                    "jwks_uri",
+                )
+            }
+            if meta
+            else {}
+        ),
+    )
+
+
+@bp.get("/sso")
+@operation(
+    "Read the SSO connection (never the client secret)", tag="sso", response=SsoConnectionOut
+)
+def read_sso(org_id: uuid.UUID):
+    access = api_access(org_id)
+    require(access, "org.manage_settings")
+    return connection_out(connection.require_connection(access.org.id))
+
+
+@bp.put("/sso")
+@operation(
+    "Save the SSO connection and check the issuer's discovery",
+    tag="sso",
+    body=SsoConnectionIn,
+    response=SsoSaveOut,
+    errors=(400, 401, 403, 404, 409),
+)
+def save_sso(org_id: uuid.UUID, body: SsoConnectionIn):
+    """``client_secret`` is write-only; empty or absent keeps the stored one. Enabling
+    needs the email domain verified by this org. The answer includes what discovery
+    found at the issuer, or why it failed (the connection is saved either way)."""
+    access = api_access(org_id)
+    require(access, "org.manage_settings")
+    conn = connection.save_connection(
+        access.org.id, connection.ConnectionInput(**body.model_dump()), actor_id=access.account.id
+    )
+    report = connection.check_discovery(conn)
+    return SsoSaveOut(**connection_out(conn).model_dump(), discovery=discovery_out(report))
+
+
+@bp.delete("/sso")
+@operation("Delete the SSO connection", tag="sso", status=204)
+def delete_sso(org_id: uuid.UUID):
+    access = api_access(org_id)
+    require(access, "org.manage_settings")
+    connection.delete_connection(access.org.id, actor_id=access.account.id)
+
+
+@bp.get("/sso/group-mappings")
+@operation("List IdP group mappings", tag="sso", response=list[GroupMappingOut])
+def list_mappings(org_id: uuid.UUID):
+    access = api_access(org_id)
+    require(access, "org.manage_settings")
+    return [GroupMappingOut.model_validate(m) for m in groupsync.list_mappings(access.org.id)]
+
+
+@bp.post("/sso/group-mappings")
+@operation(
+    "Map an IdP group to a project role",
+    tag="sso",
+    body=GroupMappingIn,
+    response=GroupMappingOut,
+    status=201,
+    errors=(400, 401, 403, 404, 409),
+)
+def add_mapping(org_id: uuid.UUID, body: GroupMappingIn):
+    access = api_access(org_id)
+    require(access, "org.manage_settings")
+    mapping = groupsync.add_mapping(
+        access.org.id, body.idp_group, body.project_id, body.role, actor_id=access.account.id
+    )
+    return GroupMappingOut.model_validate(mapping)
+
+
+@bp.delete("/sso/group-mappings/<uuid:mapping_id>")
+@operation("Remove an IdP group mapping", tag="sso", status=204)
+def remove_mapping(org_id: uuid.UUID, mapping_id: uuid.UUID):
+    access = api_access(org_id)
+    require(access, "org.manage_settings")
+    groupsync.remove_mapping(access.org.id, mapping_id, actor_id=access.account.id)
+
+
+@bp.post("/sso/sync-preview")
+@operation(
+    "Dry-run group sync for a person and a group set (writes nothing)",
+    tag="sso",
+    body=SyncPreviewIn,
+    response=SyncPreviewOut,
+)
+def sync_preview(org_id: uuid.UUID, body: SyncPreviewIn):
+    access = api_access(org_id)
+    require(access, "org.manage_settings")
+    result = preview.preview(
+        access.org.id, email=body.email, member_id=body.member_id, groups=body.groups
+    )
+    return SyncPreviewOut(
+        **{
+            k: [RoleChangeOut(**asdict(c)) for c in getattr(result, k)]
+            for k in ("adds", "changes", "removes")
+        }
+    )

@@ -1,0 +1,110 @@
+"""Public SSO sign-in routes (DESIGN §3): ``/auth/sso/start`` and ``/auth/sso/callback``.
+
+Start answers JSON ``{authorization_url}`` to API clients and a 302 to it for a
+browser that asks for HTML. Both set or read the browser-binding cookie that ties the
+state to this browser.
+"""
+
+from __future__ import annotations
+
+from flask import (
+    Blueprint,
+    Response,
+    current_app,
+    jsonify,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
+
+from workspace.auth.guards import safe_next
+from workspace.auth.login import complete_login
+from workspace.extensions import limiter
+from workspace.identity.sso import signin, state
+
+bp = Blueprint("sso_auth", __name__, url_prefix="/auth/sso")
+
+_RATE = "20 per minute; 200 per hour"
+
+
+def _wants_html() -> bool:
+    best = request.accept_mimetypes.best_match(["application/json", "text/html"])
+    return best == "text/html"
+
+
+def _reject(exc: signin.SignInRejected, *, html: bool) -> Response | tuple:
+    signin.record_rejection(exc)
+    if html:
+        return render_template(
+            "identity/sso_rejected.html", message=exc.message, status=exc.status
+        ), exc.status
+    body = {
+        "type": "about:blank",
+        "title": "Sign-in refused",
+        "status": exc.status,
+        "detail": exc.message,
+    }
+    response = jsonify(body)
+    response.status_code = exc.status
+    response.mimetype = "application/problem+json"
+    return response
+
+
+@bp.get("/start")
+@limiter.limit(_RATE)
+def start():
+    """Find the org's enabled SSO for the email or domain and send the browser there."""
+    html = _wants_html()
+    binding = request.cookies.get(state.BINDING_COOKIE) or state.new_binding()
+    next_path = safe_next(request.args.get("next"), default="") or None
+    try:
+        url = signin.start(
+            request.args.get("domain") or request.args.get("email"),
+            binding=binding,
+            next_path=next_path,
+        )
+    except signin.SignInRejected as exc:
+        return _reject(exc, html=html)
+    response = redirect(url, code=302) if html else jsonify({"authorization_url": url})
+    response.set_cookie(
+        state.BINDING_COOKIE,
+        binding,
+        max_age=int(state.LIFETIME.total_seconds()),
+        path=bp.url_prefix,
+        httponly=True,
+        samesite="Lax",
+        secure=current_app.config.get("SESSION_COOKIE_SECURE", False),
+    )
+    return response
+
+
+@bp.get("/callback")
+@limiter.limit(_RATE)
+def callback():
+    """Where the IdP sends the browser back: finish the sign-in or say why not."""
+    try:
+        result = signin.callback(
+            state_value=request.args.get("state"),
+            binding=request.cookies.get(state.BINDING_COOKIE),
+            code=request.args.get("code"),
+            error=request.args.get("error"),
+        )
+    except signin.SignInRejected as exc:
+        return _reject(exc, html=True)
+    sync = result.sync
+    complete_login(
+        result.org,
+        result.account,
+        method="sso",
+        account_created=result.created,
+        synced_adds=len(sync.adds) if sync else 0,
+        synced_changes=len(sync.changes) if sync else 0,
+        synced_removes=len(sync.removes) if sync else 0,
+    )
+    target = safe_next(
+        result.next_path, default=url_for("core_pages.org_home", org=result.org.slug)
+    )
+    response = redirect(target)
+    response.delete_cookie(state.BINDING_COOKIE, path=bp.url_prefix)
+    return response

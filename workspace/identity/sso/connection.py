@@ -1,0 +1,191 @@
+"""Saving, reading and deleting the org's SSO connection (spec §2.2).
+
+The email domain must be one this org has verified before the connection can be
+enabled (DESIGN §6): otherwise an org could route another company's people to its
+own IdP and sign in as them. Sign-in re-checks it, so removing the domain later
+stops sign-in at once.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from flask import current_app
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+
+from workspace.core.events import record_event
+from workspace.errors import ConflictError, NotFoundError, ServiceError
+from workspace.extensions import db
+from workspace.identity.domains.models import verified_domain_names
+from workspace.identity.domains.normalize import normalize_domain
+from workspace.identity.sso import oidc
+from workspace.identity.sso.models import SsoConnection
+from workspace.security.crypto import seal, unseal
+from workspace.types import utcnow
+
+
+@dataclass
+class ConnectionInput:
+    email_domain: str
+    issuer_url: str
+    client_id: str
+    client_secret: str | None = None
+    redirect_uri: str | None = None
+    enabled: bool = False
+    sync_groups_on_login: bool = True
+    groups_claim: str = "groups"
+    remove_stale_synced_memberships: bool = False
+
+
+@dataclass(frozen=True)
+class DiscoveryReport:
+    ok: bool
+    message: str
+    metadata: oidc.ProviderMetadata | None = None
+
+
+def default_redirect_uri() -> str:
+    return current_app.config["BASE_URL"].rstrip("/") + "/auth/sso/callback"
+
+
+def get_connection(org_id: uuid.UUID) -> SsoConnection | None:
+    return db.session.scalar(select(SsoConnection).where(SsoConnection.org_id == org_id))
+
+
+def require_connection(org_id: uuid.UUID) -> SsoConnection:
+    conn = get_connection(org_id)
+    if conn is None:
+        raise NotFoundError("This organization has no SSO connection yet.")
+    return conn
+
+
+def domain_is_verified(conn: SsoConnection) -> bool:
+    return conn.email_domain in verified_domain_names(conn.org_id)
+
+
+def _check_url(value: str, field: str, what: str) -> str:
+    value = value.strip()
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ServiceError(
+            f"The {what} must be a full http(s) URL, such as https://login.example.com.",
+            field=field,
+        )
+    if parts.query or parts.fragment:
+        raise ServiceError(f"The {what} cannot carry a query or fragment.", field=field)
+    return value
+
+
+def save_connection(
+    org_id: uuid.UUID, data: ConnectionInput, *, actor_id: uuid.UUID | None
+) -> SsoConnection:
+    """Create or replace the org's connection. A blank secret keeps the stored one.
+    Commits. 409 when another org uses the email domain."""
+    domain = normalize_domain(data.email_domain)
+    issuer = _check_url(data.issuer_url, "issuer_url", "issuer URL").rstrip("/")
+    redirect_uri = _check_url(
+        data.redirect_uri or default_redirect_uri(), "redirect_uri", "redirect URI"
+    )
+    client_id = data.client_id.strip()
+    if not client_id:
+        raise ServiceError(
+            "Enter the client ID registered at your identity provider.", field="client_id"
+        )
+    claim = (data.groups_claim or "groups").strip()
+    if not claim or len(claim) > 100:
+        raise ServiceError(
+            "The groups claim is the name of a claim, such as groups.", field="groups_claim"
+        )
+    other = db.session.scalar(
+        select(SsoConnection.org_id).where(
+            SsoConnection.email_domain == domain, SsoConnection.org_id != org_id
+        )
+    )
+    if other is not None:
+        raise ConflictError(
+            f"Another organization already uses single sign-on for {domain}.", field="email_domain"
+        )
+    if data.enabled and domain not in verified_domain_names(org_id):
+        raise ServiceError(
+            f"Verify {domain} under Domains before enabling single sign-on for it.", field="enabled"
+        )
+    conn = get_connection(org_id)
+    created = conn is None
+    secret = (data.client_secret or "").strip()
+    if created:
+        if not secret:
+            raise ServiceError(
+                "Enter the client secret from your identity provider.", field="client_secret"
+            )
+        conn = SsoConnection(id=uuid.uuid4(), org_id=org_id)
+        db.session.add(conn)
+    conn.email_domain, conn.issuer_url, conn.client_id = domain, issuer, client_id
+    conn.redirect_uri, conn.enabled = redirect_uri, data.enabled
+    conn.sync_groups_on_login = data.sync_groups_on_login
+    conn.groups_claim = claim
+    conn.remove_stale_synced_memberships = data.remove_stale_synced_memberships
+    conn.updated_at = utcnow()
+    if secret:
+        conn.client_secret_sealed = seal(secret, conn.id)
+    try:
+        db.session.flush()
+        record_event(
+            org_id,
+            "sso.connection.saved",
+            actor_id=actor_id,
+            subject=domain,
+            issuer_url=issuer,
+            enabled=data.enabled,
+            secret_changed=bool(secret),
+        )
+        db.session.commit()
+    except IntegrityError as exc:
+        db.session.rollback()
+        raise ConflictError(
+            f"Another organization already uses single sign-on for {domain}.", field="email_domain"
+        ) from exc
+    return conn
+
+
+def set_enabled(org_id: uuid.UUID, enabled: bool, *, actor_id: uuid.UUID | None) -> SsoConnection:
+    conn = require_connection(org_id)
+    if enabled and not domain_is_verified(conn):
+        raise ServiceError(
+            f"Verify {conn.email_domain} under Domains before enabling single sign-on for it.",
+            field="enabled",
+        )
+    conn.enabled = enabled
+    conn.updated_at = utcnow()
+    record_event(
+        org_id,
+        "sso.connection.enabled" if enabled else "sso.connection.disabled",
+        actor_id=actor_id,
+        subject=conn.email_domain,
+    )
+    db.session.commit()
+    return conn
+
+
+def delete_connection(org_id: uuid.UUID, *, actor_id: uuid.UUID | None) -> None:
+    conn = require_connection(org_id)
+    record_event(org_id, "sso.connection.deleted", actor_id=actor_id, subject=conn.email_domain)
+    db.session.delete(conn)
+    db.session.commit()
+
+
+def client_secret(conn: SsoConnection) -> str:
+    return unseal(conn.client_secret_sealed, conn.id)
+
+
+def check_discovery(conn: SsoConnection) -> DiscoveryReport:
+    """What the issuer's discovery document says, or why it could not be read."""
+    try:
+        meta = oidc.discover(conn.issuer_url)
+    except oidc.OidcError as exc:
+        return DiscoveryReport(False, str(exc))
+    return DiscoveryReport(
+        True, f"Found the provider {meta.issuer}: sign-in at {meta.authorization_endpoint}.", meta
+    )

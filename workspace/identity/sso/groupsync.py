@@ -1,0 +1,219 @@
+"""IdP group mappings and the reconcile that turns groups into project roles at SSO
+login (spec §3.6). Manual memberships are never added to, changed or removed."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+
+from workspace.core.events import record_event
+from workspace.core.models import MembershipSource, Project, ProjectMember, ProjectRole
+from workspace.errors import ConflictError, NotFoundError, ServiceError
+from workspace.extensions import db
+from workspace.identity.sso.models import GroupMapping
+
+# -- mappings ---------------------------------------------------------------------------
+
+
+def list_mappings(org_id: uuid.UUID) -> list[GroupMapping]:
+    return list(
+        db.session.scalars(
+            select(GroupMapping)
+            .where(GroupMapping.org_id == org_id)
+            .order_by(GroupMapping.idp_group, GroupMapping.created_at)
+        )
+    )
+
+
+def add_mapping(
+    org_id: uuid.UUID,
+    idp_group: str,
+    project_id: uuid.UUID,
+    role: str,
+    *,
+    actor_id: uuid.UUID | None,
+) -> GroupMapping:
+    group = (idp_group or "").strip()
+    if not group or len(group) > 256:
+        raise ServiceError(
+            "Enter the IdP group name exactly as the provider sends it (at most 256 characters).",
+            field="idp_group",
+        )
+    try:
+        role = ProjectRole(role).value
+    except ValueError as exc:
+        raise ServiceError(
+            "The role is one of viewer, commenter, member, admin.", field="role"
+        ) from exc
+    project = db.session.get(Project, project_id)
+    if project is None or project.org_id != org_id:
+        raise ServiceError("No such project in this organization.", field="project_id")
+    mapping = GroupMapping(org_id=org_id, idp_group=group, project_id=project_id, role=role)
+    db.session.add(mapping)
+    try:
+        db.session.flush()
+    except IntegrityError as exc:
+        db.session.rollback()
+        raise ConflictError(
+            f"The group {group!r} is already mapped to {project.name}; remove "
+            "that mapping to change its role.",
+            field="idp_group",
+        ) from exc
+    record_event(
+        org_id,
+        "sso.mapping.added",
+        actor_id=actor_id,
+        subject=group,
+        mapping_id=str(mapping.id),
+        project_id=str(project_id),
+        role=role,
+    )
+    db.session.commit()
+    return mapping
+
+
+def remove_mapping(org_id: uuid.UUID, mapping_id: uuid.UUID, *, actor_id: uuid.UUID | None) -> None:
+    mapping = db.session.get(GroupMapping, mapping_id)
+    if mapping is None or mapping.org_id != org_id:
+        raise NotFoundError("No such group mapping in this organization.")
+    record_event(
+        org_id,
+        "sso.mapping.removed",
+        actor_id=actor_id,
+        subject=mapping.idp_group,
+        mapping_id=str(mapping.id),
+        project_id=str(mapping.project_id),
+        role=mapping.role,
+    )
+    db.session.delete(mapping)
+    db.session.commit()
+
+
+# -- reconcile --------------------------------------------------------------------------
+
+
+def groups_from_claims(claims: dict[str, Any], claim_name: str) -> list[str]:
+    """The groups claim as a list: IdPs send a list of strings or a single string."""
+    value = claims.get(claim_name)
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list):
+        return []
+    return [g.strip() for g in value if isinstance(g, str) and g.strip()]
+
+
+@dataclass(frozen=True)
+class Change:
+    project_id: uuid.UUID
+    role: str
+    from_role: str | None = None
+
+
+@dataclass
+class SyncPlan:
+    adds: list[Change] = field(default_factory=list)
+    changes: list[Change] = field(default_factory=list)
+    removes: list[Change] = field(default_factory=list)
+
+    @property
+    def empty(self) -> bool:
+        return not (self.adds or self.changes or self.removes)
+
+
+def desired_roles(org_id: uuid.UUID, groups: list[str]) -> dict[uuid.UUID, ProjectRole]:
+    """Project -> role from the mappings matching these groups; highest rank wins."""
+    desired: dict[uuid.UUID, ProjectRole] = {}
+    if not groups:
+        return desired
+    rows = db.session.execute(
+        select(GroupMapping.project_id, GroupMapping.role).where(
+            GroupMapping.org_id == org_id, GroupMapping.idp_group.in_(set(groups))
+        )
+    )
+    for project_id, role_name in rows:
+        role = ProjectRole(role_name)
+        if project_id not in desired or role.rank > desired[project_id].rank:
+            desired[project_id] = role
+    return desired
+
+
+def plan(
+    org_id: uuid.UUID, account_id: uuid.UUID | None, groups: list[str], *, remove_stale: bool
+) -> SyncPlan:
+    """What reconcile would do; reads only (the dry-run preview is exactly this)."""
+    desired = desired_roles(org_id, groups)
+    current: dict[uuid.UUID, ProjectMember] = {}
+    if account_id is not None:
+        current = {
+            pm.project_id: pm
+            for pm in db.session.scalars(
+                select(ProjectMember)
+                .join(Project, Project.id == ProjectMember.project_id)
+                .where(Project.org_id == org_id, ProjectMember.account_id == account_id)
+            )
+        }
+    result = SyncPlan()
+    for project_id, role in sorted(desired.items(), key=lambda kv: str(kv[0])):
+        existing = current.get(project_id)
+        if existing is None:
+            result.adds.append(Change(project_id, role.value))
+        elif existing.source == MembershipSource.SYNCED and existing.role != role.value:
+            result.changes.append(Change(project_id, role.value, existing.role))
+    if remove_stale:
+        for project_id, pm in sorted(current.items(), key=lambda kv: str(kv[0])):
+            if pm.source == MembershipSource.SYNCED and project_id not in desired:
+                result.removes.append(Change(project_id, pm.role))
+    return result
+
+
+def reconcile(
+    org_id: uuid.UUID, account_id: uuid.UUID, email: str, groups: list[str], *, remove_stale: bool
+) -> SyncPlan:
+    """Apply the plan and record each change in the org's events. Does not commit."""
+    todo = plan(org_id, account_id, groups, remove_stale=remove_stale)
+    for add in todo.adds:
+        db.session.add(
+            ProjectMember(
+                project_id=add.project_id,
+                account_id=account_id,
+                role=add.role,
+                source=MembershipSource.SYNCED,
+            )
+        )
+        record_event(
+            org_id, "sso.sync.added", subject=email, project_id=str(add.project_id), role=add.role
+        )
+    by_project = {
+        pm.project_id: pm
+        for pm in db.session.scalars(
+            select(ProjectMember).where(
+                ProjectMember.account_id == account_id,
+                ProjectMember.project_id.in_([c.project_id for c in todo.changes + todo.removes]),
+            )
+        )
+    }
+    for change in todo.changes:
+        by_project[change.project_id].role = change.role
+        record_event(
+            org_id,
+            "sso.sync.changed",
+            subject=email,
+            project_id=str(change.project_id),
+            role=change.role,
+            from_role=change.from_role,
+        )
+    for remove in todo.removes:
+        db.session.delete(by_project[remove.project_id])
+        record_event(
+            org_id,
+            "sso.sync.removed",
+            subject=email,
+            project_id=str(remove.project_id),
+            role=remove.role,
+        )
+    db.session.flush()
+    return todo

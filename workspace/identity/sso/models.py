@@ -1,0 +1,76 @@
+"""SSO records: the org's OIDC connection, its group mappings, and the short-lived
+sign-in attempts that back the signed state."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+
+from sqlalchemy import ForeignKey, String, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column
+
+from workspace.extensions import db
+from workspace.types import UTCDateTime, created_at_column, uuid_pk
+
+
+class SsoConnection(db.Model):
+    """One OIDC identity provider per org (spec §2.2)."""
+
+    __tablename__ = "sso_connections"
+
+    id: Mapped[uuid.UUID] = uuid_pk()
+    org_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("orgs.id", ondelete="CASCADE"), unique=True
+    )
+    #: Lowercased, normalized like verified domains; unique across orgs.
+    email_domain: Mapped[str] = mapped_column(String(253), unique=True)
+    #: Without a trailing slash; discovery lives under it.
+    issuer_url: Mapped[str] = mapped_column(String(500))
+    client_id: Mapped[str] = mapped_column(String(500))
+    #: AES-256-GCM sealed with this row's id as associated data; never leaves the server.
+    client_secret_sealed: Mapped[str] = mapped_column(String(2000))
+    redirect_uri: Mapped[str] = mapped_column(String(500))
+    enabled: Mapped[bool] = mapped_column(default=False)
+    sync_groups_on_login: Mapped[bool] = mapped_column(default=True)
+    #: Name of the claim holding the user's groups (userinfo, else id_token).
+    groups_claim: Mapped[str] = mapped_column(String(100), default="groups")
+    remove_stale_synced_memberships: Mapped[bool] = mapped_column(default=False)
+    created_at: Mapped[datetime] = created_at_column()
+    updated_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+
+class GroupMapping(db.Model):
+    """IdP group -> project role (spec §2.3)."""
+
+    __tablename__ = "sso_group_mappings"
+    __table_args__ = (UniqueConstraint("org_id", "idp_group", "project_id"),)
+
+    id: Mapped[uuid.UUID] = uuid_pk()
+    org_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("orgs.id", ondelete="CASCADE"), index=True)
+    #: Compared exactly (case-sensitive) with the names in the groups claim.
+    idp_group: Mapped[str] = mapped_column(String(256))
+    project_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("projects.id", ondelete="CASCADE"), index=True
+    )
+    #: viewer, commenter, member or admin.
+    role: Mapped[str] = mapped_column(String(16))
+    created_at: Mapped[datetime] = created_at_column()
+
+
+class SsoAttempt(db.Model):
+    """One started sign-in. The signed state names it; it keeps what must not travel
+    through the browser (PKCE verifier, nonce) and makes the state single-use."""
+
+    __tablename__ = "sso_attempts"
+
+    id: Mapped[uuid.UUID] = uuid_pk()
+    org_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("orgs.id", ondelete="CASCADE"), index=True)
+    nonce: Mapped[str] = mapped_column(String(100))
+    #: PKCE code_verifier (RFC 7636 §4.1), sealed with this row's id.
+    code_verifier_sealed: Mapped[str] = mapped_column(String(500))
+    #: SHA-256 of the random value in the browser-binding cookie.
+    browser_hash: Mapped[str] = mapped_column(String(64))
+    #: Where to go after sign-in: a same-origin relative path.
+    next_path: Mapped[str | None] = mapped_column(String(500))
+    created_at: Mapped[datetime] = created_at_column()
+    used_at: Mapped[datetime | None] = mapped_column(UTCDateTime())

@@ -1,0 +1,92 @@
+"""JSON shapes of the SSO routes (DESIGN §4). The client secret is input only."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from workspace.api.operations import InputModel, OutputModel
+
+Role = Literal["viewer", "commenter", "member", "admin"]
+
+
+class SsoConnectionIn(InputModel):
+    email_domain: str = Field(max_length=400)
+    issuer_url: str = Field(max_length=500)
+    client_id: str = Field(max_length=500)
+    #: Write-only. Empty or absent keeps the stored secret.
+    client_secret: str | None = Field(default=None, max_length=2000)
+    #: Defaults to {BASE_URL}/auth/sso/callback.
+    redirect_uri: str | None = Field(default=None, max_length=500)
+    enabled: bool = False
+    sync_groups_on_login: bool = True
+    groups_claim: str = Field(default="groups", max_length=100)
+    remove_stale_synced_memberships: bool = False
+
+
+class SsoConnectionOut(OutputModel):
+    email_domain: str
+    issuer_url: str
+    client_id: str
+    redirect_uri: str
+    enabled: bool
+    sync_groups_on_login: bool
+    groups_claim: str
+    remove_stale_synced_memberships: bool
+    has_client_secret: bool
+    #: False when the email domain is no longer verified: sign-in is off until it is.
+    domain_verified: bool
+
+
+class DiscoveryOut(OutputModel):
+    ok: bool
+    message: str
+    issuer: str | None = None
+    authorization_endpoint: str | None = None
+    token_endpoint: str | None = None
+    userinfo_endpoint: str | None = None
+    jwks_uri: str | None = None
+
+
+class SsoSaveOut(SsoConnectionOut):
+    #: What the issuer's discovery document said when the connection was saved.
+    discovery: DiscoveryOut
+
+
+class GroupMappingIn(InputModel):
+    idp_group: str = Field(min_length=1, max_length=256)
+    project_id: uuid.UUID
+    role: Role
+
+
+class GroupMappingOut(OutputModel):
+    id: uuid.UUID
+    idp_group: str
+    project_id: uuid.UUID
+    role: str
+
+
+class SyncPreviewIn(InputModel):
+    email: str | None = Field(default=None, max_length=320)
+    member_id: uuid.UUID | None = None
+    groups: list[str] = Field(default_factory=list, max_length=500)
+
+    @model_validator(mode="after")
+    def _one_person(self) -> SyncPreviewIn:
+        if (self.email is None) == (self.member_id is None):
+            raise ValueError("give exactly one of email or member_id")
+        return self
+
+
+class RoleChangeOut(OutputModel):
+    project_id: uuid.UUID
+    role: str
+    from_role: str | None = None
+
+
+class SyncPreviewOut(OutputModel):
+    adds: list[RoleChangeOut]
+    changes: list[RoleChangeOut]
+    removes: list[RoleChangeOut]

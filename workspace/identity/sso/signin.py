@@ -1,0 +1,230 @@
+"""SSO sign-in, spec §4.1 in order: start hands out the IdP's authorization URL; the
+callback checks the state, exchanges the code, validates the id_token, reads the
+profile from userinfo, checks the email and its domain, then provisions the member
+and runs group sync. The view ends it through :func:`workspace.auth.login.complete_login`.
+
+Every refusal raises :class:`SignInRejected` before any account or membership is
+written.
+"""
+
+from __future__ import annotations
+
+import secrets
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import select
+
+from workspace.auth.login import provision_member
+from workspace.core.events import record_event
+from workspace.core.models import Account, Org
+from workspace.errors import ServiceError
+from workspace.extensions import db
+from workspace.identity.domains.normalize import normalize_domain
+from workspace.identity.sso import connection, groupsync, oidc, state
+from workspace.identity.sso.models import SsoConnection
+from workspace.security.crypto import SecretUnreadable, unseal
+
+
+class SignInRejected(Exception):
+    """A refused sign-in; ``message`` says what happened and what to do."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int = 403,
+        reason: str = "rejected",
+        org_id: uuid.UUID | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message, self.status, self.reason, self.org_id = message, status, reason, org_id
+
+
+@dataclass(frozen=True)
+class SignInResult:
+    org: Org
+    account: Account
+    created: bool
+    next_path: str | None
+    sync: groupsync.SyncPlan | None
+
+
+def _usable_connection(domain: str) -> SsoConnection | None:
+    conn = db.session.scalar(select(SsoConnection).where(SsoConnection.email_domain == domain))
+    if conn is None or not conn.enabled or not connection.domain_is_verified(conn):
+        return None
+    return conn
+
+
+def start(domain_or_email: str | None, *, binding: str, next_path: str | None) -> str:
+    """The IdP authorization URL for the org whose enabled SSO covers the domain.
+    Commits the attempt row."""
+    try:
+        domain = normalize_domain(domain_or_email)
+    except ServiceError as exc:
+        raise SignInRejected(exc.message, status=400, reason="bad_domain") from exc
+    conn = _usable_connection(domain)
+    if conn is None:
+        raise SignInRejected(
+            f"No enabled single sign-on is configured for {domain}. Sign in "
+            "with your password, or ask your admin to set up SSO.",
+            status=404,
+            reason="no_sso",
+        )
+    try:
+        meta = oidc.discover(conn.issuer_url)
+    except oidc.OidcError as exc:
+        raise SignInRejected(
+            f"Your identity provider could not be reached: {exc}", status=502, reason="discovery"
+        ) from exc
+    nonce, verifier = secrets.token_urlsafe(24), oidc.new_pkce_verifier()
+    signed = state.issue(
+        conn.org_id, nonce=nonce, code_verifier=verifier, binding=binding, next_path=next_path
+    )
+    db.session.commit()
+    return oidc.authorization_url(
+        meta,
+        client_id=conn.client_id,
+        redirect_uri=conn.redirect_uri,
+        state=signed,
+        nonce=nonce,
+        code_verifier=verifier,
+    )
+
+
+def _email_verified_false(*sources: dict[str, Any]) -> bool:
+    for claims in sources:
+        value = claims.get("email_verified")
+        if value is False or (isinstance(value, str) and value.strip().lower() == "false"):
+            return True
+    return False
+
+
+def _display_name(profile: dict[str, Any]) -> str | None:
+    name = profile.get("name")
+    if isinstance(name, str) and name.strip():
+        return name.strip()[:200]
+    parts = [profile.get(k) for k in ("given_name", "family_name")]
+    joined = " ".join(p.strip() for p in parts if isinstance(p, str) and p.strip())
+    return joined[:200] or None
+
+
+def callback(
+    *, state_value: str | None, binding: str | None, code: str | None, error: str | None
+) -> SignInResult:
+    """Finish the sign-in; provisions and syncs (flushed, not committed)."""
+    try:
+        attempt = state.consume(state_value, binding)
+    except state.StateError as exc:
+        raise SignInRejected(str(exc), status=400, reason="state") from exc
+    org_id = attempt.org_id
+    if error:
+        raise SignInRejected(
+            f"Your identity provider did not sign you in ({error[:100]}).",
+            status=403,
+            reason="idp_error",
+            org_id=org_id,
+        )
+    if not code:
+        raise SignInRejected(
+            "The identity provider sent no sign-in code. Start again.",
+            status=400,
+            reason="no_code",
+            org_id=org_id,
+        )
+    conn = connection.get_connection(org_id)
+    if conn is None or not conn.enabled or not connection.domain_is_verified(conn):
+        raise SignInRejected(
+            "Single sign-on is no longer enabled for this organization.",
+            status=403,
+            reason="no_sso",
+            org_id=org_id,
+        )
+    try:
+        verifier = unseal(attempt.code_verifier_sealed, attempt.id)
+        secret = connection.client_secret(conn)
+    except SecretUnreadable as exc:
+        raise SignInRejected(
+            "The SSO settings cannot be read with the current encryption "
+            "key; ask your admin to save the client secret again.",
+            status=500,
+            reason="secret",
+            org_id=org_id,
+        ) from exc
+    try:
+        meta = oidc.discover(conn.issuer_url)
+        tokens = oidc.exchange_code(
+            meta,
+            client_id=conn.client_id,
+            client_secret=secret,
+            code=code,
+            redirect_uri=conn.redirect_uri,
+            code_verifier=verifier,
+        )
+        id_claims = oidc.validate_id_token(
+            meta,
+            tokens["id_token"],
+            client_id=conn.client_id,
+            nonce=attempt.nonce,
+            access_token=tokens["access_token"],
+        )
+        profile = oidc.fetch_userinfo(meta, tokens["access_token"])
+    except oidc.OidcError as exc:
+        raise SignInRejected(str(exc), status=403, reason="oidc", org_id=org_id) from exc
+    if profile.get("sub") != id_claims.get("sub"):
+        raise SignInRejected(
+            "The identity provider's profile belongs to another user than its id_token.",
+            reason="sub_mismatch",
+            org_id=org_id,
+        )
+    email = profile.get("email")
+    if not isinstance(email, str) or "@" not in email:
+        raise SignInRejected(
+            "Your identity provider sent no email address, so you cannot be "
+            "signed in. Ask your admin to release the email claim.",
+            reason="no_email",
+            org_id=org_id,
+        )
+    email = email.strip().lower()
+    if _email_verified_false(profile, id_claims):
+        raise SignInRejected(
+            f"Your identity provider says {email} is not verified.",
+            reason="email_unverified",
+            org_id=org_id,
+        )
+    try:
+        domain = normalize_domain(email.rsplit("@", 1)[1])
+    except ServiceError:
+        domain = email.rsplit("@", 1)[1]
+    if domain != conn.email_domain:
+        raise SignInRejected(
+            f"This single sign-on accepts only {conn.email_domain} addresses, not {email}.",
+            reason="other_domain",
+            org_id=org_id,
+        )
+    org = db.session.get(Org, org_id)
+    try:
+        account, _member, created = provision_member(org, email, _display_name(profile), via="sso")
+    except ServiceError as exc:
+        db.session.rollback()
+        raise SignInRejected(exc.message, reason="provision", org_id=org_id) from exc
+    sync = None
+    if conn.sync_groups_on_login:
+        groups = groupsync.groups_from_claims(
+            profile if conn.groups_claim in profile else id_claims, conn.groups_claim
+        )
+        sync = groupsync.reconcile(
+            org_id, account.id, email, groups, remove_stale=conn.remove_stale_synced_memberships
+        )
+    return SignInResult(org, account, created, attempt.next_path, sync)
+
+
+def record_rejection(exc: SignInRejected) -> None:
+    """The org's audit trail notes refused sign-ins it can attribute (commits)."""
+    db.session.rollback()
+    if exc.org_id is None:
+        return
+    record_event(exc.org_id, "auth.sso.rejected", reason=exc.reason, message=exc.message)
+    db.session.commit()

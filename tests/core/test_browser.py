@@ -28,8 +28,8 @@ def demo(live_server):
 
 def sign_in(page, base: str) -> None:
     page.goto(f"{base}/signin")
-    page.get_by_label("Email").fill("owner@acme.test")
-    page.get_by_label("Password").fill(DEMO_PASSWORD)
+    page.get_by_label("Email", exact=True).fill("owner@acme.test")
+    page.get_by_label("Password", exact=True).fill(DEMO_PASSWORD)
     page.get_by_role("button", name="Sign in", exact=True).click()
     expect(page).to_have_url(re.compile(r"/o/acme/$"))
 

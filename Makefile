@@ -24,9 +24,9 @@ install: $(BIN)/flask
 
 run: install
 	$(BIN)/flask db upgrade heads
-	$(BIN)/flask demo --if-empty
+	BASE_URL=$${BASE_URL:-http://$(HOST):$(PORT)} $(BIN)/flask demo --if-empty
 	@echo "Serving on http://$(HOST):$(PORT)  (sign-in details above; Ctrl-C stops)"
-	$(BIN)/flask run --host $(HOST) --port $(PORT)
+	BASE_URL=$${BASE_URL:-http://$(HOST):$(PORT)} $(BIN)/flask run --host $(HOST) --port $(PORT)
 
 # System packages the tests talk to: a real OpenLDAP, headless Chromium, pdftoppm.
 test-deps:

@@ -1,0 +1,79 @@
+"""20 IdP requests creating the same user at once: the database's unique
+constraints decide, so exactly one account and one membership appear and the
+other 19 requests get 409 uniqueness."""
+
+from __future__ import annotations
+
+import threading
+
+import requests
+from sqlalchemy import func, select
+
+from tests.conftest import make_org
+from tests.scim.conftest import SCIM_JSON, USER, new_scim_token
+
+
+def test_twenty_concurrent_creations_make_one_member(live_server):
+    app = live_server.app
+    org = make_org(app, "Race", "owner@race.test")
+    token = new_scim_token(app, org.org_id)
+    url = f"{live_server.url}/scim/v2/orgs/{org.org_id}/Users"
+    start = threading.Barrier(20)
+    results: list[tuple[int, dict]] = []
+    lock = threading.Lock()
+
+    def create(i: int) -> None:
+        start.wait()
+        resp = requests.post(
+            url,
+            timeout=60,
+            json={
+                "schemas": [USER],
+                "userName": "Racer@Example.test" if i % 2 else "racer@example.test",
+                "externalId": f"idp-{i}",
+            },
+            headers={"Authorization": f"Bearer {token}", "Content-Type": SCIM_JSON},
+        )
+        with lock:
+            results.append((resp.status_code, resp.json()))
+
+    threads = [threading.Thread(target=create, args=(i,)) for i in range(20)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+    statuses = sorted(status for status, _ in results)
+    assert statuses == [201] + [409] * 19, results
+    assert all(body.get("scimType") == "uniqueness" for status, body in results if status == 409)
+
+    from workspace.core.models import Account, OrgMember
+    from workspace.extensions import db
+    from workspace.scim.models import ScimIdentity
+
+    with app.app_context():
+        assert (
+            db.session.scalar(
+                select(func.count())
+                .select_from(Account)
+                .where(Account.email == "racer@example.test")
+            )
+            == 1
+        )
+        assert (
+            db.session.scalar(
+                select(func.count())
+                .select_from(OrgMember)
+                .join(Account)
+                .where(OrgMember.org_id == org.org_id, Account.email == "racer@example.test")
+            )
+            == 1
+        )
+        assert (
+            db.session.scalar(
+                select(func.count())
+                .select_from(ScimIdentity)
+                .where(ScimIdentity.org_id == org.org_id)
+            )
+            == 1
+        )

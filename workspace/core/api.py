@@ -70,6 +70,15 @@ def list_events(org_id: uuid.UUID, query: EventQuery):
     return [EventOut.model_validate(e) for e in rows]
 
 
+def _project(org_id: uuid.UUID, project_id: uuid.UUID, action: str | None = None):
+    """The caller's access and the project in the URL, checked for ``action``."""
+    access = api_access(org_id)
+    project = projects.get_project(access.org.id, project_id)
+    if action:
+        require(access, action, project.id)
+    return access, project
+
+
 # -- projects ---------------------------------------------------------------------------
 
 
@@ -114,9 +123,7 @@ def read_project(org_id: uuid.UUID, project_id: uuid.UUID):
     response=ProjectOut,
 )
 def update_project(org_id: uuid.UUID, project_id: uuid.UUID, body: ProjectPatch):
-    access = api_access(org_id)
-    project = projects.get_project(access.org.id, project_id)
-    require(access, "project.edit", project.id)
+    _access, project = _project(org_id, project_id, "project.edit")
     projects.update_project(
         project, name=body.name, description=body.description, archived=body.archived
     )
@@ -127,9 +134,7 @@ def update_project(org_id: uuid.UUID, project_id: uuid.UUID, body: ProjectPatch)
 @bp.delete("/projects/<uuid:project_id>")
 @operation("Delete a project and its tasks", tag="projects", status=204)
 def delete_project(org_id: uuid.UUID, project_id: uuid.UUID):
-    access = api_access(org_id)
-    project = projects.get_project(access.org.id, project_id)
-    require(access, "project.edit", project.id)
+    access, project = _project(org_id, project_id, "project.edit")
     projects.delete_project(project, access.account.id)
     db.session.commit()
 
@@ -137,8 +142,7 @@ def delete_project(org_id: uuid.UUID, project_id: uuid.UUID):
 @bp.get("/projects/<uuid:project_id>/members")
 @operation("List project members", tag="projects", response=list[ProjectMemberOut])
 def list_project_members(org_id: uuid.UUID, project_id: uuid.UUID):
-    access = api_access(org_id)
-    project = projects.get_project(access.org.id, project_id)
+    _access, project = _project(org_id, project_id)
     return [ProjectMemberOut.model_validate(m) for m in projects.list_project_members(project.id)]
 
 
@@ -151,9 +155,7 @@ def list_project_members(org_id: uuid.UUID, project_id: uuid.UUID):
     status=201,
 )
 def add_project_member(org_id: uuid.UUID, project_id: uuid.UUID, body: ProjectMemberCreate):
-    access = api_access(org_id)
-    project = projects.get_project(access.org.id, project_id)
-    require(access, "project.manage_members", project.id)
+    _access, project = _project(org_id, project_id, "project.manage_members")
     member = projects.set_project_member(project, body.account_id, body.role)
     db.session.commit()
     return ProjectMemberOut.model_validate(member)
@@ -162,9 +164,7 @@ def add_project_member(org_id: uuid.UUID, project_id: uuid.UUID, body: ProjectMe
 @bp.delete("/projects/<uuid:project_id>/members/<uuid:member_id>")
 @operation("Remove a project member", tag="projects", status=204)
 def remove_project_member(org_id: uuid.UUID, project_id: uuid.UUID, member_id: uuid.UUID):
-    access = api_access(org_id)
-    project = projects.get_project(access.org.id, project_id)
-    require(access, "project.manage_members", project.id)
+    _access, project = _project(org_id, project_id, "project.manage_members")
     db.session.delete(projects.get_project_member(project, member_id))
     db.session.commit()
 
@@ -175,8 +175,7 @@ def remove_project_member(org_id: uuid.UUID, project_id: uuid.UUID, member_id: u
 @bp.get("/projects/<uuid:project_id>/states")
 @operation("List a project's states in board order", tag="workflow", response=list[StateOut])
 def list_states(org_id: uuid.UUID, project_id: uuid.UUID):
-    access = api_access(org_id)
-    project = projects.get_project(access.org.id, project_id)
+    _access, project = _project(org_id, project_id)
     return [StateOut.model_validate(s) for s in projects.list_states(project.id)]
 
 
@@ -190,9 +189,7 @@ def list_states(org_id: uuid.UUID, project_id: uuid.UUID):
     errors=(400, 401, 403, 404, 409),
 )
 def create_state(org_id: uuid.UUID, project_id: uuid.UUID, body: StateCreate):
-    access = api_access(org_id)
-    project = projects.get_project(access.org.id, project_id)
-    require(access, "project.manage_workflow", project.id)
+    _access, project = _project(org_id, project_id, "project.manage_workflow")
     state = projects.create_state(project, body.name, body.category, body.color)
     db.session.commit()
     return StateOut.model_validate(state)
@@ -201,8 +198,7 @@ def create_state(org_id: uuid.UUID, project_id: uuid.UUID, body: StateCreate):
 @bp.get("/projects/<uuid:project_id>/cycles")
 @operation("List a project's cycles", tag="workflow", response=list[CycleOut])
 def list_cycles(org_id: uuid.UUID, project_id: uuid.UUID):
-    access = api_access(org_id)
-    project = projects.get_project(access.org.id, project_id)
+    _access, project = _project(org_id, project_id)
     return [CycleOut.model_validate(c) for c in projects.list_cycles(project.id)]
 
 
@@ -216,9 +212,7 @@ def list_cycles(org_id: uuid.UUID, project_id: uuid.UUID):
     errors=(400, 401, 403, 404, 409),
 )
 def create_cycle(org_id: uuid.UUID, project_id: uuid.UUID, body: CycleCreate):
-    access = api_access(org_id)
-    project = projects.get_project(access.org.id, project_id)
-    require(access, "project.manage_workflow", project.id)
+    _access, project = _project(org_id, project_id, "project.manage_workflow")
     cycle = projects.create_cycle(project, body.name, body.start_date, body.end_date)
     db.session.commit()
     return CycleOut.model_validate(cycle)
@@ -227,8 +221,7 @@ def create_cycle(org_id: uuid.UUID, project_id: uuid.UUID, body: CycleCreate):
 @bp.get("/projects/<uuid:project_id>/modules")
 @operation("List a project's modules", tag="workflow", response=list[ModuleOut])
 def list_modules(org_id: uuid.UUID, project_id: uuid.UUID):
-    access = api_access(org_id)
-    project = projects.get_project(access.org.id, project_id)
+    _access, project = _project(org_id, project_id)
     return [ModuleOut.model_validate(m) for m in projects.list_modules(project.id)]
 
 
@@ -242,9 +235,7 @@ def list_modules(org_id: uuid.UUID, project_id: uuid.UUID):
     errors=(400, 401, 403, 404, 409),
 )
 def create_module(org_id: uuid.UUID, project_id: uuid.UUID, body: ModuleCreate):
-    access = api_access(org_id)
-    project = projects.get_project(access.org.id, project_id)
-    require(access, "project.manage_workflow", project.id)
+    _access, project = _project(org_id, project_id, "project.manage_workflow")
     module = projects.create_module(project, body.name, body.description)
     db.session.commit()
     return ModuleOut.model_validate(module)
@@ -258,8 +249,7 @@ def create_module(org_id: uuid.UUID, project_id: uuid.UUID, body: ModuleCreate):
     "List a project's tasks, newest first", tag="tasks", query=TaskListQuery, response=TaskPage
 )
 def list_project_tasks(org_id: uuid.UUID, project_id: uuid.UUID, query: TaskListQuery):
-    access = api_access(org_id)
-    project = projects.get_project(access.org.id, project_id)
+    access, project = _project(org_id, project_id)
     flt = tasks.TaskFilter(
         **query.model_dump(exclude={"limit", "offset", "project_id"}), project_id=project.id
     )
@@ -275,9 +265,7 @@ def list_project_tasks(org_id: uuid.UUID, project_id: uuid.UUID, query: TaskList
 @bp.post("/projects/<uuid:project_id>/tasks")
 @operation("Create a task", tag="tasks", body=TaskCreate, response=TaskOut, status=201)
 def create_task(org_id: uuid.UUID, project_id: uuid.UUID, body: TaskCreate):
-    access = api_access(org_id)
-    project = projects.get_project(access.org.id, project_id)
-    require(access, "task.write", project.id)
+    access, project = _project(org_id, project_id, "task.write")
     task = tasks.create_task(project, access.account.id, **body.model_dump())
     db.session.commit()
     return TaskOut.model_validate(task)

@@ -289,13 +289,25 @@ def test_browser_failure_shows_the_sign_in_page_with_the_message(client, app, ld
 
 
 def test_sign_in_page_offers_directory_sign_in_for_an_org_with_ldap(client, ldap_acme, globex):
+    # Step one: the plain sign-in page asks only for the org, with no second password box.
+    plain = client.get("/signin").get_data(as_text=True)
+    assert 'id="ldap-org"' in plain and 'id="ldap-password"' not in plain
+    # Step two: an org with LDAP gets its username and password form.
     page = client.get("/signin?org=acme").get_data(as_text=True)
     assert "Sign in to Acme with your directory account" in page
-    assert 'action="/auth/ldap/login"' in page
-    # An org without LDAP gets the generic form, with the typed org kept.
+    assert 'action="/auth/ldap/login"' in page and 'id="ldap-password"' in page
+    # An org without LDAP is told so, with what was typed kept.
     other = client.get("/signin?org=globex").get_data(as_text=True)
-    assert "Sign in to Globex" not in other
-    assert 'value="globex"' in other
+    assert "No organization called “globex” offers directory sign-in." in other
+    assert 'value="globex"' in other and 'id="ldap-password"' not in other
+
+
+def test_unknown_org_in_the_browser_form_is_explained(client, ldap_acme):
+    resp = client.post("/auth/ldap/login", data={"org": "nope", "username": "a", "password": "b"})
+    assert resp.status_code == 404
+    page = resp.get_data(as_text=True)
+    assert "There is no organization called “nope”." in page
+    assert 'value="nope"' in page
 
 
 def test_failed_logins_are_rate_limited(app, ldap_acme):

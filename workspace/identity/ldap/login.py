@@ -76,7 +76,7 @@ def login():
                 "unknown_org",
                 "Enter your organization's short name (as in its address, e.g. acme)."
                 if not org_ref
-                else f"There is no organization called {org_ref!r}.",
+                else f"There is no organization called “{org_ref}”.",
                 400 if not org_ref else 404,
             ),
             fields,

@@ -37,8 +37,11 @@ class DohState:
     #: When set, every request waits here first (two orgs verifying "at once").
     barrier: threading.Barrier | None = None
     queries: list[tuple[str, str]] = field(default_factory=list)
+    #: Other paths this server answers with JSON (a stand-in for a misbehaving IdP).
+    documents: dict[str, Any] = field(default_factory=dict)
 
     def reset(self) -> None:
+        self.documents.clear()
         self.answers.clear()
         self.raw.clear()
         self.delay.clear()
@@ -80,7 +83,9 @@ class _DohHandler(BaseHTTPRequestHandler):
             self.state.barrier.wait(timeout=10)
         if name in self.state.delay:
             time.sleep(self.state.delay[name])
-        if parts.path != "/resolve":
+        if parts.path in self.state.documents:
+            self._send(200, json.dumps(self.state.documents[parts.path]), "application/json")
+        elif parts.path != "/resolve":
             self._send(404, "not found", "text/plain")
         elif name in self.state.raw:
             self._send(200, self.state.raw[name], "text/html")

@@ -19,12 +19,12 @@ _LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$")
 _SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*://")
 
 
-def _bad(reason: str) -> ServiceError:
-    return ServiceError(reason, field="domain")
+def normalize_domain(raw: str | None, *, field: str = "domain") -> str:
+    """The canonical form of a domain, or a 400 on ``field`` saying what is wrong."""
 
+    def _bad(reason: str) -> ServiceError:
+        return ServiceError(reason, field=field)
 
-def normalize_domain(raw: str | None) -> str:
-    """The canonical form of a domain, or a 400 that says what is wrong with it."""
     value = (raw or "").strip().lower()
     if not value:
         raise _bad("Enter a domain such as example.com.")

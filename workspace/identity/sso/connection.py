@@ -84,7 +84,7 @@ def save_connection(
 ) -> SsoConnection:
     """Create or replace the org's connection. A blank secret keeps the stored one.
     Commits. 409 when another org uses the email domain."""
-    domain = normalize_domain(data.email_domain)
+    domain = normalize_domain(data.email_domain, field="email_domain")
     issuer = _check_url(data.issuer_url, "issuer_url", "issuer URL").rstrip("/")
     redirect_uri = _check_url(
         data.redirect_uri or default_redirect_uri(), "redirect_uri", "redirect URI"

@@ -1,0 +1,112 @@
+"""The outbound HTTP guard (DESIGN §6), against real sockets on loopback."""
+
+from __future__ import annotations
+
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from workspace.security.outbound import OutboundError, check_url, fetch
+
+
+class _Redirector(BaseHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):
+        if self.path.startswith("/to-metadata"):
+            self.send_response(302)
+            self.send_header("Location", "http://169.254.169.254/latest/meta-data/")
+            self.end_headers()
+        elif self.path.startswith("/loop"):
+            self.send_response(302)
+            self.send_header("Location", "/loop")
+            self.end_headers()
+        elif self.path.startswith("/to-ok"):
+            self.send_response(301)
+            self.send_header("Location", "/ok")
+            self.end_headers()
+        elif self.path.startswith("/big"):
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(b"x" * (1024 * 1024 + 10))
+        else:
+            body = b'{"ok": true}'
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+
+@pytest.fixture(scope="module")
+def peer():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Redirector)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1/",
+        "http://localhost/",
+        "http://10.1.2.3/",
+        "http://192.168.0.1/",
+        "http://169.254.169.254/latest/meta-data/",
+        "http://[::1]/",
+        "http://[fe80::1]/",
+        "http://100.64.0.1/",
+        "http://0.0.0.0/",
+        "http://[::ffff:127.0.0.1]/",
+    ],
+)
+def test_private_targets_refused_by_default(app, url):
+    with app.app_context(), pytest.raises(OutboundError, match="private"):
+        check_url(url)
+
+
+@pytest.mark.parametrize(
+    "url", ["file:///etc/passwd", "gopher://x.example/", "ftp://a.b/", "http:///nohost"]
+)
+def test_only_http_with_a_host(app, url):
+    with app.app_context(), pytest.raises(OutboundError):
+        check_url(url)
+
+
+def test_allow_list_lets_named_hosts_through(app, monkeypatch, peer):
+    monkeypatch.setitem(app.config, "OUTBOUND_ALLOW_PRIVATE", ["127.0.0.1"])
+    with app.app_context():
+        assert fetch("GET", peer + "/ok").json() == {"ok": True}
+        with pytest.raises(OutboundError, match="private"):
+            check_url("http://localhost/")
+
+
+def test_redirects_are_checked_at_every_hop(app, monkeypatch, peer):
+    monkeypatch.setitem(app.config, "OUTBOUND_ALLOW_PRIVATE", ["127.0.0.1"])
+    with app.app_context():
+        assert fetch("GET", peer + "/to-ok").json() == {"ok": True}
+        with pytest.raises(OutboundError, match="private"):
+            fetch("GET", peer + "/to-metadata")
+        with pytest.raises(OutboundError, match="Too many redirects"):
+            fetch("GET", peer + "/loop")
+
+
+def test_body_is_capped(app, monkeypatch, peer):
+    monkeypatch.setitem(app.config, "OUTBOUND_ALLOW_PRIVATE", ["127.0.0.1"])
+    with app.app_context(), pytest.raises(OutboundError, match="1 MiB"):
+        fetch("GET", peer + "/big")
+
+
+def test_doh_through_the_guard_without_allow_list(client, acme, doh, app, monkeypatch):
+    """The DoH server is on loopback: with the allow-list emptied the guard refuses it,
+    and the admin reads why instead of a 500."""
+    row = client.post(
+        acme.url("/domains"), json={"domain": "acme.example"}, headers=acme.headers
+    ).get_json()
+    monkeypatch.setitem(app.config, "OUTBOUND_ALLOW_PRIVATE", [])
+    resp = client.post(acme.url(f"/domains/{row['id']}/verify"), headers=acme.headers)
+    assert resp.status_code == 502
+    assert "private" in resp.get_json()["detail"]
+    assert doh.queries == []

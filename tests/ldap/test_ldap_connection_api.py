@@ -329,3 +329,22 @@ def exercise_everything(client, app, acme, directory):
         client.get("/o/acme/settings/events"),
     ]
     return bodies
+
+
+def test_a_bind_password_that_no_longer_opens_is_reported_not_a_crash(client, app, acme, directory):
+    put(client, acme, body(directory))
+    from workspace.identity.ldap.models import LdapConnection
+    from workspace.security.crypto import seal
+
+    with app.app_context():
+        row = db.session.scalar(select(LdapConnection))
+        row.bind_password_sealed = seal(SERVICE_PASSWORD, "another-row")  # wrong associated data
+        db.session.commit()
+    result = run_test(client, acme)
+    assert result["ok"] is False
+    assert "enter it again" in result["message"]
+    verify_domain(app, acme.org_id, "acme.test")
+    resp = client.post(
+        "/auth/ldap/login", json={"org": "acme", "username": "ada", "password": PASSWORDS["ada"]}
+    )
+    assert resp.status_code == 502

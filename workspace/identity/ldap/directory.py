@@ -145,6 +145,11 @@ def connect(settings: DirectorySettings, user: str, password: str) -> tuple[ldap
 
 def service_connection(settings: DirectorySettings) -> ldap3.Connection:
     """Step 1 of the LDAP login rules (spec §4.1): bind as the service account."""
+    if not settings.bind_password:
+        # An empty password would be an anonymous bind, which AD lets succeed.
+        raise DirectoryError(
+            "service_bind_failed", detail="no usable bind password is stored; enter it again"
+        )
     conn, bound = connect(settings, settings.bind_dn, settings.bind_password)
     if not bound:
         detail = _result_text(conn)

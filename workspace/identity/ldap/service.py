@@ -21,7 +21,7 @@ from workspace.identity.ldap.filters import (
     sample_filter,
 )
 from workspace.identity.ldap.models import LdapConnection, connection_for
-from workspace.security.crypto import seal, unseal
+from workspace.security.crypto import SecretUnreadable, seal, unseal
 
 #: How many entries the test connection asks for: enough to show the filter works.
 SAMPLE_SIZE = 5
@@ -184,9 +184,7 @@ def settings_for(row: LdapConnection, override: ConnectionInput | None = None) -
     """The directory settings of a saved row, optionally with unsaved edits on top
     (a blank password in the edits keeps the stored one)."""
     source = override or row
-    password = (override.bind_password if override else None) or (
-        unseal(row.bind_password_sealed, row.id) if row and row.bind_password_sealed else ""
-    )
+    password = (override.bind_password if override else None) or _stored_password(row)
     return DirectorySettings(
         server_uri=source.server_uri,
         bind_dn=source.bind_dn,
@@ -201,6 +199,17 @@ def settings_for(row: LdapConnection, override: ConnectionInput | None = None) -
         connect_timeout=float(current_app.config.get("LDAP_CONNECT_TIMEOUT", 5)),
         read_timeout=float(current_app.config.get("LDAP_READ_TIMEOUT", 10)),
     )
+
+
+def _stored_password(row: LdapConnection | None) -> str:
+    """The unsealed bind password; empty when none is stored or it no longer opens
+    (key rotated, row tampered), which the service bind then reports."""
+    if row is None or not row.bind_password_sealed:
+        return ""
+    try:
+        return unseal(row.bind_password_sealed, row.id)
+    except SecretUnreadable:
+        return ""
 
 
 def test_connection(org_id: uuid.UUID, edits: ConnectionInput | None = None) -> TestResult:

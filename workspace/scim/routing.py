@@ -20,6 +20,7 @@ from scim2_models import (
     ListResponse,
     Meta,
     NotFoundException,
+    ResponseParameters,
     SCIMException,
     ScimPolicy,
     SearchRequest,
@@ -28,7 +29,7 @@ from scim2_models import (
 from workspace.core.models import Org
 from workspace.extensions import db
 from workspace.scim import errors, patch, tokens, users
-from workspace.scim.errors import MEDIA_TYPE
+from workspace.scim.errors import MAX_BODY, MEDIA_TYPE
 from workspace.scim.resources import (
     MAX_RESULTS,
     InputUser,
@@ -42,9 +43,6 @@ from workspace.scim.resources import (
 bp = Blueprint("scim", __name__, url_prefix="/scim/v2/orgs/<uuid:org_id>")
 errors.install(bp)
 
-#: Bodies above this are refused with a SCIM 400 before parsing; one User is a few
-#: hundred bytes, an Entra user with every attribute a few KB.
-MAX_BODY = 64 * 1024
 DEFAULT_COUNT = 100
 _JSON_TYPES = ("application/json", "application/scim+json")
 #: Requests are read strictly: an attribute no schema declares is a 400.
@@ -86,30 +84,18 @@ def _json(data: Any, status: int = 200, location: str | None = None) -> Response
 def _body() -> Any:
     """The request's JSON, refusing oversized, non-JSON and malformed bodies."""
     if (request.content_length or 0) > MAX_BODY:
-        return _raise_too_large()
+        raise errors.TooLarge()
     if request.mimetype and request.mimetype not in _JSON_TYPES:
         raise SCIMException.from_error(
             Error(status=415, detail="Send the body as application/scim+json or application/json.")
         )
     raw = request.stream.read(MAX_BODY + 1)
     if len(raw) > MAX_BODY:
-        return _raise_too_large()
+        raise errors.TooLarge()
     try:
         return json.loads(raw)
     except (ValueError, UnicodeDecodeError) as exc:
         raise InvalidSyntaxException(detail="The request body is not valid JSON.") from exc
-
-
-class _TooLarge(SCIMException):
-    status = 400
-    scim_type = "invalidValue"
-
-
-def _raise_too_large() -> Any:
-    raise _TooLarge(
-        detail=f"The request body is larger than {MAX_BODY // 1024} KB; a SCIM "
-        "request for one user needs far less."
-    )
 
 
 def _object(payload: Any) -> dict[str, Any]:
@@ -162,8 +148,12 @@ def _list(search: SearchRequest, org_id: uuid.UUID) -> Response:
 
 
 def _one(user: users.ScimMember, status: int = 200) -> Response:
+    """One resource, honouring ``attributes``/``excludedAttributes`` (RFC 7644 §3.9)."""
     resource = _resource(user)
-    params = _query_search()
+    names = ("attributes", "excludedAttributes")
+    params = ResponseParameters[PublishedUser].model_validate(
+        {k: request.args[k] for k in names if k in request.args}
+    )
     return _json(
         dump(resource, response_parameters=params),
         status,

@@ -6,6 +6,7 @@ printable export reuse :func:`points_figure` for their widgets.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 import plotly.graph_objects as go
@@ -97,7 +98,13 @@ def flow_figure(result: dict[str, Any]) -> go.Figure:
 
 def workload_figure(rows: list[dict[str, Any]], limit: int = 15) -> go.Figure:
     rows = list(reversed(rows[:limit]))
-    names = [r["name"] + (" (agent)" if r["kind"] == "agent" else "") for r in rows]
+    # A category axis merges equal labels: two people of one name need their emails.
+    taken = Counter(r["name"] for r in rows)
+    names = [
+        (r["name"] if taken[r["name"]] == 1 else f"{r['name']} <{r['email']}>")
+        + (" (agent)" if r["kind"] == "agent" else "")
+        for r in rows
+    ]
     fig = go.Figure()
     for key, label, color in (
         ("in_progress", "In progress", CATEGORY_COLORS["started"]),

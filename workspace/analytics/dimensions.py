@@ -9,6 +9,7 @@ fall under ``unassigned``.
 from __future__ import annotations
 
 import uuid
+from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
@@ -58,11 +59,13 @@ def labels(dimension: str, keys: Iterable[str]) -> dict[str, str]:
         else []
     )
     if dimension == "assignee" and ids:
+        people = db.session.execute(
+            select(Account.id, Account.name, Account.email).where(Account.id.in_(ids))
+        ).all()
+        # Two people of one name stay two keys, and their labels tell them apart.
+        taken = Counter(name for _, name, _ in people)
         found = {
-            str(i): name
-            for i, name in db.session.execute(
-                select(Account.id, Account.name).where(Account.id.in_(ids))
-            )
+            str(i): name if taken[name] == 1 else f"{name} <{email}>" for i, name, email in people
         }
     elif dimension == "project" and ids:
         found = {

@@ -1,7 +1,19 @@
-"""Placeholder until this capability lands; see the open issues."""
+"""Ask-a-chart on the org's own model, AI credits, and agents as members (issue 8).
+
+``models`` settings and AI runs; ``client`` the OpenAI-compatible HTTP call;
+``spec``/``offline``/``ask`` turning a sentence into a chart; ``credits`` the monthly
+pool; ``settings`` model settings; ``members`` agent members; ``tools`` the agent
+tool registry; ``mcp`` the MCP server; ``api``, ``tools_api`` and ``pages`` the thin
+blueprints.
+"""
 
 from flask import Flask
 
 
 def init_app(app: Flask) -> None:
-    """Register this capability's blueprints."""
+    """Register the AI/agents API, the agent tool interface and the pages."""
+    from workspace.agents import api, pages, tools_api
+
+    app.register_blueprint(api.bp)
+    app.register_blueprint(tools_api.bp)
+    app.register_blueprint(pages.bp)

@@ -1,0 +1,147 @@
+"""The AI and agents JSON API (DESIGN §3): model settings, ask-a-chart, credits,
+agents. Settings and agents are owner/admin only; asking and credits are for any
+member (an agent included: its asks are recorded as its own)."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from flask import Blueprint
+
+from workspace.agents import ask, credits, members, settings
+from workspace.agents.models import settings_for
+from workspace.agents.schemas import (
+    AgentCreate,
+    AgentCreated,
+    AgentOut,
+    AiSettingsIn,
+    AiSettingsOut,
+    AiTestOut,
+    AskIn,
+    AskOut,
+    CreditsOut,
+)
+from workspace.analytics.scope import make_scope
+from workspace.api import api_access, operation
+from workspace.extensions import db
+from workspace.security.permissions import require
+from workspace.security.tokens import display_prefix
+
+bp = Blueprint("agents_api", __name__, url_prefix="/api/v1/orgs/<uuid:org_id>")
+
+
+def settings_out(org_id: uuid.UUID) -> AiSettingsOut:
+    row = settings_for(org_id)
+    if row is None:
+        return AiSettingsOut(configured=False)
+    return AiSettingsOut(
+        configured=True,
+        base_url=row.base_url,
+        model=row.model,
+        has_api_key=row.has_api_key,
+        updated_at=row.updated_at,
+    )
+
+
+@bp.get("/ai-settings")
+@operation("Read the org's model settings", tag="ai", response=AiSettingsOut)
+def read_settings(org_id: uuid.UUID):
+    """``has_api_key`` instead of the key, which is never returned."""
+    access = api_access(org_id)
+    require(access, "org.manage_settings")
+    return settings_out(access.org.id)
+
+
+@bp.put("/ai-settings")
+@operation("Save the org's model settings", tag="ai", body=AiSettingsIn, response=AiSettingsOut)
+def save_settings(org_id: uuid.UUID, body: AiSettingsIn):
+    """An OpenAI-compatible endpoint. Omit ``api_key`` (or send it blank) to keep
+    the stored one; the first save needs it."""
+    access = api_access(org_id)
+    require(access, "org.manage_settings")
+    settings.save_settings(
+        access.org.id,
+        base_url=body.base_url,
+        model=body.model,
+        api_key=body.api_key,
+        actor_id=access.account.id,
+    )
+    db.session.commit()
+    return settings_out(access.org.id)
+
+
+@bp.post("/ai-settings/test")
+@operation("Test the org's model settings", tag="ai", response=AiTestOut)
+def test_settings(org_id: uuid.UUID):
+    """One tiny call with the saved settings; ``ok: false`` carries the provider's
+    error. Costs no credits."""
+    access = api_access(org_id)
+    require(access, "org.manage_settings")
+    result = settings.test_settings(access.org.id)
+    return AiTestOut(ok=result.ok, message=result.message)
+
+
+@bp.post("/analytics/ask")
+@operation("Ask for a chart in plain words", tag="analytics", body=AskIn, response=AskOut)
+def ask_chart(org_id: uuid.UUID, body: AskIn):
+    """Never an error for an unusable model answer: the default chart (count by
+    status, "Work items by status") comes back with ``fallback: true``."""
+    access = api_access(org_id)
+    require(access, "analytics.read")
+    scope = make_scope(access.org, body.project_id)
+    result: dict[str, Any] = ask.ask_chart(scope, access.account, body.text)
+    db.session.commit()
+    return AskOut.model_validate(result)
+
+
+@bp.get("/analytics/credits")
+@operation("AI credit usage this calendar month (UTC)", tag="analytics", response=CreditsOut)
+def read_credits(org_id: uuid.UUID):
+    access = api_access(org_id)
+    require(access, "analytics.read")
+    return CreditsOut.model_validate(credits.usage(access.org.id))
+
+
+def agent_out(row: members.AgentRow) -> dict[str, Any]:
+    return {
+        "id": row.account.id,
+        "member_id": row.member.id,
+        "name": row.account.name,
+        "description": row.account.description,
+        "kind": row.account.kind,
+        "token_prefix": row.token_prefix,
+        "token_last_used_at": row.last_used_at,
+        "created_at": row.member.created_at,
+    }
+
+
+@bp.get("/agents")
+@operation("List the org's agents", tag="agents", response=list[AgentOut])
+def list_agents(org_id: uuid.UUID):
+    access = api_access(org_id)
+    require(access, "org.manage_members")
+    return [AgentOut.model_validate(agent_out(r)) for r in members.list_agents(access.org.id)]
+
+
+@bp.post("/agents")
+@operation(
+    "Create an agent member and its token",
+    tag="agents",
+    body=AgentCreate,
+    response=AgentCreated,
+    status=201,
+)
+def create_agent(org_id: uuid.UUID, body: AgentCreate):
+    """The response holds the agent's token; it is never shown again."""
+    access = api_access(org_id)
+    require(access, "org.manage_members")
+    account, member, raw = members.create_agent(
+        access.org,
+        name=body.name,
+        description=body.description,
+        project_ids=body.project_ids,
+        actor_id=access.account.id,
+    )
+    row = members.AgentRow(member, account, display_prefix(raw), None)
+    return AgentCreated.model_validate({**agent_out(row), "token": raw})

@@ -1,0 +1,228 @@
+"""Ask-a-chart (spec §4.4): a sentence in, a real chart out, never an error.
+
+The org's model is asked, with a strict JSON schema (structured output), for a metric,
+a dimension and a title (and optionally one kind or priority to narrow to); the
+points are then computed by the custom-chart aggregation, so the model never invents
+numbers. Whatever goes wrong - no usable answer, a timeout, a provider error, credits
+used up - the answer is the default chart, count by status, and the attempt is kept
+as an :class:`AiRun` saying why. With no model configured the offline interpreter
+answers instead.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import select
+
+from workspace.agents import client, credits, offline
+from workspace.agents.models import AiRun, AiSettings, settings_for
+from workspace.agents.spec import DEFAULT, KINDS, MAX_TITLE, PRIORITIES, ChartSpec, title_for
+from workspace.analytics import service as analytics
+from workspace.analytics.dimensions import DIMENSIONS, METRICS
+from workspace.analytics.scope import Scope
+from workspace.core.models import Account, Project, State
+from workspace.errors import ServiceError
+from workspace.extensions import db
+from workspace.security.crypto import SecretUnreadable, unseal
+
+MAX_REQUEST = 500
+RAW_LIMIT = 4000
+
+#: Strict structured output (OpenAI ``response_format`` json_schema): every property
+#: required, the optional narrowing as nullable enums.
+CHART_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "metric": {"type": "string", "enum": list(METRICS)},
+        "dimension": {"type": "string", "enum": list(DIMENSIONS)},
+        "title": {"type": "string"},
+        "kind": {"type": ["string", "null"], "enum": [*KINDS, None]},
+        "priority": {"type": ["string", "null"], "enum": [*PRIORITIES, None]},
+    },
+    "required": ["metric", "dimension", "title", "kind", "priority"],
+    "additionalProperties": False,
+}
+RESPONSE_FORMAT = {
+    "type": "json_schema",
+    "json_schema": {"name": "chart_spec", "strict": True, "schema": CHART_SCHEMA},
+}
+SYSTEM_PROMPT = (
+    "You turn a request for a chart about a team's work items into a chart spec. "
+    "metric: count (all items), done (completed items) or open (not completed). "
+    "dimension, what the chart groups by: status, priority, kind, assignee or project. "
+    f"kind narrows to one kind of item ({', '.join(KINDS)}) or null; "
+    f"priority narrows to one priority ({', '.join(PRIORITIES)}) or null. "
+    "title: a short chart title. Answer only with the JSON object."
+)
+
+
+@dataclass
+class Attempt:
+    """How the spec was obtained, before the points are computed."""
+
+    spec: ChartSpec
+    outcome: str
+    fallback: bool = False
+    offline: bool = False
+    model: str | None = None
+    raw: str | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_ms: int = 0
+    credits: int = 0
+
+
+def parse_answer(text: str) -> ChartSpec | None:
+    """The spec in a model's answer, or None when it is not usable."""
+    try:
+        data = json.loads(text)
+    except (ValueError, TypeError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    metric, dimension = data.get("metric"), data.get("dimension")
+    kind, priority = data.get("kind") or None, data.get("priority") or None
+    if metric not in METRICS or dimension not in DIMENSIONS:
+        return None
+    if kind is not None and kind not in KINDS:
+        return None
+    if priority is not None and priority not in PRIORITIES:
+        return None
+    if dimension == "kind":
+        kind = None
+    if dimension == "priority":
+        priority = None
+    title = data.get("title")
+    title = " ".join(title.split())[:MAX_TITLE] if isinstance(title, str) else ""
+    return ChartSpec(
+        metric, dimension, title or title_for(metric, dimension, kind, priority), kind, priority
+    )
+
+
+def _ask_model(row: AiSettings, text: str, org_id: uuid.UUID, now: datetime) -> Attempt:
+    if credits.exhausted(org_id, now):
+        return Attempt(DEFAULT, "credits_exhausted", fallback=True, model=row.model)
+    try:
+        key = unseal(row.api_key_sealed or "", row.id)
+    except SecretUnreadable:
+        return Attempt(DEFAULT, "key_unreadable", fallback=True, model=row.model)
+    messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": text}]
+    try:
+        answer = client.chat(
+            row.base_url, key, row.model, messages, response_format=RESPONSE_FORMAT
+        )
+    except client.ModelError as exc:
+        return Attempt(
+            DEFAULT,
+            "timeout" if exc.kind == "timeout" else "provider_error",
+            fallback=True,
+            model=row.model,
+            raw=(exc.body or exc.message)[:RAW_LIMIT],
+            latency_ms=exc.latency_ms,
+        )
+    spec = parse_answer(answer.content)
+    return Attempt(
+        spec or DEFAULT,
+        "ok" if spec else "invalid_answer",
+        fallback=spec is None,
+        model=row.model,
+        raw=answer.content[:RAW_LIMIT],
+        prompt_tokens=answer.prompt_tokens,
+        completion_tokens=answer.completion_tokens,
+        latency_ms=answer.latency_ms,
+        credits=credits.cost(answer.prompt_tokens + answer.completion_tokens),
+    )
+
+
+def _ask_offline(text: str) -> Attempt:
+    spec = offline.interpret(text)
+    if spec is None:
+        return Attempt(DEFAULT, "no_match", fallback=True, offline=True)
+    return Attempt(spec, "offline", offline=True)
+
+
+def _points(scope: Scope, account_id: uuid.UUID, spec: ChartSpec) -> list[dict[str, Any]]:
+    result = analytics.custom_chart(
+        scope,
+        account_id,
+        metric=spec.metric,
+        dimension=spec.dimension,
+        priority=spec.priority,
+        pql=spec.pql,
+    )
+    return result["points"]
+
+
+def _status_names(scope: Scope) -> list[str]:
+    """The org's (or project's) status names: the default chart's zero points."""
+    query = select(State.name).join(Project, Project.id == State.project_id)
+    query = query.where(Project.org_id == scope.org_id)
+    if scope.project_id is not None:
+        query = query.where(Project.id == scope.project_id)
+    return sorted(set(db.session.scalars(query)), key=str.lower)
+
+
+def ask_chart(
+    scope: Scope, account: Account, text: str, *, now: datetime | None = None
+) -> dict[str, Any]:
+    """Answer a chart request and record the attempt. The caller commits."""
+    text = text.strip()
+    if not text:
+        raise ServiceError("Say what chart you want, e.g. 'open bugs by assignee'.", field="text")
+    if len(text) > MAX_REQUEST:
+        raise ServiceError(
+            f"A chart request can be at most {MAX_REQUEST} characters; this one has {len(text)}.",
+            field="text",
+        )
+    now = now or datetime.now(UTC)
+    row = settings_for(scope.org_id)
+    if row is None or not row.has_api_key:
+        attempt = _ask_offline(text)
+    else:
+        attempt = _ask_model(row, text, scope.org_id, now)
+    try:
+        points = _points(scope, account.id, attempt.spec)
+    except ServiceError:
+        attempt.spec, attempt.fallback = DEFAULT, True
+        points = _points(scope, account.id, DEFAULT)
+    if not points and attempt.spec == DEFAULT:
+        # Never empty: with nothing in scope the default still names every status.
+        points = [{"key": name, "value": 0, "id": None} for name in _status_names(scope)]
+    run = AiRun(
+        org_id=scope.org_id,
+        account_id=account.id,
+        actor_kind=account.kind,
+        prompt=text,
+        model=attempt.model,
+        raw_answer=attempt.raw,
+        outcome=attempt.outcome,
+        offline=attempt.offline,
+        fallback=attempt.fallback,
+        metric=attempt.spec.metric,
+        dimension=attempt.spec.dimension,
+        title=attempt.spec.title[:200],
+        prompt_tokens=attempt.prompt_tokens,
+        completion_tokens=attempt.completion_tokens,
+        latency_ms=attempt.latency_ms,
+        credits_charged=attempt.credits,
+        created_at=now,
+    )
+    db.session.add(run)
+    db.session.flush()
+    return {
+        "title": attempt.spec.title,
+        "metric": attempt.spec.metric,
+        "dimension": attempt.spec.dimension,
+        "points": points,
+        "ai_run_id": run.id,
+        "outcome": attempt.outcome,
+        "offline": attempt.offline,
+        "fallback": attempt.fallback,
+        "kind": attempt.spec.kind,
+        "priority": attempt.spec.priority,
+    }

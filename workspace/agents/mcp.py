@@ -1,0 +1,116 @@
+"""A Model Context Protocol server over the agent tools (MCP revision 2025-06-18).
+
+Transport: "Streamable HTTP" (spec: basic/transports#streamable-http). The client
+POSTs one JSON-RPC 2.0 message per request; a request is answered with one
+``application/json`` JSON-RPC response, a notification or response with ``202
+Accepted`` and no body. The server offers no SSE stream, so GET is ``405``
+(allowed by the transport). It keeps no session state: every request carries the
+agent's bearer token, so no ``Mcp-Session-Id`` is issued.
+
+Methods (spec: basic/lifecycle, server/tools, basic/utilities/ping):
+``initialize``, ``notifications/initialized``, ``ping``, ``tools/list``,
+``tools/call``. Tool failures are results with ``isError: true`` so the model can
+read them; protocol failures are JSON-RPC errors (codes from JSON-RPC 2.0 §5.1).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from workspace.agents.tools import TOOLS, ToolError, run_tool
+from workspace.security.permissions import Access
+
+LATEST_VERSION = "2025-06-18"
+SUPPORTED_VERSIONS = ("2025-06-18", "2025-03-26", "2024-11-05")
+SERVER_INFO = {"name": "workspace-agent-tools", "title": "Workspace agent tools", "version": "1"}
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+
+INSTRUCTIONS = (
+    "Tools over one Workspace organization, acting as this agent. Call list_projects "
+    "first to learn project ids and state names. Every change is recorded under the "
+    "agent's name in the task's history."
+)
+
+
+class RpcError(Exception):
+    def __init__(self, code: int, message: str):
+        super().__init__(message)
+        self.code, self.message = code, message
+
+
+def error(id_: Any, code: int, message: str) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": id_, "error": {"code": code, "message": message}}
+
+
+def _initialize(_access: Access, params: dict[str, Any]) -> dict[str, Any]:
+    # Version negotiation (basic/lifecycle): echo a version we support, else ours.
+    asked = params.get("protocolVersion")
+    version = asked if asked in SUPPORTED_VERSIONS else LATEST_VERSION
+    return {
+        "protocolVersion": version,
+        "capabilities": {"tools": {"listChanged": False}},
+        "serverInfo": SERVER_INFO,
+        "instructions": INSTRUCTIONS,
+    }
+
+
+def _tools_list(_access: Access, _params: dict[str, Any]) -> dict[str, Any]:
+    return {"tools": [tool.describe() for tool in TOOLS.values()]}
+
+
+def _tools_call(access: Access, params: dict[str, Any]) -> dict[str, Any]:
+    name = params.get("name")
+    if not isinstance(name, str) or name not in TOOLS:
+        raise RpcError(INVALID_PARAMS, f"Unknown tool: {name!r}.")
+    try:
+        result = run_tool(access, name, params.get("arguments"))
+    except ToolError as exc:
+        detail = {"status": exc.status, "message": exc.message, "errors": exc.errors or []}
+        return {"content": [{"type": "text", "text": json.dumps(detail)}], "isError": True}
+    # structuredContent must be an object (server/tools#structured-content).
+    structured = result if isinstance(result, dict) else {"items": result}
+    return {
+        "content": [{"type": "text", "text": json.dumps(structured)}],
+        "structuredContent": structured,
+        "isError": False,
+    }
+
+
+def _ping(_access: Access, _params: dict[str, Any]) -> dict[str, Any]:
+    return {}
+
+
+METHODS = {
+    "initialize": _initialize,
+    "ping": _ping,
+    "tools/list": _tools_list,
+    "tools/call": _tools_call,
+}
+
+
+def handle(access: Access, message: Any) -> dict[str, Any] | None:
+    """The response to one JSON-RPC message, or None for a notification/response."""
+    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+        return error(None, INVALID_REQUEST, "Send one JSON-RPC 2.0 object per request.")
+    if "method" not in message:
+        return None  # a response to something we asked: we never ask, ignore it
+    method, id_ = message.get("method"), message.get("id")
+    if "id" not in message:
+        return None  # notifications (notifications/initialized, cancelled ...) need no answer
+    if not isinstance(method, str) or not isinstance(id_, (str, int)) or isinstance(id_, bool):
+        return error(id_ if isinstance(id_, (str, int)) else None, INVALID_REQUEST, "Bad request.")
+    params = message.get("params") or {}
+    if not isinstance(params, dict):
+        return error(id_, INVALID_PARAMS, "params must be an object.")
+    handler = METHODS.get(method)
+    if handler is None:
+        return error(id_, METHOD_NOT_FOUND, f"Method not found: {method}.")
+    try:
+        return {"jsonrpc": "2.0", "id": id_, "result": handler(access, params)}
+    except RpcError as exc:
+        return error(id_, exc.code, exc.message)

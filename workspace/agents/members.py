@@ -1,0 +1,156 @@
+"""Agents as org members (spec §1): created by admins, acting through a token.
+
+An agent is an :class:`Account` of kind ``agent`` with an ordinary org membership
+(role member), so every rollup counts its work exactly like a person's. It gets no
+password and cannot sign in through SSO or LDAP (``auth.login`` refuses agents); it
+acts only with its token, a ``ws_`` token bound to the agent and the org, shown once.
+Its email is a placeholder under the reserved ``.invalid`` domain (RFC 2606 §2), so
+it can never collide with or be claimed as a real person's address.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+
+from sqlalchemy import select
+
+from workspace.auth import api_tokens
+from workspace.core.accounts import add_member
+from workspace.core.events import record_event
+from workspace.core.models import (
+    Account,
+    AccountKind,
+    ApiToken,
+    Org,
+    OrgMember,
+    OrgRole,
+    ProjectRole,
+)
+from workspace.core.projects import get_project, set_project_member
+from workspace.errors import NotFoundError, ServiceError
+from workspace.extensions import db
+from workspace.types import utcnow
+
+AGENT_EMAIL_DOMAIN = "agents.invalid"
+
+
+@dataclass
+class AgentRow:
+    member: OrgMember
+    account: Account
+    token_prefix: str | None
+    last_used_at: object | None
+
+
+def create_agent(
+    org: Org,
+    *,
+    name: str,
+    description: str | None,
+    project_ids: list[uuid.UUID],
+    actor_id: uuid.UUID | None,
+) -> tuple[Account, OrgMember, str]:
+    """A new agent member, made a member of the given projects, and its raw token
+    (returned here only). Commits (the token is created in its own commit)."""
+    name = " ".join(name.split())
+    if not name:
+        raise ServiceError("Give the agent a name.", field="name")
+    projects = []
+    for pid in project_ids:
+        try:
+            projects.append(get_project(org.id, pid))
+        except NotFoundError as exc:
+            raise ServiceError(
+                "One of the projects is not in this organization.", field="project_ids"
+            ) from exc
+    account_id = uuid.uuid4()
+    account = Account(
+        id=account_id,
+        email=f"agent-{account_id.hex}@{AGENT_EMAIL_DOMAIN}",
+        name=name[:200],
+        kind=AccountKind.AGENT,
+        description=(description or "").strip()[:500] or None,
+        email_verified=False,
+    )
+    db.session.add(account)
+    db.session.flush()
+    member = add_member(org, account, OrgRole.MEMBER, actor_id=actor_id, via="agent")
+    for project in projects:
+        set_project_member(project, account.id, ProjectRole.MEMBER)
+    record_event(org.id, "agent.created", actor_id=actor_id, subject=name, agent_id=str(account.id))
+    _, raw = api_tokens.create_token(account, org, f"Agent token: {name}"[:100])
+    return account, member, raw
+
+
+def _token(account_id: uuid.UUID, org_id: uuid.UUID) -> ApiToken | None:
+    return db.session.scalar(
+        select(ApiToken)
+        .where(
+            ApiToken.account_id == account_id,
+            ApiToken.org_id == org_id,
+            ApiToken.revoked_at.is_(None),
+        )
+        .order_by(ApiToken.created_at.desc())
+        .limit(1)
+    )
+
+
+def list_agents(org_id: uuid.UUID) -> list[AgentRow]:
+    members = db.session.scalars(
+        select(OrgMember)
+        .join(Account, Account.id == OrgMember.account_id)
+        .where(
+            OrgMember.org_id == org_id,
+            OrgMember.active.is_(True),
+            Account.kind == AccountKind.AGENT,
+        )
+        .order_by(Account.name, Account.id)
+    )
+    rows = []
+    for member in members:
+        token = _token(member.account_id, org_id)
+        rows.append(
+            AgentRow(
+                member,
+                member.account,
+                token.prefix if token else None,
+                token.last_used_at if token else None,
+            )
+        )
+    return rows
+
+
+def get_agent(org_id: uuid.UUID, account_id: uuid.UUID) -> OrgMember:
+    member = db.session.scalar(
+        select(OrgMember).where(
+            OrgMember.org_id == org_id,
+            OrgMember.account_id == account_id,
+            OrgMember.active.is_(True),
+        )
+    )
+    if member is None or not member.account.is_agent:
+        raise NotFoundError("No such agent in this organization.")
+    return member
+
+
+def remove_agent(member: OrgMember, *, actor_id: uuid.UUID | None) -> None:
+    """Deactivate the agent's membership and revoke its tokens; its work stays
+    attributed to it. The caller commits."""
+    now = utcnow()
+    member.active, member.deactivated_at = False, now
+    for token in db.session.scalars(
+        select(ApiToken).where(
+            ApiToken.account_id == member.account_id,
+            ApiToken.org_id == member.org_id,
+            ApiToken.revoked_at.is_(None),
+        )
+    ):
+        token.revoked_at = now
+    record_event(
+        member.org_id,
+        "agent.removed",
+        actor_id=actor_id,
+        subject=member.account.name,
+        agent_id=str(member.account_id),
+    )

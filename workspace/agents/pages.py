@@ -1,0 +1,5 @@
+"""Placeholder; filled below."""
+
+from flask import Blueprint
+
+bp = Blueprint("agents_pages", __name__)

@@ -1,0 +1,147 @@
+"""The agent tool interface over HTTP: ``/api/v1/agent/`` (spec §1).
+
+``GET /tools`` lists the tools with their JSON schemas, ``POST /tools/<name>`` runs
+one with a JSON object of arguments, and ``POST /mcp`` serves the same tools as an
+MCP server. Only an agent's token is accepted: the org is the token's org and the
+actor is the agent.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlsplit
+
+from flask import Blueprint, Response, current_app, json, request
+
+from workspace.agents import mcp
+from workspace.agents.tools import TOOLS, ToolError, run_tool
+from workspace.api import api_account, operation
+from workspace.api.auth import bearer_token
+from workspace.api.operations import OutputModel
+from workspace.api.problems import ApiError
+from workspace.auth import api_tokens
+from workspace.core.models import Account, ApiToken, Org
+from workspace.extensions import db
+from workspace.security.permissions import Access, membership
+
+bp = Blueprint("agent_tools_api", __name__, url_prefix="/api/v1/agent")
+
+NOT_AN_AGENT = (
+    "The agent tool interface takes an agent's token; an admin creates agents "
+    "and their tokens in Settings > Agents."
+)
+
+
+class ToolOut(OutputModel):
+    name: str
+    description: str
+    inputSchema: dict[str, Any]  # MCP spells it this way
+    annotations: dict[str, Any]
+
+
+class ToolResult(OutputModel):
+    tool: str
+    result: Any
+
+
+def _access_for(account: Account, token: ApiToken | None) -> Access:
+    if token is None or not account.is_agent:
+        raise ApiError(403, NOT_AN_AGENT)
+    member = membership(token.org_id, account.id)
+    if member is None:
+        raise ApiError(401, "This agent is no longer a member of its organization.")
+    return Access(account=account, org=db.session.get(Org, token.org_id), member=member)
+
+
+def agent_access() -> Access:
+    """The calling agent's access to its org (401 without a valid token, 403 for a
+    person's token)."""
+    account, token = api_account()
+    return _access_for(account, token)
+
+
+@bp.get("/tools")
+@operation("List the agent tools with their JSON schemas", tag="agent", response=list[ToolOut])
+def list_tools():
+    agent_access()
+    return [ToolOut.model_validate(t.describe()) for t in TOOLS.values()]
+
+
+@bp.post("/tools/<name>")
+@operation(
+    "Run an agent tool with a JSON object of arguments",
+    tag="agent",
+    response=ToolResult,
+    errors=(400, 401, 403, 404, 415),
+)
+def call_tool(name: str):
+    """The body is the tool's arguments (see its ``inputSchema``); ``{}`` for none."""
+    access = agent_access()
+    if request.get_data() and not request.is_json:
+        raise ApiError(415, "Send the arguments as JSON with 'Content-Type: application/json'.")
+    arguments = request.get_json(silent=True) if request.get_data() else {}
+    if request.get_data() and arguments is None:
+        raise ApiError(400, "The request body is not valid JSON.")
+    try:
+        result = run_tool(access, name, arguments)
+    except ToolError as exc:
+        raise ApiError(exc.status, exc.message, errors=exc.errors) from exc
+    return ToolResult(tool=name, result=result)
+
+
+# -- MCP (streamable HTTP transport) ----------------------------------------------------
+
+
+def _rpc(body: dict[str, Any] | None, status: int = 200, **headers: str) -> Response:
+    if body is None:
+        return Response(status=status, headers=headers)
+    return Response(json.dumps(body), status=status, mimetype="application/json", headers=headers)
+
+
+def _origin_allowed() -> bool:
+    """Transport security: refuse browser requests from other origins (DNS
+    rebinding); clients outside a browser send no Origin."""
+    origin = request.headers.get("Origin")
+    if not origin:
+        return True
+    own = {urlsplit(request.host_url).netloc, urlsplit(current_app.config["BASE_URL"]).netloc}
+    api_url = current_app.config.get("API_URL")
+    if api_url:
+        own.add(urlsplit(api_url).netloc)
+    return urlsplit(origin).netloc in own
+
+
+@bp.route("/mcp", methods=["GET", "POST", "DELETE"])
+def mcp_endpoint():
+    """One JSON-RPC message per POST; answers in application/json."""
+    if not _origin_allowed():
+        return _rpc(mcp.error(None, mcp.INVALID_REQUEST, "Origin not allowed."), 403)
+    raw = bearer_token()
+    token = api_tokens.authenticate(raw) if raw else None
+    if token is None:
+        return _rpc(
+            mcp.error(None, mcp.INVALID_REQUEST, "Send the agent's token as a bearer token."),
+            401,
+            **{"WWW-Authenticate": 'Bearer realm="agent"'},
+        )
+    try:
+        access = _access_for(token.account, token)
+    except ApiError as exc:
+        return _rpc(mcp.error(None, mcp.INVALID_REQUEST, exc.detail), exc.status)
+    if request.method != "POST":
+        # No server-initiated stream and no sessions to end (transport allows 405).
+        return _rpc(None, 405, Allow="POST")
+    version = request.headers.get("MCP-Protocol-Version")
+    if version and version not in mcp.SUPPORTED_VERSIONS:
+        return _rpc(
+            mcp.error(None, mcp.INVALID_REQUEST, f"Unsupported MCP-Protocol-Version {version}."),
+            400,
+        )
+    try:
+        message = json.loads(request.get_data(as_text=True))
+    except ValueError:
+        return _rpc(mcp.error(None, mcp.PARSE_ERROR, "Parse error: the body is not JSON."), 400)
+    response = mcp.handle(access, message)
+    if response is None:
+        return _rpc(None, 202)
+    return _rpc(response)

@@ -348,3 +348,26 @@ def test_a_bind_password_that_no_longer_opens_is_reported_not_a_crash(client, ap
         "/auth/ldap/login", json={"org": "acme", "username": "ada", "password": PASSWORDS["ada"]}
     )
     assert resp.status_code == 502
+
+
+def test_a_server_that_never_answers_times_out(client, app, acme, directory, monkeypatch):
+    import socket
+    import threading
+    import time
+
+    # Accepts the TCP connection, then says nothing: only the read timeout ends the wait.
+    silent = socket.create_server(("127.0.0.1", 0))
+    accepted = []
+    threading.Thread(target=lambda: accepted.append(silent.accept()), daemon=True).start()
+    monkeypatch.setitem(app.config, "LDAP_READ_TIMEOUT", 1)
+    try:
+        started = time.monotonic()
+        uri = f"ldap://127.0.0.1:{silent.getsockname()[1]}"
+        result = run_test(client, acme, body(directory, server_uri=uri))
+        elapsed = time.monotonic() - started
+    finally:
+        silent.close()
+        for conn, _ in accepted:
+            conn.close()
+    assert result["ok"] is False and "could not be reached" in result["message"]
+    assert elapsed < 5

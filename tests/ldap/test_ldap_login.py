@@ -348,6 +348,35 @@ def test_failed_logins_are_rate_limited(app, ldap_acme):
     assert len(failures(app, ldap_acme.org_id)) == 10
 
 
+def test_browser_form_needs_the_csrf_token_json_does_not(app, ldap_acme):
+    from workspace import create_app
+
+    keys = ("SQLALCHEMY_DATABASE_URI", "SECRET_KEY", "ENCRYPTION_KEY")
+    strict = create_app(
+        {
+            **{k: app.config[k] for k in keys},
+            "TESTING": True,
+            "WTF_CSRF_ENABLED": True,
+            "RATELIMIT_ENABLED": False,
+        }
+    )
+    try:
+        client = strict.test_client()
+        form = {"org": "acme", "username": "ada", "password": PASSWORDS["ada"]}
+        forged = client.post("/auth/ldap/login", data=form)
+        assert forged.status_code == 400
+        assert client.get("/o/acme/").status_code == 302  # not signed in
+        page = client.get("/signin?org=acme").get_data(as_text=True)
+        token = page.split('name="csrf_token" value="')[1].split('"')[0]
+        assert (
+            client.post("/auth/ldap/login", data={**form, "csrf_token": token}).status_code == 302
+        )
+        assert strict.test_client().post("/auth/ldap/login", json=form).status_code == 200
+    finally:
+        with strict.app_context():
+            db.engine.dispose()
+
+
 def test_failure_events_never_hold_the_password(client, app, ldap_acme):
     post_json(client, "acme", "ada", "Secret-Guess-123")
     post_json(client, "acme", "twin", PASSWORDS["twin"])

@@ -81,3 +81,14 @@ def test_settings_page_refuses_members(app, client, acme):
     login(client, "m@acme.test")
     assert client.get("/o/acme/settings/scim").status_code == 403
     assert client.post("/o/acme/settings/scim/token").status_code == 403
+
+
+def test_scim_is_exempt_from_csrf_but_the_settings_forms_are_not(app, client, acme, scim):
+    login(client, acme.owner_email)
+    app.config["WTF_CSRF_ENABLED"] = True
+    try:
+        assert client.post("/o/acme/settings/scim/token").status_code == 400
+        user = scim.create("csrf@example.test")
+        assert scim.delete(f"/Users/{user['id']}").status_code == 204
+    finally:
+        app.config["WTF_CSRF_ENABLED"] = False

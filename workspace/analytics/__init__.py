@@ -5,7 +5,9 @@ from flask import Flask
 
 def init_app(app: Flask) -> None:
     """Register the analytics API and pages."""
-    from workspace.analytics import api, views
+    from workspace.analytics import api, dashboards, views
+
+    dashboards.init_app(app)  # first: its list page replaces the /dashboards placeholder
 
     app.register_blueprint(api.bp)
     app.register_blueprint(views.bp)

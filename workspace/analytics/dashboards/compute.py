@@ -1,0 +1,205 @@
+"""Compute every widget of a dashboard with as few statements as the data allows.
+
+Each widget is the custom-chart aggregation (``rollups.custom_chart``): a metric over
+"the tasks that count" grouped by a dimension, points largest first. A task counts in
+a widget only if it passes the dashboard filter AND the view-time filter AND the
+widget's own filter (spec §4.4). The first two are shared by every widget, so they go
+in the WHERE clause; what differs per widget (metric, project scope, widget filter)
+becomes one ``count(*) FILTER (WHERE ...)`` column. Widgets of one dimension are
+therefore a single GROUP BY statement, and widgets with the same settings share one
+column: a 12-widget dashboard costs at most one statement per distinct dimension
+(plus the name lookups for assignee and project keys), not twelve.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import ColumnElement, and_, func, select, true
+
+from workspace.analytics import dimensions
+from workspace.analytics.pql import PQLError, compile_pql
+from workspace.analytics.rollups import metric_condition
+from workspace.analytics.scope import Scope, make_scope
+from workspace.core.models import Org, State, Task
+from workspace.errors import ServiceError
+from workspace.extensions import db
+
+
+@dataclass(frozen=True)
+class WidgetSpec:
+    """What a widget computes and how it is drawn; saved or not (form previews)."""
+
+    key: str
+    title: str
+    chart_type: str
+    metric: str
+    dimension: str
+    project_id: uuid.UUID | None = None
+    filter: str | None = None
+    #: 1 or 2 grid cells; only drawing cares.
+    span: int = 1
+
+    @classmethod
+    def of(cls, widget: Any) -> WidgetSpec:
+        return cls(
+            key=str(getattr(widget, "id", None) or "preview"),
+            title=widget.title,
+            chart_type=widget.chart_type,
+            metric=widget.metric,
+            dimension=widget.dimension,
+            project_id=widget.project_id,
+            filter=widget.filter,
+            span=widget.span,
+        )
+
+
+@dataclass
+class WidgetResult:
+    spec: WidgetSpec
+    points: list[dict[str, Any]] = field(default_factory=list)
+    #: A message when this widget alone could not be computed (its saved filter no
+    #: longer compiles, e.g. a state it names was renamed).
+    error: str | None = None
+
+    @property
+    def total(self) -> int:
+        return sum(p["value"] for p in self.points)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "widget_id": self.spec.key,
+            "title": self.spec.title,
+            "chart_type": self.spec.chart_type,
+            "metric": self.spec.metric,
+            "dimension": self.spec.dimension,
+            "points": [{"key": p["key"], "value": p["value"]} for p in self.points],
+            "error": self.error,
+        }
+
+
+def layer_conditions(
+    scope: Scope,
+    account_id: uuid.UUID | None,
+    dashboard_filter: str | None,
+    view_filter: str | None,
+) -> list[ColumnElement[bool]]:
+    """The dashboard filter and the ephemeral view filter as SQL; a PQL error names
+    its layer (``pql_filter`` or ``filter``) and position."""
+    conditions = []
+    for text, name in ((dashboard_filter, "pql_filter"), (view_filter, "filter")):
+        if text and text.strip():
+            try:
+                conditions.append(compile_pql(text, scope.org_id, account_id, scope=scope))
+            except PQLError as exc:
+                exc.field = name
+                raise
+    return conditions
+
+
+def compute_widgets(
+    org: Org,
+    specs: list[WidgetSpec],
+    account_id: uuid.UUID | None,
+    *,
+    dashboard_filter: str | None = None,
+    view_filter: str | None = None,
+    now: datetime | None = None,
+) -> list[WidgetResult]:
+    """Results in the order of ``specs``. Raises PQLError for a bad dashboard or view
+    filter (every widget depends on them); a bad widget filter fails that widget only."""
+    scope = make_scope(org, now=now)
+    shared = layer_conditions(scope, account_id, dashboard_filter, view_filter)
+    results = [WidgetResult(spec) for spec in specs]
+    columns: dict[str, dict[tuple, ColumnElement[bool]]] = {}
+    for result in results:
+        try:
+            condition = _widget_condition(scope, account_id, result.spec)
+        except ServiceError as exc:
+            result.error = exc.message
+            continue
+        columns.setdefault(result.spec.dimension, {}).setdefault(_share_key(result.spec), condition)
+    counts = {
+        dimension: _grouped_counts(scope, dimension, shared, list(conds.items()))
+        for dimension, conds in columns.items()
+    }
+    names = {
+        dimension: dimensions.labels(dimension, {k for per in rows.values() for k in per})
+        for dimension, rows in counts.items()
+    }
+    for result in results:
+        if result.error is None:
+            spec = result.spec
+            per_key = counts[spec.dimension].get(_share_key(spec), {})
+            result.points = _points(spec.dimension, per_key, names[spec.dimension])
+    return results
+
+
+def _share_key(spec: WidgetSpec) -> tuple:
+    return (spec.metric, spec.project_id, (spec.filter or "").strip())
+
+
+def _widget_condition(
+    scope: Scope, account_id: uuid.UUID | None, spec: WidgetSpec
+) -> ColumnElement[bool]:
+    parts: list[ColumnElement[bool]] = []
+    metric = metric_condition(spec.metric)
+    if metric is not None:
+        parts.append(metric)
+    if spec.project_id is not None:
+        parts.append(Task.project_id == spec.project_id)
+    if spec.filter and spec.filter.strip():
+        parts.append(compile_pql(spec.filter, scope.org_id, account_id, scope=scope))
+    return and_(*parts) if parts else true()
+
+
+def _grouped_counts(
+    scope: Scope,
+    dimension: str,
+    shared: list[ColumnElement[bool]],
+    conditions: list[tuple[tuple, ColumnElement[bool]]],
+) -> dict[tuple, dict[str, int]]:
+    """One statement: a count column per distinct widget condition, grouped once."""
+    group = dimensions.column(dimension)
+    counted = [func.count().filter(cond).label(f"w{i}") for i, (_, cond) in enumerate(conditions)]
+    query = select(group, *counted).select_from(Task).where(*scope.where(), *shared)
+    if dimensions.needs_states(dimension):
+        query = query.join(State, State.id == Task.state_id)
+    out: dict[tuple, dict[str, int]] = {key: {} for key, _ in conditions}
+    for row in db.session.execute(query.group_by(group)).all():
+        key = dimensions.key_of(row[0])
+        for i, (share, _) in enumerate(conditions):
+            if row[i + 1]:
+                out[share][key] = out[share].get(key, 0) + row[i + 1]
+    return out
+
+
+def _points(dimension: str, counts: dict[str, int], names: dict[str, str]) -> list[dict[str, Any]]:
+    """The same points as ``rollups.custom_chart``: label, value, id; largest first."""
+    has_id = dimension in ("assignee", "project")
+    points = [
+        {
+            "key": names.get(k, k),
+            "value": n,
+            "id": k if has_id and k != dimensions.UNASSIGNED else None,
+        }
+        for k, n in counts.items()
+    ]
+    return sorted(points, key=lambda p: (-p["value"], p["key"].lower(), p["id"] or ""))
+
+
+def compute_dashboard(
+    dashboard: Any, org: Org, account_id: uuid.UUID | None, view_filter: str | None = None
+) -> list[WidgetResult]:
+    """Every widget of a saved dashboard, in grid order. ``view_filter`` is used for
+    this computation only: nothing is written."""
+    return compute_widgets(
+        org,
+        [WidgetSpec.of(w) for w in dashboard.widgets],
+        account_id,
+        dashboard_filter=dashboard.pql_filter,
+        view_filter=view_filter,
+    )

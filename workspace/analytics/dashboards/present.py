@@ -1,0 +1,63 @@
+"""A computed widget -> what a template shows: a chart, a number, a table, or why not.
+
+The page, the widget partials, the printable export and the PDF all go through here,
+and every chart is drawn by ``workspace.analytics.charts.points_figure``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import plotly.graph_objects as go
+
+from workspace.analytics import charts
+from workspace.analytics.dashboards.compute import WidgetResult
+
+GRAPH_TYPES = ("bar", "line", "area", "donut", "pie")
+
+
+@dataclass
+class WidgetView:
+    key: str
+    title: str
+    chart_type: str
+    #: "chart", "number", "table", "empty" or "error".
+    kind: str
+    span: int
+    dimension: str
+    points: list[dict[str, Any]]
+    total: int = 0
+    error: str | None = None
+    figure: go.Figure | None = None
+
+    @property
+    def figure_json(self) -> str:
+        return charts.to_json(self.figure) if self.figure is not None else "null"
+
+
+def present(result: WidgetResult) -> WidgetView:
+    spec = result.spec
+    view = WidgetView(
+        key=spec.key,
+        title=spec.title,
+        chart_type=spec.chart_type,
+        kind="chart",
+        span=spec.span,
+        dimension=spec.dimension,
+        points=result.points,
+        total=result.total,
+        error=result.error,
+    )
+    if result.error:
+        view.kind = "error"
+    elif spec.chart_type == "number":
+        # A headline figure is meaningful even at zero.
+        view.kind = "number"
+    elif not result.points:
+        view.kind = "empty"
+    elif spec.chart_type == "table":
+        view.kind = "table"
+    else:
+        view.figure = charts.points_figure(result.points, spec.chart_type)
+    return view

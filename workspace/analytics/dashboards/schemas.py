@@ -1,0 +1,90 @@
+"""JSON shapes of dashboards and widgets (DESIGN §4)."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from workspace.api.operations import InputModel, OutputModel, QueryModel
+
+Name = Annotated[str, Field(min_length=1, max_length=200)]
+PQL = Annotated[str | None, Field(max_length=2000)]
+
+
+class WidgetOut(OutputModel):
+    id: uuid.UUID
+    title: str
+    chart_type: str
+    metric: str
+    dimension: str
+    project_id: uuid.UUID | None
+    filter: str | None
+    span: int
+    position: int
+
+
+class DashboardOut(OutputModel):
+    id: uuid.UUID
+    name: str
+    owner_id: uuid.UUID
+    visibility: Literal["private", "workspace"]
+    pql_filter: str | None
+    widgets: list[WidgetOut]
+
+
+class DashboardCreate(InputModel):
+    name: Name
+    pql_filter: PQL = None
+
+
+class DashboardPatch(InputModel):
+    """Only the properties sent change; ``pql_filter`` null or "" clears it."""
+
+    name: Name | None = None
+    pql_filter: PQL = None
+
+
+class WidgetIn(InputModel):
+    """Every property optional: a missing or unrecognized value falls back to the
+    default (chart_type bar, metric count, dimension status, span 1, org-wide);
+    only a PQL error in ``filter`` is refused."""
+
+    title: Annotated[str | None, Field(max_length=200)] = None
+    chart_type: Any = None
+    metric: Any = None
+    dimension: Any = None
+    project_id: Any = None
+    filter: PQL = None
+    span: Any = None
+
+
+class WidgetOrder(InputModel):
+    widget_ids: list[uuid.UUID]
+
+
+class ViewQuery(QueryModel):
+    #: Ephemeral PQL for this view only; never saved.
+    filter: str | None = None
+
+
+class PointOut(OutputModel):
+    key: str
+    value: int
+
+
+class WidgetComputed(OutputModel):
+    widget_id: uuid.UUID
+    title: str
+    chart_type: str
+    metric: str
+    dimension: str
+    points: list[PointOut]
+    error: str | None
+
+
+class ComputeOut(OutputModel):
+    dashboard_id: uuid.UUID
+    filter: str | None
+    widgets: list[WidgetComputed]

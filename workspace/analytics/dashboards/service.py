@@ -1,0 +1,299 @@
+"""Dashboard and widget operations (spec §2.8, §2.9, §3.4, §5).
+
+Reading: the owner sees their dashboards; any org member sees Workspace ones; a
+private dashboard is a 404 to everyone but its owner, so its existence never leaks.
+Writing: the owner only (403 for a member who can read it). Publishing changes who
+reads, never who edits. Every write records an audit event; callers commit.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping
+from typing import Any
+
+from sqlalchemy import or_, select
+
+from workspace.analytics.dashboards.models import (
+    CHART_TYPES,
+    DIMENSIONS,
+    METRICS,
+    SPANS,
+    Dashboard,
+    Visibility,
+    Widget,
+)
+from workspace.analytics.pql import PQLError, compile_pql
+from workspace.analytics.scope import make_scope
+from workspace.core.events import record_event
+from workspace.core.models import Org, Project
+from workspace.errors import ForbiddenError, NotFoundError, ServiceError
+from workspace.extensions import db
+
+WIDGET_FIELDS = ("title", "chart_type", "metric", "dimension", "project_id", "filter", "span")
+METRIC_LABELS = {"count": "Tasks", "done": "Completed tasks", "open": "Open tasks"}
+
+
+# -- loading and permission ---------------------------------------------------------------
+
+
+def list_dashboards(org_id: uuid.UUID, account_id: uuid.UUID) -> list[Dashboard]:
+    """The caller's own dashboards and every Workspace one, by name."""
+    return list(
+        db.session.scalars(
+            select(Dashboard)
+            .where(
+                Dashboard.org_id == org_id,
+                or_(Dashboard.owner_id == account_id, Dashboard.visibility == Visibility.WORKSPACE),
+            )
+            .order_by(Dashboard.name, Dashboard.created_at)
+        )
+    )
+
+
+def get_readable(org_id: uuid.UUID, dashboard_id: uuid.UUID, account_id: uuid.UUID) -> Dashboard:
+    dashboard = db.session.get(Dashboard, dashboard_id)
+    if (
+        dashboard is None
+        or dashboard.org_id != org_id
+        or (dashboard.owner_id != account_id and dashboard.visibility != Visibility.WORKSPACE)
+    ):
+        raise NotFoundError("No such dashboard.")
+    return dashboard
+
+
+def can_edit(dashboard: Dashboard, account_id: uuid.UUID) -> bool:
+    return dashboard.owner_id == account_id
+
+
+def get_editable(org_id: uuid.UUID, dashboard_id: uuid.UUID, account_id: uuid.UUID) -> Dashboard:
+    dashboard = get_readable(org_id, dashboard_id, account_id)
+    if not can_edit(dashboard, account_id):
+        raise ForbiddenError("Only the dashboard's owner can change it.")
+    return dashboard
+
+
+def get_widget(dashboard: Dashboard, widget_id: uuid.UUID) -> Widget:
+    for widget in dashboard.widgets:
+        if widget.id == widget_id:
+            return widget
+    raise NotFoundError("No such widget on this dashboard.")
+
+
+# -- validation -----------------------------------------------------------------------
+
+
+def check_pql(text: str | None, org: Org, account_id: uuid.UUID, field: str) -> str | None:
+    """Blank is no filter; otherwise it must compile (a 400 naming line and column)."""
+    if text is None or not text.strip():
+        return None
+    try:
+        compile_pql(text, org.id, account_id, scope=make_scope(org))
+    except PQLError as exc:
+        exc.field = field
+        raise
+    return text.strip()
+
+
+def widget_values(
+    org: Org, account_id: uuid.UUID, raw: Mapping[str, Any], current: Mapping[str, Any]
+) -> dict[str, Any]:
+    """Widget settings from ``raw`` (only the keys present change ``current``).
+
+    Spec §2.9: a missing or unrecognized value falls back to the default (bar, count,
+    status, span 1, org-wide) instead of failing; only a PQL error is refused.
+    """
+    values = dict(current)
+    for key in WIDGET_FIELDS:
+        if key in raw:
+            values[key] = raw[key]
+    values["chart_type"] = _choice(values.get("chart_type"), CHART_TYPES)
+    values["metric"] = _choice(values.get("metric"), METRICS)
+    values["dimension"] = _choice(values.get("dimension"), DIMENSIONS)
+    values["span"] = _span(values.get("span"))
+    values["project_id"] = _project(org.id, values.get("project_id"))
+    raw_filter = values.get("filter")
+    values["filter"] = check_pql(
+        raw_filter if isinstance(raw_filter, str) else None, org, account_id, "filter"
+    )
+    title = values.get("title")
+    title = title.strip()[:200] if isinstance(title, str) else ""
+    values["title"] = title or default_title(values["metric"], values["dimension"])
+    return values
+
+
+def default_title(metric: str, dimension: str) -> str:
+    return f"{METRIC_LABELS[metric]} by {dimension}"
+
+
+def _choice(value: Any, allowed: tuple[str, ...]) -> str:
+    value = value.strip().lower() if isinstance(value, str) else value
+    return value if value in allowed else allowed[0]
+
+
+def _span(value: Any) -> int:
+    try:
+        span = int(value)
+    except (TypeError, ValueError):
+        return 1
+    return span if span in SPANS else 1
+
+
+def _project(org_id: uuid.UUID, value: Any) -> uuid.UUID | None:
+    """A project of this org, else None (org-wide): another org's id never leaks."""
+    if not value:
+        return None
+    try:
+        project_id = value if isinstance(value, uuid.UUID) else uuid.UUID(str(value))
+    except ValueError:
+        return None
+    project = db.session.get(Project, project_id)
+    return project.id if project is not None and project.org_id == org_id else None
+
+
+def _name(name: Any) -> str:
+    name = name.strip() if isinstance(name, str) else ""
+    if not name:
+        raise ServiceError("Give the dashboard a name.", field="name")
+    if len(name) > 200:
+        raise ServiceError("Keep the name under 200 characters.", field="name")
+    return name
+
+
+# -- dashboards -----------------------------------------------------------------------
+
+
+def create_dashboard(
+    org: Org, owner_id: uuid.UUID, name: str, pql_filter: str | None = None
+) -> Dashboard:
+    """A new dashboard starts private and empty (spec §3.4)."""
+    dashboard = Dashboard(
+        org_id=org.id,
+        owner_id=owner_id,
+        name=_name(name),
+        visibility=Visibility.PRIVATE,
+        pql_filter=check_pql(pql_filter, org, owner_id, "pql_filter"),
+    )
+    db.session.add(dashboard)
+    db.session.flush()
+    record_event(org.id, "dashboard.created", actor_id=owner_id, subject=str(dashboard.id))
+    return dashboard
+
+
+_UNSET: Any = object()
+
+
+def update_dashboard(
+    dashboard: Dashboard, org: Org, actor_id: uuid.UUID, *, name=_UNSET, pql_filter=_UNSET
+) -> Dashboard:
+    """Rename and set, change or clear (None or blank) the dashboard filter."""
+    if name is not _UNSET:
+        dashboard.name = _name(name)
+    if pql_filter is not _UNSET:
+        dashboard.pql_filter = check_pql(pql_filter, org, actor_id, "pql_filter")
+    record_event(org.id, "dashboard.updated", actor_id=actor_id, subject=str(dashboard.id))
+    return dashboard
+
+
+def delete_dashboard(dashboard: Dashboard, actor_id: uuid.UUID) -> None:
+    record_event(
+        dashboard.org_id,
+        "dashboard.deleted",
+        actor_id=actor_id,
+        subject=str(dashboard.id),
+        name=dashboard.name,
+    )
+    db.session.delete(dashboard)
+
+
+def set_visibility(dashboard: Dashboard, actor_id: uuid.UUID, visibility: Visibility) -> Dashboard:
+    if dashboard.visibility != visibility:
+        dashboard.visibility = visibility
+        kind = "published" if visibility == Visibility.WORKSPACE else "made_private"
+        record_event(
+            dashboard.org_id, f"dashboard.{kind}", actor_id=actor_id, subject=str(dashboard.id)
+        )
+    return dashboard
+
+
+# -- widgets --------------------------------------------------------------------------
+
+
+def widget_settings(widget: Widget) -> dict[str, Any]:
+    return {key: getattr(widget, key) for key in WIDGET_FIELDS}
+
+
+def add_widget(
+    dashboard: Dashboard, org: Org, actor_id: uuid.UUID, raw: Mapping[str, Any]
+) -> Widget:
+    """Appended after the last widget."""
+    values = widget_values(org, actor_id, raw, {})
+    widget = Widget(dashboard_id=dashboard.id, position=len(dashboard.widgets), **values)
+    dashboard.widgets.append(widget)
+    db.session.flush()
+    record_event(
+        org.id,
+        "dashboard.widget_added",
+        actor_id=actor_id,
+        subject=str(dashboard.id),
+        widget_id=str(widget.id),
+    )
+    return widget
+
+
+def update_widget(widget: Widget, org: Org, actor_id: uuid.UUID, raw: Mapping[str, Any]) -> Widget:
+    values = widget_values(org, actor_id, raw, widget_settings(widget))
+    for key, value in values.items():
+        setattr(widget, key, value)
+    record_event(
+        org.id,
+        "dashboard.widget_updated",
+        actor_id=actor_id,
+        subject=str(widget.dashboard_id),
+        widget_id=str(widget.id),
+    )
+    return widget
+
+
+def remove_widget(dashboard: Dashboard, widget: Widget, actor_id: uuid.UUID) -> None:
+    dashboard.widgets.remove(widget)
+    _renumber(dashboard.widgets)
+    record_event(
+        dashboard.org_id,
+        "dashboard.widget_removed",
+        actor_id=actor_id,
+        subject=str(dashboard.id),
+        widget_id=str(widget.id),
+    )
+
+
+def reorder_widgets(
+    dashboard: Dashboard, actor_id: uuid.UUID, ordered_ids: list[uuid.UUID]
+) -> list[Widget]:
+    """Widgets in the given order; ids left out keep their relative order after the
+    named ones (a stale browser tab cannot lose a widget); unknown ids are a 400."""
+    by_id = {w.id: w for w in dashboard.widgets}
+    unknown = [str(i) for i in ordered_ids if i not in by_id]
+    if unknown:
+        raise ServiceError(
+            f"These widgets are not on this dashboard: {', '.join(unknown)}. Reload the page.",
+            field="widget_ids",
+        )
+    seen: list[uuid.UUID] = list(dict.fromkeys(ordered_ids))
+    rest = [w.id for w in dashboard.widgets if w.id not in seen]
+    widgets = [by_id[i] for i in seen + rest]
+    _renumber(widgets)
+    dashboard.widgets.sort(key=lambda w: w.position)
+    record_event(
+        dashboard.org_id,
+        "dashboard.widgets_reordered",
+        actor_id=actor_id,
+        subject=str(dashboard.id),
+    )
+    return widgets
+
+
+def _renumber(widgets: list[Widget]) -> None:
+    """Keep positions a dense 0..n-1 sequence."""
+    for index, widget in enumerate(widgets):
+        widget.position = index

@@ -102,7 +102,7 @@ def render_pdf(dashboard: Dashboard, views: list[WidgetView], view_filter: str |
     svgs = {}
     for view in views:
         if view.figure is not None:
-            svgs[view.key] = Markup(chart_svg(view, 680 if view.span == 2 else 330))
+            svgs[view.key] = Markup(chart_svg(view, 680))
     html = render_template(
         "dashboards/export.html",
         dashboard=dashboard,

@@ -187,7 +187,9 @@ def generate_tasks(
                 task_id=task_id,
                 actor_id=actor,
                 field="created",
+                old_value=None,
                 new_value=None,
+                old_category=None,
                 new_category=states[0].category,
                 created_at=at,
             )
@@ -246,10 +248,12 @@ def generate_tasks(
 
 
 def write_rows(task_rows: list[dict], activity_rows: list[dict], batch: int = 5000) -> None:
+    # Core executemany on the tables with the same keys in every row: one statement
+    # per batch (the ORM bulk path split runs of differing keys into single rows).
     for i in range(0, len(task_rows), batch):
-        db.session.execute(insert(Task), task_rows[i : i + batch])
+        db.session.execute(insert(Task.__table__), task_rows[i : i + batch])
     for i in range(0, len(activity_rows), batch):
-        db.session.execute(insert(TaskActivity), activity_rows[i : i + batch])
+        db.session.execute(insert(TaskActivity.__table__), activity_rows[i : i + batch])
 
 
 def project_shape(

@@ -1,0 +1,285 @@
+"""Agents as members: created by admins, acting through the tool interface with
+their token, every change attributed to them, counted in analytics like people."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from tests.agents.conftest import make_project, make_task, states_by_name
+from tests.conftest import add_person
+
+TOOLS = "/api/v1/agent/tools"
+
+
+def create_agent(client, org, name="Triage Bot", project_ids=()):
+    resp = client.post(
+        org.url("/agents"),
+        json={"name": name, "description": "Sorts incoming bugs", "project_ids": list(project_ids)},
+        headers=org.headers,
+    )
+    assert resp.status_code == 201, resp.get_json()
+    return resp.get_json()
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def call(client, agent, tool, **args):
+    return client.post(f"{TOOLS}/{tool}", json=args, headers=bearer(agent["token"]))
+
+
+def ok(resp):
+    assert resp.status_code == 200, resp.get_json()
+    return resp.get_json()["result"]
+
+
+@pytest.fixture
+def project(client, acme):
+    return make_project(client, acme)
+
+
+def test_admin_creates_agent_and_token_is_shown_once(client, app, acme, project):
+    agent = create_agent(client, acme, project_ids=[project["id"]])
+    assert agent["token"].startswith("ws_") and agent["kind"] == "agent"
+    assert agent["token_prefix"] == agent["token"][:10]
+    listed = client.get(acme.url("/agents"), headers=acme.headers).get_json()
+    assert [a["name"] for a in listed] == ["Triage Bot"]
+    assert "token" not in listed[0] and agent["token"] not in str(listed)
+    # The agent is an org member (role member) and a member of the project.
+    members = client.get(acme.url("/members"), headers=acme.headers).get_json()
+    mine = [m for m in members if m["account"]["id"] == agent["id"]]
+    assert mine and mine[0]["role"] == "member"
+    project_members = client.get(
+        acme.url(f"/projects/{project['id']}/members"), headers=acme.headers
+    ).get_json()
+    assert agent["id"] in str(project_members)
+    # Only admins manage agents.
+    bob = add_person(app, acme.org_id, "bob@acme.test")
+    assert client.get(acme.url("/agents"), headers=bob.headers).status_code == 403
+    resp = client.post(acme.url("/agents"), json={"name": "X"}, headers=bob.headers)
+    assert resp.status_code == 403
+    # Projects must be the org's own.
+    resp = client.post(
+        acme.url("/agents"),
+        json={"name": "Y", "project_ids": ["00000000-0000-0000-0000-000000000000"]},
+        headers=acme.headers,
+    )
+    assert resp.status_code == 400 and resp.get_json()["errors"][0]["field"] == "project_ids"
+
+
+def test_tool_interface_needs_an_agent_token(client, acme, project):
+    agent = create_agent(client, acme, project_ids=[project["id"]])
+    assert client.get(TOOLS).status_code == 401
+    assert client.get(TOOLS, headers=bearer("ws_not-a-real-token")).status_code == 401
+    assert client.get(TOOLS, headers=acme.headers).status_code == 403  # a person's token
+    resp = client.post(f"{TOOLS}/list_tasks", json={}, headers=acme.headers)
+    assert resp.status_code == 403
+    tools = client.get(TOOLS, headers=bearer(agent["token"])).get_json()
+    names = {t["name"] for t in tools}
+    assert names >= {
+        "list_tasks",
+        "get_task",
+        "create_task",
+        "set_task_state",
+        "assign_task_to_me",
+        "comment_on_task",
+        "analytics_overview",
+        "analytics_workload",
+        "analytics_custom_chart",
+    }
+    create = next(t for t in tools if t["name"] == "create_task")
+    assert create["inputSchema"]["type"] == "object"
+    assert set(create["inputSchema"]["required"]) == {"project_id", "title"}
+    assert create["inputSchema"]["properties"]["kind"]["enum"] == ["task", "bug", "feature", "epic"]
+
+
+def test_each_tool_acts_as_the_agent(client, app, acme, globex, project):
+    agent = create_agent(client, acme, project_ids=[project["id"]])
+    states = states_by_name(client, acme, project["id"])
+
+    created = ok(
+        call(
+            client, agent, "create_task", project_id=project["id"], title="Flaky login", kind="bug"
+        )
+    )
+    task_id = created["id"]
+    seen = client.get(acme.url(f"/tasks/{task_id}"), headers=acme.headers).get_json()
+    assert seen["title"] == "Flaky login" and seen["kind"] == "bug"
+
+    assigned = ok(call(client, agent, "assign_task_to_me", task_id=task_id))
+    assert assigned["assignee_id"] == agent["id"]
+    moved = ok(call(client, agent, "set_task_state", task_id=task_id, state="in progress"))
+    assert moved["state_id"] == states["In Progress"] and moved["state_category"] == "started"
+    ok(call(client, agent, "comment_on_task", task_id=task_id, body="Reproduced on Safari."))
+
+    seen = client.get(acme.url(f"/tasks/{task_id}"), headers=acme.headers).get_json()
+    assert seen["assignee_id"] == agent["id"] and seen["state_name"] == "In Progress"
+    history = client.get(acme.url(f"/tasks/{task_id}/activity"), headers=acme.headers).get_json()
+    fields = [(h["field"], h["actor_id"]) for h in history]
+    assert fields == [
+        ("created", agent["id"]),
+        ("assignee_id", agent["id"]),
+        ("state", agent["id"]),
+        ("comment", agent["id"]),
+    ]
+
+    mine = ok(call(client, agent, "list_tasks", assigned_to_me=True))
+    assert mine["total"] == 1 and mine["tasks"][0]["id"] == task_id
+    detail = ok(call(client, agent, "get_task", task_id=task_id))
+    assert detail["comments"][0]["body"] == "Reproduced on Safari."
+    assert detail["comments"][0]["author_id"] == agent["id"]
+
+    workload = ok(call(client, agent, "analytics_workload"))
+    assert workload == [
+        {
+            "assignee_id": agent["id"],
+            "name": "Triage Bot",
+            "email": workload[0]["email"],
+            "kind": "agent",
+            "open": 1,
+            "in_progress": 1,
+            "completed_30d": 0,
+        }
+    ]
+    overview = ok(call(client, agent, "analytics_overview"))
+    assert overview["total"] == 1 and overview["by_kind"]["bug"] == 1
+    chart = ok(call(client, agent, "analytics_custom_chart", metric="open", dimension="assignee"))
+    assert chart["points"] == [{"key": "Triage Bot", "value": 1, "id": agent["id"]}]
+    # The same figures through the people's API.
+    api_workload = client.get(acme.url("/analytics/workload"), headers=acme.headers).get_json()
+    assert api_workload[0]["assignee_id"] == agent["id"] and api_workload[0]["kind"] == "agent"
+
+    ok(call(client, agent, "set_task_state", task_id=task_id, state=states["Done"]))
+    overview = client.get(acme.url("/analytics/overview"), headers=acme.headers).get_json()
+    assert overview["completed"] == 1
+
+
+def test_tool_refusals(client, app, acme, globex, project):
+    agent = create_agent(client, acme)  # member of no project yet
+    resp = call(client, agent, "create_task", project_id=project["id"], title="x")
+    assert resp.status_code == 403
+    resp = call(client, agent, "create_task", project_id=project["id"])
+    assert resp.status_code == 400 and resp.get_json()["errors"][0]["field"] == "title"
+    resp = call(client, agent, "no_such_tool")
+    assert resp.status_code == 404
+    other = make_project(client, globex, "G", "G")
+    foreign = make_task(client, globex, other["id"])
+    assert call(client, agent, "get_task", task_id=foreign["id"]).status_code == 404
+    resp = call(client, agent, "create_task", project_id=other["id"], title="x")
+    assert resp.status_code == 404
+    task = make_task(client, acme, project["id"])
+    resp = call(client, agent, "set_task_state", task_id=task["id"], state="Shipped")
+    assert resp.status_code == 403  # no project role: refused before the state lookup
+    resp = client.post(
+        f"{TOOLS}/list_tasks",
+        data="{",
+        headers={**bearer(agent["token"]), "Content-Type": "application/json"},
+    )
+    assert resp.status_code == 400
+    # A removed agent's token stops working.
+    with app.app_context():
+        from workspace.agents import members
+        from workspace.extensions import db
+
+        member = members.get_agent(acme.org_id, uuid.UUID(agent["id"]))
+        members.remove_agent(member, actor_id=acme.owner_id)
+        db.session.commit()
+    assert client.get(TOOLS, headers=bearer(agent["token"])).status_code == 401
+
+
+def test_agent_state_names_are_checked(client, acme, project):
+    agent = create_agent(client, acme, project_ids=[project["id"]])
+    task = ok(call(client, agent, "create_task", project_id=project["id"], title="t"))
+    resp = call(client, agent, "set_task_state", task_id=task["id"], state="Shipped")
+    assert resp.status_code == 400
+    assert "Backlog" in resp.get_json()["detail"]
+
+
+def test_agents_cannot_sign_in_with_a_password(client, acme, project):
+    agent = create_agent(client, acme, project_ids=[project["id"]])
+    listed = client.get(acme.url("/members"), headers=acme.headers).get_json()
+    email = next(m["account"]["email"] for m in listed if m["account"]["id"] == agent["id"])
+    assert email.endswith("@agents.invalid")
+    resp = client.post("/signin", data={"email": email, "password": ""})
+    assert resp.status_code != 302
+    resp = client.post("/signin", data={"email": email, "password": agent["token"]})
+    assert resp.status_code != 302
+
+
+def test_agent_work_counts_in_every_rollup_exactly_like_a_person(client, app, acme):
+    """End to end: a person and an agent do the same work, one through the people's
+    API, the other through the tool interface; every rollup counts them alike."""
+    project = make_project(client, acme)
+    states = states_by_name(client, acme, project["id"])
+    ann = add_person(app, acme.org_id, "ann@acme.test")
+    client.post(
+        acme.url(f"/projects/{project['id']}/members"),
+        json={"account_id": str(ann.owner_id), "role": "member"},
+        headers=acme.headers,
+    )
+    agent = create_agent(client, acme, "Builder Bot", project_ids=[project["id"]])
+    plan = [
+        ("bug", "urgent", "In Progress"),
+        ("feature", "high", "Done"),
+        ("task", "low", "Todo"),
+        ("bug", "none", "Done"),
+        ("task", "none", "Backlog"),
+    ]
+    for kind, priority, state in plan:
+        task = make_task(client, ann, project["id"], title="person", kind=kind, priority=priority)
+        client.patch(
+            ann.url(f"/tasks/{task['id']}"),
+            json={"assignee_id": str(ann.owner_id), "state_id": states[state]},
+            headers=ann.headers,
+        )
+        made = ok(
+            call(
+                client,
+                agent,
+                "create_task",
+                project_id=project["id"],
+                title="agent",
+                kind=kind,
+                priority=priority,
+                assign_to_me=True,
+            )
+        )
+        ok(call(client, agent, "set_task_state", task_id=made["id"], state=state))
+
+    def get(path, **params):
+        resp = client.get(acme.url(path), query_string=params, headers=acme.headers)
+        assert resp.status_code == 200, resp.get_json()
+        return resp.get_json()
+
+    workload = {r["assignee_id"]: r for r in get("/analytics/workload")}
+    person, bot = workload[str(ann.owner_id)], workload[agent["id"]]
+    assert bot["kind"] == "agent" and person["kind"] == "person"
+    for figure in ("open", "in_progress", "completed_30d"):
+        assert person[figure] == bot[figure], figure
+    assert (bot["open"], bot["in_progress"], bot["completed_30d"]) == (3, 1, 2)
+
+    overview = get("/analytics/overview")
+    assert overview["total"] == 10 and overview["completed"] == 4
+    assert all(v % 2 == 0 for v in overview["by_kind"].values())
+
+    for metric in ("count", "done", "open"):
+        points = {
+            p["id"]: p["value"]
+            for p in get("/analytics/custom", metric=metric, dimension="assignee")["points"]
+        }
+        assert points[agent["id"]] == points[str(ann.owner_id)], metric
+
+    pivot = get("/analytics/pivot", row="assignee", col="status")
+    cells = {(c["row"], c["col"]): c["count"] for c in pivot["cells"]}
+    for status in states:
+        assert cells.get((agent["id"], status), 0) == cells.get((str(ann.owner_id), status), 0)
+
+    flow = get("/analytics/flow")
+    assert flow["total_wip"] == 6
+    agent_view = ok(
+        call(client, agent, "analytics_custom_chart", metric="done", dimension="assignee")
+    )
+    assert {p["key"]: p["value"] for p in agent_view["points"]} == {"Ann": 2, "Builder Bot": 2}

@@ -1,0 +1,126 @@
+"""The MCP server (streamable HTTP, revision 2025-06-18) over a real socket."""
+
+from __future__ import annotations
+
+import requests
+
+from tests.agents.conftest import make_project
+
+MCP = "/api/v1/agent/mcp"
+
+
+def rpc(live_server, token, method, params=None, id_=1, **headers):
+    message = {"jsonrpc": "2.0", "method": method}
+    if id_ is not None:
+        message["id"] = id_
+    if params is not None:
+        message["params"] = params
+    return requests.post(
+        live_server.url + MCP,
+        json=message,
+        headers={
+            "Authorization": f"Bearer {token}",
+            "Accept": "application/json, text/event-stream",
+            **headers,
+        },
+        timeout=10,
+    )
+
+
+def test_mcp_session_over_http(client, live_server, acme):
+    project = make_project(client, acme)
+    agent = client.post(
+        acme.url("/agents"),
+        json={"name": "MCP Bot", "project_ids": [project["id"]]},
+        headers=acme.headers,
+    ).get_json()
+    token = agent["token"]
+
+    init = rpc(
+        live_server,
+        token,
+        "initialize",
+        {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "test-client", "version": "0"},
+        },
+    )
+    assert init.status_code == 200 and init.headers["Content-Type"].startswith("application/json")
+    result = init.json()
+    assert result["id"] == 1 and result["jsonrpc"] == "2.0"
+    assert result["result"]["protocolVersion"] == "2025-06-18"
+    assert result["result"]["capabilities"]["tools"] == {"listChanged": False}
+    assert result["result"]["serverInfo"]["name"]
+
+    note = rpc(live_server, token, "notifications/initialized", id_=None)
+    assert note.status_code == 202 and note.content == b""
+
+    headers = {"MCP-Protocol-Version": "2025-06-18"}
+    assert rpc(live_server, token, "ping", id_="p1", **headers).json() == {
+        "jsonrpc": "2.0",
+        "id": "p1",
+        "result": {},
+    }
+    tools = rpc(live_server, token, "tools/list", id_=2, **headers).json()["result"]["tools"]
+    by_name = {t["name"]: t for t in tools}
+    assert "create_task" in by_name and "analytics_workload" in by_name
+    assert by_name["create_task"]["inputSchema"]["type"] == "object"
+
+    call = rpc(
+        live_server,
+        token,
+        "tools/call",
+        {
+            "name": "create_task",
+            "arguments": {"project_id": project["id"], "title": "From MCP", "assign_to_me": True},
+        },
+        id_=3,
+        **headers,
+    ).json()["result"]
+    assert call["isError"] is False
+    task = call["structuredContent"]
+    assert task["title"] == "From MCP" and task["assignee_id"] == agent["id"]
+    assert call["content"][0]["type"] == "text" and "From MCP" in call["content"][0]["text"]
+
+    # Visible through the people's API, attributed to the agent.
+    seen = requests.get(
+        live_server.url + acme.url(f"/tasks/{task['id']}/activity"),
+        headers=acme.headers,
+        timeout=10,
+    ).json()
+    assert seen[0]["field"] == "created" and seen[0]["actor_id"] == agent["id"]
+    workload = rpc(live_server, token, "tools/call", {"name": "analytics_workload"}, id_=4).json()[
+        "result"
+    ]["structuredContent"]["items"]
+    assert workload[0]["assignee_id"] == agent["id"] and workload[0]["open"] == 1
+
+    # A tool failure is a result the model can read, not a protocol error.
+    bad = rpc(
+        live_server, token, "tools/call", {"name": "create_task", "arguments": {}}, id_=5
+    ).json()
+    assert bad["result"]["isError"] is True and "title" in bad["result"]["content"][0]["text"]
+    unknown = rpc(live_server, token, "tools/call", {"name": "nope"}, id_=6).json()
+    assert unknown["error"]["code"] == -32602
+    assert rpc(live_server, token, "resources/list", id_=7).json()["error"]["code"] == -32601
+
+
+def test_mcp_transport_rules(client, live_server, acme):
+    agent = client.post(acme.url("/agents"), json={"name": "Bot"}, headers=acme.headers).get_json()
+    url = live_server.url + MCP
+    resp = requests.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"}, timeout=10)
+    assert resp.status_code == 401 and resp.headers["WWW-Authenticate"].startswith("Bearer")
+    resp = rpc(live_server, acme.token, "ping")  # a person's token
+    assert resp.status_code == 403
+    auth = {"Authorization": f"Bearer {agent['token']}"}
+    assert requests.get(url, headers=auth, timeout=10).status_code == 405
+    resp = requests.post(url, data="{not json", headers=auth, timeout=10)
+    assert resp.status_code == 400 and resp.json()["error"]["code"] == -32700
+    resp = rpc(live_server, agent["token"], "ping", Origin="https://evil.example")
+    assert resp.status_code == 403
+    resp = rpc(live_server, agent["token"], "ping", **{"MCP-Protocol-Version": "1999-01-01"})
+    assert resp.status_code == 400
+    old = rpc(live_server, agent["token"], "initialize", {"protocolVersion": "2024-11-05"})
+    assert old.json()["result"]["protocolVersion"] == "2024-11-05"
+    future = rpc(live_server, agent["token"], "initialize", {"protocolVersion": "2099-01-01"})
+    assert future.json()["result"]["protocolVersion"] == "2025-06-18"

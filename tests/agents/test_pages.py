@@ -1,0 +1,98 @@
+"""The AI settings, agents and Ask pages, as a signed-in user sees them."""
+
+from __future__ import annotations
+
+import re
+
+from tests.agents.conftest import API_KEY, make_project, make_task
+from tests.conftest import add_person, login
+
+HX = {"HX-Request": "true"}
+
+
+def test_ai_settings_page_saves_tests_and_never_shows_the_key(client, app, acme, fake_model):
+    login(client, acme.owner_email)
+    page = client.get(f"/o/{acme.slug}/settings/ai")
+    assert page.status_code == 200
+    html = page.get_data(as_text=True)
+    assert "AI model" in html and "offline interpreter" in html and "500" in html
+    resp = client.post(
+        f"/o/{acme.slug}/settings/ai",
+        data={"base_url": fake_model.base_url, "model": "fake-chart", "api_key": API_KEY},
+    )
+    assert resp.status_code == 302
+    html = client.get(f"/o/{acme.slug}/settings/ai").get_data(as_text=True)
+    assert "configured" in html and "fake-chart" in html and API_KEY not in html
+    result = client.post(f"/o/{acme.slug}/settings/ai/test", headers=HX).get_data(as_text=True)
+    assert "answered" in result and "<html" not in result
+    bad = client.post(
+        f"/o/{acme.slug}/settings/ai", data={"base_url": "nope", "model": "m", "api_key": ""}
+    )
+    assert bad.status_code == 400 and "https://" in bad.get_data(as_text=True)
+
+
+def test_settings_pages_are_for_admins(client, app, acme):
+    bob = add_person(app, acme.org_id, "bob@acme.test")
+    login(client, bob.owner_email)
+    assert client.get(f"/o/{acme.slug}/settings/ai").status_code == 403
+    assert client.get(f"/o/{acme.slug}/settings/agents").status_code == 403
+    assert client.get(f"/o/{acme.slug}/analytics/ask").status_code == 200
+
+
+def test_agents_page_creates_agent_and_shows_token_once(client, acme):
+    project = make_project(client, acme)
+    login(client, acme.owner_email)
+    resp = client.post(
+        f"/o/{acme.slug}/settings/agents",
+        data={"name": "Triage Bot", "description": "Sorts bugs", "project_ids": [project["id"]]},
+    )
+    assert resp.status_code == 200
+    html = resp.get_data(as_text=True)
+    token = re.search(r"(ws_[A-Za-z0-9_\-]+)", html).group(1)
+    assert "shown only once" in html and "/api/v1/agent/mcp" in html
+    again = client.get(f"/o/{acme.slug}/settings/agents").get_data(as_text=True)
+    assert "Triage Bot" in again and token not in again
+    tools = client.get("/api/v1/agent/tools", headers={"Authorization": f"Bearer {token}"})
+    assert tools.status_code == 200
+    empty = client.post(f"/o/{acme.slug}/settings/agents", data={"name": "  "})
+    assert empty.status_code == 400 and "name" in empty.get_data(as_text=True)
+
+
+def test_ask_box_answers_with_htmx_and_without_js(client, acme):
+    project = make_project(client, acme)
+    make_task(client, acme, project["id"], kind="bug")
+    login(client, acme.owner_email)
+    part = client.post(f"/o/{acme.slug}/analytics/ask", data={"text": "bugs by kind"}, headers=HX)
+    html = part.get_data(as_text=True)
+    assert part.status_code == 200 and "<html" not in html
+    assert "Work items by kind" in html and "offline interpreter" in html and "data-plotly" in html
+    full = client.post(f"/o/{acme.slug}/analytics/ask", data={"text": "zzz"})
+    html = full.get_data(as_text=True)
+    assert "<html" in html and "Work items by status" in html and "default chart" in html
+    long = client.post(f"/o/{acme.slug}/analytics/ask", data={"text": "x" * 501}, headers=HX)
+    assert "at most 500 characters" in long.get_data(as_text=True)
+
+
+def test_answer_is_saved_as_a_widget_in_one_click(client, acme):
+    project = make_project(client, acme)
+    make_task(client, acme, project["id"], kind="bug")
+    dashboard = client.post(
+        acme.url("/dashboards"), json={"name": "Bugs"}, headers=acme.headers
+    ).get_json()
+    login(client, acme.owner_email)
+    html = client.post(
+        f"/o/{acme.slug}/analytics/ask", data={"text": "open bugs by assignee"}, headers=HX
+    ).get_data(as_text=True)
+    assert "Save as widget" in html and dashboard["id"] in html
+    fields = dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)"', html))
+    fields["dashboard_id"] = dashboard["id"]
+    resp = client.post(f"/o/{acme.slug}/analytics/ask/save", data=fields)
+    assert resp.status_code == 302 and dashboard["id"] in resp.headers["Location"]
+    saved = client.get(acme.url(f"/dashboards/{dashboard['id']}"), headers=acme.headers).get_json()
+    widget = saved["widgets"][0]
+    assert widget["title"] == "Open bugs by assignee"
+    assert (widget["metric"], widget["dimension"], widget["filter"]) == (
+        "open",
+        "assignee",
+        "kind = bug",
+    )

@@ -283,3 +283,33 @@ def test_agent_work_counts_in_every_rollup_exactly_like_a_person(client, app, ac
         call(client, agent, "analytics_custom_chart", metric="done", dimension="assignee")
     )
     assert {p["key"]: p["value"] for p in agent_view["points"]} == {"Ann": 2, "Builder Bot": 2}
+
+
+def test_agents_cannot_sign_in_through_sso_or_ldap(client, app, acme):
+    agent = create_agent(client, acme)
+    listed = client.get(acme.url("/members"), headers=acme.headers).get_json()
+    email = next(m["account"]["email"] for m in listed if m["account"]["id"] == agent["id"])
+    from workspace.auth.login import provision_member
+    from workspace.core.models import Org
+    from workspace.errors import ForbiddenError
+    from workspace.extensions import db
+
+    with app.app_context():
+        org = db.session.get(Org, acme.org_id)
+        with pytest.raises(ForbiddenError):
+            provision_member(org, email, "Agent", via="sso")
+
+
+def test_an_agent_asking_is_recorded_as_the_agent(client, app, acme):
+    make_project(client, acme)
+    agent = create_agent(client, acme)
+    resp = client.post(
+        acme.url("/analytics/ask"), json={"text": "done by project"}, headers=bearer(agent["token"])
+    )
+    assert resp.status_code == 200
+    from workspace.agents.models import AiRun
+    from workspace.extensions import db
+
+    with app.app_context():
+        run = db.session.get(AiRun, uuid.UUID(resp.get_json()["ai_run_id"]))
+        assert (run.actor_kind, str(run.account_id)) == ("agent", agent["id"])

@@ -399,3 +399,42 @@ def test_signin_module_never_reads_request():
     import inspect
 
     assert "request" not in inspect.getsource(signin).replace("requests", "")
+
+
+def test_denied_at_the_provider(app, client, sso):
+    import requests
+
+    before = _count(app, OrgMember, org_id=sso.org.org_id)
+    resp = requests.post(
+        sso.start(client), data={"action": "deny"}, allow_redirects=False, timeout=5
+    )
+    assert resp.status_code == 302
+    _rejected(client.get(_local(resp.headers["Location"])), "did not sign you in", 403)
+    assert _count(app, OrgMember, org_id=sso.org.org_id) == before
+
+
+def test_userinfo_for_another_subject_is_refused(app, client, sso, monkeypatch):
+    """Failure injection: userinfo answers for someone else (OIDC Core §5.3.2)."""
+    real = oidc.fetch_userinfo
+
+    def other_user(meta, token):
+        return real(meta, token) | {"sub": "someone-else", "email": "boss@acme.test"}
+
+    monkeypatch.setattr(oidc, "fetch_userinfo", other_user)
+    back = _auth_and_back(sso, client, "ivy-sub", email="ivy@acme.test")
+    _rejected(client.get(back), "belongs to another user", 403)
+    assert _account(app, "boss@acme.test") is None and _account(app, "ivy@acme.test") is None
+
+
+def test_email_verified_as_string_false(app, client, sso):
+    back = _auth_and_back(sso, client, "jo-sub", email="jo@acme.test", email_verified="false")
+    _rejected(client.get(back), "is not verified", 403)
+
+
+def test_start_without_accept_header_answers_json(client, sso):
+    resp = client.get("/auth/sso/start?domain=acme.test")
+    assert resp.status_code == 200
+    assert resp.get_json()["authorization_url"].startswith(sso.provider.url)
+    missing = client.get("/auth/sso/start")
+    assert missing.status_code == 400
+    assert "Enter a domain" in missing.get_json()["detail"]

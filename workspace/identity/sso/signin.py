@@ -111,6 +111,13 @@ def _display_name(profile: dict[str, Any]) -> str | None:
     return joined[:200] or None
 
 
+def _idp_error_message(error: str) -> str:
+    return (
+        f"Your identity provider did not sign you in ({error[:100]}). "
+        "Start the sign-in again if this was a mistake."
+    )
+
+
 def callback(
     *, state_value: str | None, binding: str | None, code: str | None, error: str | None
 ) -> SignInResult:
@@ -118,6 +125,8 @@ def callback(
     try:
         attempt = state.consume(state_value, binding)
     except state.StateError as exc:
+        if error:  # some providers drop the state on errors; their error is the news
+            raise SignInRejected(_idp_error_message(error), reason="idp_error") from exc
         raise SignInRejected(str(exc), status=400, reason="state") from exc
     org_id = attempt.org_id
     if error:

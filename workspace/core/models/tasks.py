@@ -52,6 +52,10 @@ class Task(db.Model):
             "project_id",
             "state_id",
             "completed_at",
+            # Constant in the index; SQLite calls it covering only with them listed.
+            "is_draft",
+            "archived_at",
+            "deleted_at",
             sqlite_where=text(COUNTED_TASKS_PREDICATE["sqlite"]),
             postgresql_where=text(COUNTED_TASKS_PREDICATE["postgresql"]),
         ),

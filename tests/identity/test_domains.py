@@ -134,6 +134,7 @@ def test_verify_without_record_stays_pending(client, acme, doh, answer):
     assert "not found yet" in out["message"]
     assert "DNS can take a while" in out["message"]
     assert body["txt_record"]["value"] in out["message"]
+    assert ("NXDOMAIN" in out["message"]) == (answer["Status"] == 3)
 
 
 def test_verify_only_reads_exact_name(client, acme, doh):

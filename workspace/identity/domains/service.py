@@ -134,7 +134,10 @@ def verify_domain(
             nxdomain=answer.nxdomain,
         )
         db.session.commit()
-        return VerifyResult(row, False, NOT_FOUND_YET.format(domain=name, value=expected))
+        message = NOT_FOUND_YET.format(domain=name, value=expected)
+        if answer.nxdomain:
+            message = f"DNS does not know {name} yet (NXDOMAIN). " + message
+        return VerifyResult(row, False, message)
     row.state = DomainState.VERIFIED
     row.verified_at = utcnow()
     try:

@@ -190,6 +190,7 @@ def test_settings_page_save_enable_disable_delete(app, client, acme, doh, oidc_p
     )
     assert bad.status_code == 400
     assert "full http(s) URL" in bad.get_data(as_text=True)
+    assert 'value="nope"' in bad.get_data(as_text=True)  # what was typed stays
     client.post(page + "/delete")
     assert client.get(acme.url("/sso"), headers=acme.headers).status_code == 404
 

@@ -1,0 +1,159 @@
+"""The dashboard in headless Chromium: build, drag, span, view filter, PQL error,
+publish and read as another member; the printable export draws every chart."""
+
+from __future__ import annotations
+
+import re
+
+from tests.conftest import PASSWORD
+from tests.dashboards.conftest import World, add_widget, new_dashboard
+
+
+def sign_in(page, base: str, email: str) -> None:
+    page.goto(f"{base}/signin")
+    page.fill("input[name=email]", email)
+    page.locator("input[type=password]").first.fill(PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_url(re.compile(r".*/(o/.*)?$"))
+
+
+def titles(page) -> list[str]:
+    return page.locator("#widget-grid .widget-title").all_inner_texts()
+
+
+def add_widget_in_form(page, title: str, chart_type: str) -> None:
+    page.click("a.add-widget")
+    page.fill("#f-title", title)
+    page.select_option("#f-chart_type", chart_type)
+    # The preview follows the form before anything is saved.
+    page.wait_for_selector(f"#widget-preview [data-chart-type={chart_type}]")
+    page.click("button[value=save]")
+    page.wait_for_selector(f"#widget-grid .widget-title:text-is('{title}')")
+
+
+def test_build_drag_span_filter_publish(live_server, world: World, page, browser):
+    base = live_server.url
+    failed: list[str] = []
+    # A preview still in flight when the form is saved is aborted by the navigation:
+    # not a failure anyone sees. Anything else is.
+    page.on(
+        "requestfailed",
+        lambda r: None if r.failure == "net::ERR_ABORTED" else failed.append(r.url),
+    )
+    sign_in(page, base, world.acme.owner_email)
+    page.goto(f"{base}/o/{world.acme.slug}/dashboards")
+    page.fill("#f-name", "Team health")
+    page.click("text=Create dashboard")
+    page.wait_for_selector("h1:text-is('Team health')")
+    assert page.locator(".empty-state").is_visible()
+
+    add_widget_in_form(page, "First", "bar")
+    add_widget_in_form(page, "Second", "number")
+    add_widget_in_form(page, "Third", "table")
+    assert titles(page) == ["First", "Second", "Third"]
+    # Each card loaded its body: a drawn chart, a headline number, a table.
+    page.wait_for_selector("#widget-grid .widget-card .main-svg")
+    page.wait_for_selector("#widget-grid .headline-value")
+    page.wait_for_selector("#widget-grid .widget-table tbody tr")
+    assert page.locator(".headline-value").inner_text() == "6"
+    assert page.locator(".widget-table tbody tr").count() == 4
+
+    # Drag the third card's handle onto the first card.
+    cards = page.locator("#widget-grid .widget-card")
+    with page.expect_response(lambda r: r.url.endswith("/widgets/order")) as order:
+        handle = cards.nth(2).locator(".drag-handle").bounding_box()
+        target = cards.nth(0).bounding_box()
+        page.mouse.move(handle["x"] + 4, handle["y"] + 4)
+        page.mouse.down()
+        page.mouse.move(target["x"] + 20, target["y"] + 20, steps=12)
+        page.mouse.move(target["x"] + 10, target["y"] + 10, steps=4)
+        page.mouse.up()
+    assert order.value.status == 204
+    page.reload()
+    assert titles(page) == ["Third", "First", "Second"]
+
+    # Toggle the span of "First": the card widens at once and stays wide.
+    first = page.locator("#widget-grid .widget-card", has_text="First")
+    with page.expect_response(lambda r: "/span" in r.url):
+        first.locator(".span-toggle").click()
+    page.wait_for_selector("#widget-grid .widget-card.span-2")
+    page.reload()
+    assert "span-2" in page.locator("#widget-grid .widget-card", has_text="First").get_attribute(
+        "class"
+    )
+
+    # A view filter narrows this view only and lives in the URL.
+    page.fill("#view-filter", "priority = low")
+    page.click("text=Apply")
+    page.wait_for_url(re.compile(r".*filter=priority"))
+    page.wait_for_selector(".headline-value")
+    assert page.locator(".headline-value").inner_text() == "1"
+    page.click("a.clear-filter")
+    page.wait_for_url(re.compile(r"^[^?]*$"))
+    page.wait_for_selector(".headline-value")
+    assert page.locator(".headline-value").inner_text() == "6"
+
+    # A PQL error shows inline, with its position.
+    page.fill("#view-filter", "priority = high AND")
+    page.click("text=Apply")
+    error = page.locator(".filter-error")
+    error.wait_for()
+    assert "line 1, column 20" in error.inner_text()
+
+    # Publish; another member reads it without any edit control.
+    page.goto(page.url.split("?")[0])
+    page.click("text=Publish to workspace")
+    page.wait_for_selector("text=Make private")
+    url = page.url
+    other = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        mia = other.new_page()
+        sign_in(mia, base, world.member.owner_email)
+        mia.goto(url)
+        mia.wait_for_selector("#widget-grid .widget-card .main-svg")
+        assert titles(mia) == ["Third", "First", "Second"]
+        for control in (
+            ".drag-handle",
+            ".span-toggle",
+            ".edit-widget",
+            ".remove-widget",
+            ".add-widget",
+            ".dashboard-settings",
+            "text=Make private",
+            "[data-sortable]",
+        ):
+            assert mia.locator(control).count() == 0, control
+    finally:
+        other.close()
+    assert failed == []
+
+
+def test_export_page_draws_every_chart_and_prints(live_server, world: World, client, page):
+    dash = new_dashboard(client, world.acme, name="Printable")
+    kinds = ["bar", "line", "area", "donut", "pie", "number", "table"]
+    for kind in kinds:
+        add_widget(client, world.acme, dash["id"], title=f"W {kind}", chart_type=kind)
+    failed: list[str] = []
+    requests: list[str] = []
+    page.on("requestfailed", lambda r: failed.append(r.url))
+    page.on("request", lambda r: requests.append(r.url))
+    page.add_init_script("window.print = function () { window.__printed = true; };")
+    sign_in(page, live_server.url, world.acme.owner_email)
+    requests.clear()
+    export_path = world.url(f"/dashboards/{dash['id']}/export.html")
+    page.goto(live_server.url + export_path)
+    page.wait_for_function("window.__printed === true", timeout=20000)
+    assert failed == []
+    assert len(requests) == 1  # the page itself: Plotly is inlined
+    for kind in kinds:
+        section = page.locator("section.widget", has_text=f"W {kind}")
+        drawn = section.locator(".main-svg").count()
+        if kind in ("number", "table"):
+            assert drawn == 0
+        else:
+            assert drawn >= 1, kind
+            assert section.locator(".main-svg").first.bounding_box()["height"] > 100
+    assert page.locator(".headline-value").inner_text() == "6"
+    assert page.locator("thead").evaluate("e => getComputedStyle(e).display") == (
+        "table-header-group"
+    )

@@ -1,0 +1,65 @@
+"""The PDF export (WeasyPrint, charts as SVG from kaleido + Chromium) and what a
+server without Chromium says."""
+
+from __future__ import annotations
+
+import subprocess
+
+from tests.conftest import login
+from tests.dashboards.conftest import World, add_widget, new_dashboard
+
+KINDS = ["bar", "line", "area", "donut", "pie", "number", "table"]
+
+
+def test_pdf_opens_and_names_every_widget(client, world: World, tmp_path):
+    dash = new_dashboard(client, world.acme, name="Quarterly review")
+    for kind in KINDS:
+        add_widget(client, world.acme, dash["id"], title=f"Widget {kind}", chart_type=kind)
+    resp = client.get(world.url(f"/dashboards/{dash['id']}/export.pdf"), headers=world.acme.headers)
+    assert resp.status_code == 200, resp.get_data(as_text=True)[:500]
+    assert resp.mimetype == "application/pdf"
+    assert 'filename="quarterly-review.pdf"' in resp.headers["Content-Disposition"]
+    pdf = tmp_path / "d.pdf"
+    pdf.write_bytes(resp.data)
+    info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True)
+    pages = int(next(x for x in info.stdout.splitlines() if x.startswith("Pages:")).split()[1])
+    assert pages >= 2  # seven widgets do not fit one A4 page
+    subprocess.run(["pdftoppm", "-r", "30", "-png", str(pdf), str(tmp_path / "p")], check=True)
+    assert len(list(tmp_path.glob("p-*.png"))) == pages
+    text = subprocess.run(
+        ["pdftotext", str(pdf), "-"], capture_output=True, text=True, check=True
+    ).stdout
+    for kind in KINDS:
+        assert f"Widget {kind}" in text
+    assert "Quarterly review" in text
+    # The charts are vector drawings with their axis labels as text, not blank boxes.
+    assert "Todo" in text and "Done" in text
+
+
+def test_pdf_honours_the_view_filter(client, world: World, tmp_path):
+    dash = new_dashboard(client, world.acme)
+    add_widget(client, world.acme, dash["id"], title="Count", chart_type="number")
+    resp = client.get(
+        world.url(f"/dashboards/{dash['id']}/export.pdf"),
+        query_string={"filter": "kind = feature"},
+        headers=world.acme.headers,
+    )
+    pdf = tmp_path / "f.pdf"
+    pdf.write_bytes(resp.data)
+    text = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True).stdout
+    assert "kind = feature" in text
+    assert "\n1\n" in text and "\n6\n" not in text
+
+
+def test_without_chromium_pdf_is_unavailable_and_the_page_says_so(
+    client, world: World, monkeypatch
+):
+    monkeypatch.setenv("BROWSER_PATH", "/nonexistent/chromium")
+    dash = new_dashboard(client, world.acme)
+    resp = client.get(world.url(f"/dashboards/{dash['id']}/export.pdf"), headers=world.acme.headers)
+    assert resp.status_code == 503
+    assert "Chromium" in resp.get_json()["detail"]
+    login(client, world.acme.owner_email)
+    page = client.get(f"/o/{world.acme.slug}/dashboards/{dash['id']}").get_data(as_text=True)
+    assert "PDF export is unavailable on this server" in page
+    assert "Download PDF" not in page

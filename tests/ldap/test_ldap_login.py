@@ -271,6 +271,13 @@ def test_unknown_org(client, ldap_acme):
     assert resp.mimetype == "application/problem+json"
 
 
+def test_org_names_that_cannot_be_orgs_are_unknown_not_errors(client, ldap_acme):
+    for ref in ("ac\x00me", "x" * 300, "ac\tme"):
+        resp = post_json(client, ref, "ada", PASSWORDS["ada"])
+        assert resp.status_code == 404, repr(ref)
+    assert client.get("/signin?org=ac%00me").status_code == 200
+
+
 def test_bad_json_is_a_400_not_a_500(client, ldap_acme):
     assert client.post("/auth/ldap/login", json=["ada"]).status_code == 400
     resp = client.post("/auth/ldap/login", json={"org": "acme", "username": 5, "password": None})

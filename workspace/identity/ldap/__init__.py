@@ -17,11 +17,9 @@ __all__ = ["LdapConnection", "init_app"]
 def signin_org(ref: str | None):
     """The org named in ``?org=`` when it offers directory sign-in, for the sign-in
     page; None otherwise."""
-    from workspace.security.permissions import find_org
+    from workspace.identity.ldap.signin import find_signin_org
 
-    if not ref or len(ref) > 100:
-        return None
-    org = find_org(ref.strip())
+    org = find_signin_org(ref)
     return org if org is not None and connection_for(org.id) is not None else None
 
 

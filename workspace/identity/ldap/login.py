@@ -25,8 +25,12 @@ from workspace.api.problems import ApiError, problem_response
 from workspace.auth.guards import safe_next
 from workspace.auth.login import complete_login
 from workspace.extensions import csrf, db, limiter
-from workspace.identity.ldap.signin import LoginRefused, directory_login, record_failure
-from workspace.security.permissions import find_org
+from workspace.identity.ldap.signin import (
+    LoginRefused,
+    directory_login,
+    find_signin_org,
+    record_failure,
+)
 
 bp = Blueprint("ldap_signin", __name__)
 
@@ -69,14 +73,14 @@ def login():
         )
     fields = _fields()
     org_ref, username = fields["org"].strip(), fields["username"].strip()
-    org = find_org(org_ref) if org_ref else None
+    org = find_signin_org(org_ref)
     if org is None:
         return _refuse(
             LoginRefused(
                 "unknown_org",
                 "Enter your organization's short name (as in its address, e.g. acme)."
                 if not org_ref
-                else f"There is no organization called “{org_ref}”.",
+                else f"There is no organization called “{org_ref[:100]}”.",
                 400 if not org_ref else 404,
             ),
             fields,

@@ -74,6 +74,16 @@ def validate(data: ConnectionInput, *, has_stored_password: bool) -> ConnectionI
         family_name_attribute=data.family_name_attribute.strip(),
         ca_cert=(data.ca_cert or "").strip() or None,
     )
+    for name in ("server_uri", "bind_dn", "search_base", "search_filter"):
+        # Control characters have no place in a DN, URI or filter template (and
+        # PostgreSQL cannot store NUL).
+        if any(ord(ch) < 32 or ord(ch) == 127 for ch in getattr(data, name)):
+            raise ServiceError(
+                "Remove the control characters (such as tabs or line breaks) from this field.",
+                field=name,
+            )
+    if data.ca_cert and "\x00" in data.ca_cert:
+        raise ServiceError("The CA certificate contains a NUL byte.", field="ca_cert")
     _check_uri(data.server_uri, data.use_tls)
     for name in ("bind_dn", "search_base"):
         if not getattr(data, name):

@@ -40,13 +40,28 @@ class DirectoryPerson:
     name: str | None
 
 
+def find_signin_org(ref: str | None) -> Org | None:
+    """The org a person typed (slug or id); None for anything that cannot be one,
+    including control characters PostgreSQL would refuse to compare."""
+    from workspace.security.permissions import find_org
+
+    ref = (ref or "").strip()
+    if not ref or len(ref) > 100 or not ref.isprintable():
+        return None
+    return find_org(ref)
+
+
 def check_directory(org: Org, username: str, password: str) -> DirectoryPerson:
     """Rules 1-3: service bind, search, rebind as the entry. Raises LoginRefused."""
     row = connection_for(org.id)
     if row is None:
         raise LoginRefused("not_configured", f"{org.name} does not offer directory sign-in.", 404)
     if not username or len(username) > MAX_USERNAME:
-        raise LoginRefused("empty_username", "Enter your directory username.", 400)
+        raise LoginRefused(
+            "bad_username",
+            f"Enter your directory username (at most {MAX_USERNAME} characters).",
+            400,
+        )
     # Active Directory treats a simple bind with an empty password as an anonymous
     # bind that succeeds (RFC 4513 §5.1.2): refuse before anything is sent.
     if not password:

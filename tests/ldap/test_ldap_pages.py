@@ -66,6 +66,17 @@ def test_save_then_edit_with_blank_password_keeps_it(client, app, acme, director
     assert (row.use_tls, row.server_uri, row.ca_cert) == (False, "ldap://127.0.0.1:1", None)
 
 
+def test_page_says_which_domains_directory_sign_in_accepts(client, app, acme, directory):
+    from tests.ldap.conftest import verify_domain
+
+    login(client, acme.owner_email)
+    assert "No verified domain yet" in client.get(URL).get_data(as_text=True)
+    verify_domain(app, acme.org_id, "acme.test")
+    page = client.get(URL).get_data(as_text=True)
+    assert "No verified domain yet" not in page
+    assert "<strong>acme.test</strong>" in page
+
+
 def test_invalid_input_is_shown_beside_the_field(client, app, acme, directory):
     login(client, acme.owner_email)
     resp = client.post(URL, data=form(directory, search_filter="(uid=ada)"))

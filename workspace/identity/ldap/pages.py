@@ -6,11 +6,12 @@ button swaps in just its result (``identity/ldap_test_result.html``).
 
 from __future__ import annotations
 
-from flask import Blueprint, flash, redirect, render_template, request, url_for
+from flask import Blueprint, flash, g, redirect, render_template, request, url_for
 
 from workspace.auth.guards import login_required, page_access
 from workspace.errors import ServiceError
 from workspace.extensions import db, htmx
+from workspace.identity.domains.models import verified_domain_names
 from workspace.identity.ldap import service
 from workspace.identity.ldap.models import (
     DEFAULT_EMAIL_ATTRIBUTE,
@@ -78,6 +79,7 @@ def _render(
         settings_active="ldap_pages.settings",
         org_slug=org,
         connection=row,
+        verified_domains=sorted(verified_domain_names(g.access.org.id)),
         form=form,
         errors=errors or {},
         result=result,

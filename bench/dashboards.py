@@ -1,0 +1,199 @@
+"""Dashboard compute benchmark (not a test): a 12-widget dashboard against one widget.
+
+Loads N tasks (default 1,000,000) with ``flask bench-data`` into a fresh SQLite file
+and/or a fresh PostgreSQL database, saves two dashboards in the biggest org (~60% of
+the rows): one widget, and twelve widgets over all five dimensions, the three metrics,
+a project scope and PQL filters. It prints, per backend, the median compute time and
+the number of SQL statements of one compute (counted with a SQLAlchemy
+``before_cursor_execute`` listener), and the same twelve widgets computed one by one
+through ``rollups.custom_chart`` (the analytics custom chart, no sharing) for scale.
+
+    .venv/bin/python bench/dashboards.py                   # 1M tasks, both databases
+    .venv/bin/python bench/dashboards.py --tasks 50000     # a quick check
+    .venv/bin/python bench/dashboards.py --backends sqlite --keep /tmp/bench-dash
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+from sqlalchemy import create_engine, event, func, select, text
+from sqlalchemy.engine import make_url
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+#: (title, chart_type, metric, dimension, scoped to the first project?, PQL filter)
+TWELVE = [
+    ("Status", "bar", "count", "status", False, None),
+    ("Done by status", "bar", "done", "status", False, None),
+    ("Open bugs by status", "bar", "open", "status", False, "kind = bug"),
+    ("Priority", "donut", "count", "priority", False, None),
+    ("Open by priority", "bar", "open", "priority", False, None),
+    ("Kinds", "pie", "count", "kind", False, None),
+    ("Project 1 kinds", "table", "count", "kind", True, None),
+    ("Workload", "table", "open", "assignee", False, None),
+    ("Urgent workload", "bar", "open", "assignee", False, "priority IN (urgent, high)"),
+    ("Projects", "bar", "count", "project", False, None),
+    ("Done per project", "line", "done", "project", False, None),
+    ("Total", "number", "count", "status", False, None),
+]
+
+
+def flask(args: list[str], env: dict[str, str]) -> None:
+    subprocess.run(
+        [sys.executable, "-m", "flask", "--app", "app", *args], cwd=ROOT, env=env, check=True
+    )
+
+
+def prepare(url: str, tasks: int, instance: str) -> None:
+    env = {**os.environ, "DATABASE_URL": url, "WORKSPACE_INSTANCE": instance}
+    started = time.monotonic()
+    flask(["db", "upgrade", "heads"], env)
+    flask(["bench-data", "--tasks", str(tasks)], env)
+    print(f"  loaded {tasks} tasks in {time.monotonic() - started:.0f}s", flush=True)
+
+
+class StatementCounter:
+    def __init__(self, engine) -> None:
+        self.engine, self.count = engine, 0
+
+    def _on(self, *_args) -> None:
+        self.count += 1
+
+    def __enter__(self) -> StatementCounter:
+        event.listen(self.engine, "before_cursor_execute", self._on)
+        return self
+
+    def __exit__(self, *_exc) -> None:
+        event.remove(self.engine, "before_cursor_execute", self._on)
+
+
+def measure(engine, fn: Callable[[], object], repeat: int) -> tuple[float, int]:
+    """Median milliseconds over ``repeat`` warm runs, and statements of one run."""
+    fn()  # warm caches and the compiled-statement cache
+    times = []
+    with StatementCounter(engine) as counter:
+        for _ in range(repeat):
+            started = time.perf_counter()
+            fn()
+            times.append((time.perf_counter() - started) * 1000)
+    return statistics.median(times), counter.count // repeat
+
+
+def run(url: str, repeat: int) -> None:
+    from workspace import create_app
+    from workspace.analytics import rollups
+    from workspace.analytics.dashboards import compute, service
+    from workspace.analytics.pql import compile_pql
+    from workspace.analytics.scope import make_scope
+    from workspace.core.models import Org, OrgMember, Project, Task
+    from workspace.extensions import db
+
+    app = create_app({"SQLALCHEMY_DATABASE_URI": url})
+    with app.app_context():
+        org_id, rows = db.session.execute(
+            select(Task.org_id, func.count()).group_by(Task.org_id).order_by(func.count().desc())
+        ).first()
+        org = db.session.get(Org, org_id)
+        owner_id = db.session.scalar(
+            select(OrgMember.account_id).where(OrgMember.org_id == org_id).limit(1)
+        )
+        first_project = db.session.scalar(
+            select(Project.id).where(Project.org_id == org_id).order_by(Project.name).limit(1)
+        )
+        one = service.create_dashboard(org, owner_id, "bench one")
+        service.add_widget(one, org, owner_id, {"title": "Status"})
+        twelve = service.create_dashboard(org, owner_id, "bench twelve")
+        for title, chart, metric, dim, scoped, pql in TWELVE:
+            service.add_widget(
+                twelve,
+                org,
+                owner_id,
+                {
+                    "title": title,
+                    "chart_type": chart,
+                    "metric": metric,
+                    "dimension": dim,
+                    "project_id": first_project if scoped else None,
+                    "filter": pql,
+                },
+            )
+        db.session.commit()
+        print(f"  org {org.slug}: {rows} task rows", flush=True)
+
+        def naive() -> None:
+            for w in twelve.widgets:
+                scope = make_scope(org, w.project_id)
+                conds = [compile_pql(w.filter, org.id, owner_id, scope=scope)] if w.filter else []
+                rollups.custom_chart(scope, w.metric, w.dimension, conds)
+
+        results = {
+            "1 widget": measure(
+                db.engine, lambda: compute.compute_dashboard(one, org, owner_id), repeat
+            ),
+            "12 widgets (shared)": measure(
+                db.engine, lambda: compute.compute_dashboard(twelve, org, owner_id), repeat
+            ),
+            "12 widgets + view filter": measure(
+                db.engine,
+                lambda: compute.compute_dashboard(twelve, org, owner_id, "priority != none"),
+                repeat,
+            ),
+            "12 custom charts, one by one": measure(db.engine, naive, repeat),
+        }
+        for label, (ms, statements) in results.items():
+            print(f"  {label:<30} {ms:9.1f} ms  {statements:3d} SQL statements", flush=True)
+        service.delete_dashboard(one, owner_id)
+        service.delete_dashboard(twelve, owner_id)
+        db.session.commit()
+        db.engine.dispose()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tasks", type=int, default=1_000_000)
+    parser.add_argument("--backends", default="sqlite,postgresql")
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--keep", help="directory for a reusable SQLite file")
+    parser.add_argument("--pg-url", default="postgresql://postgres@127.0.0.1:5432/postgres")
+    args = parser.parse_args()
+    for backend in args.backends.split(","):
+        print(f"{backend}, {args.tasks} tasks", flush=True)
+        with tempfile.TemporaryDirectory() as tmp:
+            instance = args.keep or tmp
+            if backend == "sqlite":
+                path = Path(instance) / f"bench-dashboards-{args.tasks}.db"
+                url = f"sqlite:///{path}"
+                if not path.exists():
+                    prepare(url, args.tasks, instance)
+                run(url, args.repeat)
+                continue
+            admin_url = make_url(args.pg_url).set(drivername="postgresql+psycopg")
+            admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
+            name = f"bench_dash_{uuid.uuid4().hex[:8]}"
+            with admin.connect() as conn:
+                conn.execute(text(f'CREATE DATABASE "{name}"'))
+            url = admin_url.set(database=name).render_as_string(False)
+            try:
+                prepare(url, args.tasks, instance)
+                with create_engine(url).connect() as conn:
+                    conn.execute(text("ANALYZE"))
+                run(url, args.repeat)
+            finally:
+                with admin.connect() as conn:
+                    conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+                admin.dispose()
+
+
+if __name__ == "__main__":
+    main()

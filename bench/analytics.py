@@ -8,7 +8,8 @@ their ratio. Whole org (the biggest, ~60% of rows), no project scope.
 
     .venv/bin/python bench/analytics.py                  # 1M tasks, both databases
     .venv/bin/python bench/analytics.py --tasks 100000   # a quick check
-    .venv/bin/python bench/analytics.py --backends sqlite --keep /tmp/bench
+    .venv/bin/python bench/analytics.py --keep /tmp/bench            # keep the data
+    .venv/bin/python bench/analytics.py --keep /tmp/bench --reuse    # measure again
 
 PostgreSQL: ``--pg-url`` names a server database used to CREATE/DROP the scratch
 database (default postgresql://postgres@127.0.0.1:5432/postgres).
@@ -191,7 +192,16 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=9)
     parser.add_argument("--backends", default="sqlite,postgresql")
     parser.add_argument("--pg-url", default="postgresql://postgres@127.0.0.1:5432/postgres")
-    parser.add_argument("--keep", help="Directory for the SQLite file and instance (kept).")
+    parser.add_argument(
+        "--keep",
+        help="Directory for the SQLite file and instance; the "
+        "PostgreSQL database is kept too and its name written there.",
+    )
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="With --keep: measure the data a previous run left, no reload.",
+    )
     args = parser.parse_args()
     work = args.keep or tempfile.mkdtemp(prefix="bench-analytics-")
     Path(work).mkdir(parents=True, exist_ok=True)
@@ -201,25 +211,35 @@ def main() -> None:
         instance = str(Path(work) / f"instance-{backend}")
         Path(instance).mkdir(exist_ok=True)
         admin = None
+        reuse = bool(args.keep and args.reuse)
         if backend == "sqlite":
             path = Path(work) / "bench.db"
-            for suffix in ("", "-wal", "-shm"):
-                Path(f"{path}{suffix}").unlink(missing_ok=True)
+            if not reuse:
+                for suffix in ("", "-wal", "-shm"):
+                    Path(f"{path}{suffix}").unlink(missing_ok=True)
             url = f"sqlite:///{path}"
         else:
             admin_url = make_url(args.pg_url).set(drivername="postgresql+psycopg")
             admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
-            name = f"bench_analytics_{uuid.uuid4().hex[:8]}"
-            with admin.connect() as conn:
-                conn.execute(text(f'CREATE DATABASE "{name}"'))
+            record = Path(work) / "pg-database"
+            if reuse:
+                name = record.read_text().strip()
+            else:
+                name = f"bench_analytics_{uuid.uuid4().hex[:8]}"
+                with admin.connect() as conn:
+                    conn.execute(text(f'CREATE DATABASE "{name}"'))
+                if args.keep:
+                    record.write_text(name)
             url = admin_url.set(database=name).render_as_string(hide_password=False)
         try:
-            prepare(url, args.tasks, instance)
+            if not reuse:
+                prepare(url, args.tasks, instance)
             rows += [(backend, *r) for r in measure(url, instance, args.runs)]
         finally:
             if admin is not None:
-                with admin.connect() as conn:
-                    conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+                if not args.keep:
+                    with admin.connect() as conn:
+                        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
                 admin.dispose()
     print(f"\n{args.tasks} tasks, median of {args.runs} runs (ms)")
     print("| database | endpoint | API | raw SQL | ratio |\n|---|---|---|---|---|")

@@ -177,3 +177,18 @@ def test_forecast_counts_entering_done_once(client, acme):
     assert sum(p["completed"] for p in forecast["series"]) == 0
     wl = client.get(acme.url("/analytics/workload"), headers=acme.headers).get_json()
     assert wl == []  # nobody is assigned
+
+
+@pytest.mark.parametrize(
+    "params,field",
+    [
+        ({"filter": 'title ~ "a\x00b"'}, "filter"),
+        ({"status": "Do\x00ne"}, "status"),
+    ],
+)
+def test_nul_characters_are_refused_not_sent_to_the_database(client, acme, params, field):
+    problem(
+        client.get(acme.url("/analytics/custom"), query_string=params, headers=acme.headers),
+        400,
+        field,
+    )

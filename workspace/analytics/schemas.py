@@ -35,7 +35,9 @@ class PivotQuery(ScopeQuery):
 class CustomQuery(ScopeQuery):
     metric: Metric = "count"
     dimension: Dimension = "status"
-    status: str | None = Field(None, max_length=100, description="A status (state) name.")
+    status: str | None = Field(
+        None, max_length=100, pattern=r"^[^\x00]*$", description="A status (state) name."
+    )
     priority: PriorityName | None = None
     filter: str | None = Field(None, max_length=2000, description="A PQL filter.")
 

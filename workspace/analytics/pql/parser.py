@@ -281,6 +281,13 @@ def parse(text: str) -> Node:
         raise PQLError(f"the filter is longer than {MAX_LENGTH} characters.")
     if not text.strip():
         raise PQLError("the filter is empty.")
+    if "\x00" in text:  # PostgreSQL text cannot hold NUL; no filter needs one
+        before = text[: text.index("\x00")]
+        raise PQLError(
+            "the filter contains a NUL character.",
+            line=before.count("\n") + 1,
+            column=len(before.rsplit("\n", 1)[-1]) + 1,
+        )
     try:
         tree = _parser().parse(text)
         return _Build().transform(tree)

@@ -12,6 +12,7 @@ OPERATIONS = [
     ("GET", "/dashboards/{d}", None, False),
     ("GET", "/dashboards/{d}/compute", None, False),
     ("GET", "/dashboards/{d}/export.html", None, False),
+    ("GET", "/dashboards/{d}/export.pdf", None, False),
     ("PATCH", "/dashboards/{d}", {"name": "Renamed"}, True),
     ("POST", "/dashboards/{d}/publish", None, True),
     ("POST", "/dashboards/{d}/make-private", None, True),

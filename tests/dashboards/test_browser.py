@@ -82,6 +82,15 @@ def test_build_drag_span_filter_publish(live_server, world: World, page, browser
         "class"
     )
 
+    # Edit "First" into a donut: the preview redraws before anything is saved.
+    page.locator("#widget-grid .widget-card", has_text="First").locator(".edit-widget").click()
+    page.select_option("#f-chart_type", "donut")
+    page.wait_for_selector("#widget-preview [data-chart-type=donut] .main-svg")
+    page.click("button[value=save]")
+    card = page.locator("#widget-grid .widget-card", has_text="First")
+    card.locator("[data-chart-type=donut] .main-svg").first.wait_for()
+    assert card.locator(".pielayer").count() == 1
+
     # A view filter narrows this view only and lives in the URL.
     page.fill("#view-filter", "priority = low")
     page.click("text=Apply")

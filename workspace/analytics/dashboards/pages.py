@@ -188,7 +188,10 @@ def delete(org: str, dashboard_id: uuid.UUID):
     access, dashboard = _load(org, dashboard_id, edit=True)
     service.delete_dashboard(dashboard, access.account.id)
     db.session.commit()
-    return redirect(url_for(".index", org=org), 303)
+    target = url_for(".index", org=org)
+    if htmx:  # the form asked through HTMX to get its hx-confirm prompt
+        return Response(status=204, headers={"HX-Redirect": target})
+    return redirect(target, 303)
 
 
 @bp.post("/<uuid:dashboard_id>/widgets/order")

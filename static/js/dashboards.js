@@ -51,5 +51,6 @@
   } else {
     init(document);
   }
-  document.addEventListener("htmx:afterSettle", function (event) { draw(event.target); });
+  // Widget bodies arrive as out-of-band swaps, outside the element that asked.
+  document.addEventListener("htmx:afterSettle", function () { draw(document); });
 })();

@@ -132,3 +132,37 @@ def test_delete_asks_through_htmx_then_goes_to_the_list(client, world: World):
     assert resp.status_code == 204
     assert resp.headers["HX-Redirect"] == f"/o/{world.acme.slug}/dashboards"
     assert client.get(_page(world, dash["id"])).status_code == 404
+
+
+def test_the_page_fills_every_card_from_one_shared_compute(app, client, world: World):
+    from sqlalchemy import event
+
+    from workspace.extensions import db
+
+    dash = new_dashboard(client, world.acme)
+    ids = [
+        add_widget(client, world.acme, dash["id"], title=f"W{i}", metric=m)["id"]
+        for i, m in enumerate(["count", "done", "open", "count"])
+    ]
+    login(client, world.acme.owner_email)
+    page = client.get(_page(world, dash["id"])).get_data(as_text=True)
+    assert page.count('hx-trigger="load"') == 1  # one request for all the bodies
+    grouped: list[str] = []
+
+    def spy(conn, cursor, statement, *args):
+        if "GROUP BY" in statement:
+            grouped.append(statement)
+
+    with app.app_context():
+        event.listen(db.engine, "before_cursor_execute", spy)
+    try:
+        html = client.get(_page(world, dash["id"], "/bodies")).get_data(as_text=True)
+    finally:
+        with app.app_context():
+            event.remove(db.engine, "before_cursor_execute", spy)
+    assert len(grouped) == 1  # four status widgets, one statement
+    for widget_id in ids:
+        assert f'id="body-{widget_id}" hx-swap-oob="true"' in html
+    assert html.count("data-plotly=") == 4
+    bad = client.get(_page(world, dash["id"], "/bodies"), query_string={"filter": "kind ="})
+    assert bad.get_data(as_text=True).count("could not be computed") == 4

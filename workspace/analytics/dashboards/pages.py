@@ -117,6 +117,23 @@ def widget(org: str, dashboard_id: uuid.UUID, widget_id: uuid.UUID):
     return render_template("dashboards/_widget_body.html", view=view, mode="page")
 
 
+@bp.get("/<uuid:dashboard_id>/bodies")
+@login_required
+def bodies(org: str, dashboard_id: uuid.UUID):
+    """Every widget body in one response (out-of-band swaps into their cards): the
+    page computes the dashboard once, sharing statements across widgets."""
+    access, dashboard = _load(org, dashboard_id)
+    try:
+        results = compute.compute_dashboard(
+            dashboard, access.org, access.account.id, _view_filter()
+        )
+    except PQLError as exc:
+        results = [
+            compute.WidgetResult(WidgetSpec.of(w), error=exc.message) for w in dashboard.widgets
+        ]
+    return render_template("dashboards/_bodies.html", views=[present(r) for r in results])
+
+
 def _compute_one(access: Access, dashboard: Dashboard, spec: WidgetSpec, view_filter: str | None):
     try:
         (result,) = compute.compute_widgets(

@@ -276,3 +276,19 @@ def test_deleting_a_dashboard_records_an_event(client, world: World):
         client.get(world.url(f"/dashboards/{dash['id']}"), headers=world.acme.headers).status_code
         == 404
     )
+
+
+def test_nul_characters_never_reach_the_database(client, world: World):
+    h = world.acme.headers
+    resp = client.post(world.url("/dashboards"), json={"name": "a\x00b"}, headers=h)
+    assert resp.status_code == 400 and resp.get_json()["errors"][0]["field"] == "name"
+    dash = new_dashboard(client, world.acme)
+    assert add_widget(client, world.acme, dash["id"], title="x\x00y")["title"] == "xy"
+    resp = client.post(
+        world.url(f"/dashboards/{dash['id']}/widgets"), json={"filter": "kind = \x00"}, headers=h
+    )
+    assert resp.status_code == 400
+    resp = client.get(
+        world.url(f"/dashboards/{dash['id']}/compute"), query_string={"filter": "\x00"}, headers=h
+    )
+    assert resp.status_code == 400

@@ -117,7 +117,7 @@ def widget_values(
         raw_filter if isinstance(raw_filter, str) else None, org, account_id, "filter"
     )
     title = values.get("title")
-    title = title.strip()[:200] if isinstance(title, str) else ""
+    title = title.replace("\x00", "").strip()[:200] if isinstance(title, str) else ""
     values["title"] = title or default_title(values["metric"], values["dimension"])
     return values
 
@@ -157,6 +157,9 @@ def _name(name: Any) -> str:
         raise ServiceError("Give the dashboard a name.", field="name")
     if len(name) > 200:
         raise ServiceError("Keep the name under 200 characters.", field="name")
+    if "\x00" in name:
+        # PostgreSQL text cannot hold NUL; refuse it rather than fail on insert.
+        raise ServiceError("Remove the NUL character from the name.", field="name")
     return name
 
 

@@ -186,8 +186,12 @@ def main() -> None:
             url = admin_url.set(database=name).render_as_string(False)
             try:
                 prepare(url, args.tasks, instance)
-                with create_engine(url).connect() as conn:
-                    conn.execute(text("ANALYZE"))
+                # A live database is vacuumed: without the visibility map PostgreSQL
+                # cannot use index-only scans and a fresh load measures ~3x slower.
+                vacuum = create_engine(url, isolation_level="AUTOCOMMIT")
+                with vacuum.connect() as conn:
+                    conn.execute(text("VACUUM ANALYZE"))
+                vacuum.dispose()
                 run(url, args.repeat)
             finally:
                 with admin.connect() as conn:

@@ -126,6 +126,7 @@ def test_build_drag_span_filter_publish(live_server, world: World, page, browser
             ".span-toggle",
             ".edit-widget",
             ".remove-widget",
+            ".move-widget",
             ".add-widget",
             ".dashboard-settings",
             "text=Make private",

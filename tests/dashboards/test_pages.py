@@ -38,16 +38,20 @@ def test_owner_sees_controls_member_sees_none(client, world: World):
 
 @pytest.mark.parametrize(
     "path",
-    ["/settings", "/publish", "/make-private", "/delete", "/widgets/order", "/widgets/new"],
+    ["/settings", "/publish", "/make-private", "/delete", "/widgets/order", "/widgets/new", "MOVE"],
 )
 def test_member_posts_to_owner_forms_are_refused(client, world: World, path):
     dash = new_dashboard(client, world.acme, name="Keep")
     client.post(world.url(f"/dashboards/{dash['id']}/publish"), headers=world.acme.headers)
+    if path == "MOVE":
+        widget = add_widget(client, world.acme, dash["id"], title="Only")
+        path = f"/widgets/{widget['id']}/move"
     login(client, world.member.owner_email)
     resp = client.post(_page(world, dash["id"], path), data={"name": "Taken"})
     assert resp.status_code == 403
     saved = client.get(world.url(f"/dashboards/{dash['id']}"), headers=world.acme.headers)
-    assert saved.get_json()["name"] == "Keep" and saved.get_json()["widgets"] == []
+    assert saved.get_json()["name"] == "Keep"
+    assert [w["title"] for w in saved.get_json()["widgets"]] in ([], ["Only"])
 
 
 def test_forms_work_without_javascript(client, world: World):
@@ -166,3 +170,22 @@ def test_the_page_fills_every_card_from_one_shared_compute(app, client, world: W
     assert html.count("data-plotly=") == 4
     bad = client.get(_page(world, dash["id"], "/bodies"), query_string={"filter": "kind ="})
     assert bad.get_data(as_text=True).count("could not be computed") == 4
+
+
+def test_move_buttons_reorder_without_javascript(client, world: World):
+    dash = new_dashboard(client, world.acme)
+    ids = [add_widget(client, world.acme, dash["id"], title=t)["id"] for t in "ABC"]
+    login(client, world.acme.owner_email)
+    resp = client.post(
+        _page(world, dash["id"], f"/widgets/{ids[2]}/move"),
+        data={"direction": "earlier", "view_filter": "kind = bug"},
+    )
+    assert resp.status_code == 303 and "filter=kind" in resp.headers["Location"]
+    client.post(_page(world, dash["id"], f"/widgets/{ids[0]}/move"), data={"direction": "earlier"})
+    client.post(_page(world, dash["id"], f"/widgets/{ids[1]}/move"), data={"direction": "later"})
+    saved = client.get(world.url(f"/dashboards/{dash['id']}"), headers=world.acme.headers)
+    assert [(w["title"], w["position"]) for w in saved.get_json()["widgets"]] == [
+        ("A", 0),
+        ("C", 1),
+        ("B", 2),
+    ]

@@ -229,6 +229,22 @@ def order(org: str, dashboard_id: uuid.UUID):
     return _back(org, dashboard, _view_filter())
 
 
+@bp.post("/<uuid:dashboard_id>/widgets/<uuid:widget_id>/move")
+@login_required
+def move(org: str, dashboard_id: uuid.UUID, widget_id: uuid.UUID):
+    """One place earlier or later: reordering for keyboards and for pages without JS."""
+    access, dashboard = _load(org, dashboard_id, edit=True)
+    item = service.get_widget(dashboard, widget_id)
+    ids = [w.id for w in dashboard.widgets]
+    index = ids.index(item.id)
+    target = index - 1 if request.form.get("direction") == "earlier" else index + 1
+    if 0 <= target < len(ids):
+        ids[index], ids[target] = ids[target], ids[index]
+        service.reorder_widgets(dashboard, access.account.id, ids)
+        db.session.commit()
+    return _back(org, dashboard, _view_filter())
+
+
 @bp.post("/<uuid:dashboard_id>/widgets/<uuid:widget_id>/span")
 @login_required
 def toggle_span(org: str, dashboard_id: uuid.UUID, widget_id: uuid.UUID):

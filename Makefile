@@ -23,7 +23,7 @@ $(BIN)/flask: pyproject.toml
 install: $(BIN)/flask
 
 run: install
-	$(BIN)/flask db upgrade heads
+	$(BIN)/flask db upgrade
 	BASE_URL=$${BASE_URL:-http://$(HOST):$(PORT)} $(BIN)/flask demo --if-empty
 	@echo "Serving on http://$(HOST):$(PORT)  (sign-in details above; Ctrl-C stops)"
 	BASE_URL=$${BASE_URL:-http://$(HOST):$(PORT)} $(BIN)/flask run --host $(HOST) --port $(PORT)

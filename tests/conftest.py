@@ -65,7 +65,7 @@ def app_session(database_url, tmp_path_factory) -> Iterator[Flask]:
         }
     )
     with app.app_context():
-        upgrade(revision="heads")
+        upgrade()
     yield app
     with app.app_context():
         db.engine.dispose()

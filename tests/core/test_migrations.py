@@ -36,5 +36,5 @@ def test_downgrade_to_base_and_back(app):
     with app.app_context():
         downgrade(revision="base")
         assert "tasks" not in inspect(db.engine).get_table_names()
-        upgrade(revision="heads")
+        upgrade()
         assert "tasks" in inspect(db.engine).get_table_names()

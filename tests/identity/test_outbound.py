@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from workspace.security import outbound
 from workspace.security.outbound import OutboundError, check_url, fetch
 
 
@@ -110,3 +112,26 @@ def test_doh_through_the_guard_without_allow_list(client, acme, doh, app, monkey
     assert resp.status_code == 502
     assert "private" in resp.get_json()["detail"]
     assert doh.queries == []
+
+
+def test_dns_rebinding_is_refused_on_the_socket(app, monkeypatch, peer):
+    """The pre-check's resolver says the name is public, the connection's resolver
+    lands on loopback (what a rebinding DNS server does between two lookups): the
+    guard looks at the address actually connected to and refuses before sending."""
+    seen = []
+
+    class _Handler(_Redirector):
+        def do_GET(self):
+            seen.append(self.path)
+            super().do_GET()
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    public = [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("93.184.215.14", 80))]
+    monkeypatch.setattr(outbound, "_resolve", lambda *a, **k: public)
+    try:
+        with app.app_context(), pytest.raises(OutboundError, match="private"):
+            fetch("GET", f"http://localhost:{server.server_port}/secret")
+        assert seen == []
+    finally:
+        server.shutdown()

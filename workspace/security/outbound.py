@@ -8,8 +8,10 @@ the host is listed in ``OUTBOUND_ALLOW_PRIVATE``; redirects are followed by hand
 each hop is checked again; connect and read time out after ``OUTBOUND_TIMEOUT``
 seconds; bodies are capped.
 
-Known gap: the name is resolved here and again by the HTTP client, so a resolver that
-answers differently between the two (DNS rebinding) is not stopped.
+The name is checked before the request and the address actually connected to is
+checked again on the open socket, so a resolver that answers one way for the check
+and another for the connection (DNS rebinding) is still refused. An egress proxy on
+a private address must therefore be listed in ``OUTBOUND_ALLOW_PRIVATE`` too.
 """
 
 from __future__ import annotations
@@ -21,6 +23,9 @@ from urllib.parse import urljoin, urlsplit
 
 import requests
 from flask import current_app
+from requests.adapters import HTTPAdapter
+from urllib3.connection import HTTPConnection, HTTPSConnection
+from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
 #: Largest body read from any peer; discovery documents and key sets are a few KiB.
 MAX_BODY_BYTES = 1024 * 1024
@@ -46,6 +51,74 @@ def _is_public(address: str) -> bool:
     return ip.is_global and not ip.is_multicast
 
 
+# The resolver the pre-check uses; a seam so tests can answer differently from the
+# resolver the connection uses (a DNS rebinding attack).
+_resolve = socket.getaddrinfo
+
+
+def _refuse_private(host: str) -> OutboundError:
+    return OutboundError(
+        f"The host {host} points to a private, loopback or link-local address; "
+        "the service does not connect there."
+    )
+
+
+class _PeerCheckedConnection:
+    """Checks the peer address of every new socket before anything is sent on it."""
+
+    allowed_private: frozenset[str] = frozenset()
+
+    def _new_conn(self) -> socket.socket:
+        sock = super()._new_conn()  # type: ignore[misc]
+        host = (self.host or "").lower()  # type: ignore[attr-defined]
+        if host not in self.allowed_private and not _is_public(str(sock.getpeername()[0])):
+            sock.close()
+            raise _refuse_private(host)
+        return sock
+
+
+class _HTTPConnection(_PeerCheckedConnection, HTTPConnection):
+    pass
+
+
+class _HTTPSConnection(_PeerCheckedConnection, HTTPSConnection):
+    pass
+
+
+class _GuardedAdapter(HTTPAdapter):
+    def __init__(self, allowed_private: set[str]) -> None:
+        allowed = frozenset(allowed_private)
+        self._pools = {
+            "http": type(
+                "Pool",
+                (HTTPConnectionPool,),
+                {"ConnectionCls": _connection(_HTTPConnection, allowed)},
+            ),
+            "https": type(
+                "Pool",
+                (HTTPSConnectionPool,),
+                {"ConnectionCls": _connection(_HTTPSConnection, allowed)},
+            ),
+        }
+        super().__init__(max_retries=0)
+
+    def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
+        super().init_poolmanager(*args, **kwargs)
+        self.poolmanager.pool_classes_by_scheme = self._pools
+
+
+def _connection(base: type, allowed: frozenset[str]) -> type:
+    return type(base.__name__, (base,), {"allowed_private": allowed})
+
+
+def _guarded_session() -> requests.Session:
+    session = requests.Session()
+    adapter = _GuardedAdapter(_allowed_private_hosts())
+    session.mount("http://", adapter)
+    session.mount("https://", adapter)
+    return session
+
+
 def check_url(url: str) -> None:
     """Refuse a URL the server must not fetch; returns quietly when it may."""
     parts = urlsplit(url)
@@ -61,15 +134,12 @@ def check_url(url: str) -> None:
     except ValueError as exc:
         raise OutboundError(f"The URL {url!r} has an invalid port.") from exc
     try:
-        infos = socket.getaddrinfo(host, port, proto=socket.IPPROTO_TCP)
+        infos = _resolve(host, port, proto=socket.IPPROTO_TCP)
     except (socket.gaierror, UnicodeError) as exc:
         raise OutboundError(f"The host {host} could not be resolved.") from exc
     for info in infos:
         if not _is_public(str(info[4][0])):
-            raise OutboundError(
-                f"The host {host} points to a private, loopback or link-local address; "
-                "the service does not connect there."
-            )
+            raise _refuse_private(host)
 
 
 def fetch(method: str, url: str, **kwargs: Any) -> requests.Response:
@@ -77,15 +147,24 @@ def fetch(method: str, url: str, **kwargs: Any) -> requests.Response:
     read (at most :data:`MAX_BODY_BYTES`). Raises :class:`OutboundError` when the
     guard refuses, the peer is unreachable, times out, or sends too much."""
     timeout = float(current_app.config.get("OUTBOUND_TIMEOUT", 10))
+    with _guarded_session() as session:
+        return _fetch(session, method, url, timeout, **kwargs)
+
+
+def _fetch(
+    session: requests.Session, method: str, url: str, timeout: float, **kwargs: Any
+) -> requests.Response:
     for _hop in range(MAX_REDIRECTS + 1):
         check_url(url)
         host = urlsplit(url).hostname
         response = None
         try:
-            response = requests.request(
+            response = session.request(
                 method, url, timeout=timeout, allow_redirects=False, stream=True, **kwargs
             )
             body = response.raw.read(MAX_BODY_BYTES + 1, decode_content=True)
+        except OutboundError:
+            raise
         except requests.Timeout as exc:
             raise OutboundError(f"{host} did not answer within {timeout:g} seconds.") from exc
         except (requests.RequestException, OSError) as exc:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from sqlalchemy import select
 
@@ -16,8 +16,6 @@ from workspace.security import tokens
 from workspace.types import utcnow
 
 PREFIX = "scim_"
-# A busy IdP calls many times a second; the "last used" time needs no finer grain.
-_TOUCH_EVERY = timedelta(minutes=1)
 
 
 @dataclass(frozen=True)
@@ -77,7 +75,7 @@ def authenticate(org_id: uuid.UUID, raw: str | None) -> ScimToken | None:
     if row is None or not tokens.matches(raw, row.token_hash):
         return None
     now = utcnow()
-    if row.last_used_at is None or now - row.last_used_at > _TOUCH_EVERY:
+    if tokens.due_for_touch(row.last_used_at, now):
         # Committed on its own so that no lock on this row is held while the
         # request does its real work (concurrent provisioning must not queue here).
         row.last_used_at = now

@@ -6,6 +6,11 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+from datetime import datetime, timedelta
+
+# Callers make many requests a second; "last used" needs no finer grain, and a
+# write per request would cost every API call a commit.
+TOUCH_EVERY = timedelta(minutes=1)
 
 
 def generate(prefix: str) -> str:
@@ -24,3 +29,8 @@ def matches(raw: str, stored_digest: str) -> bool:
 def display_prefix(raw: str) -> str:
     """The non-secret start of a token, enough to recognise it in a list."""
     return raw[:10]
+
+
+def due_for_touch(last_used_at: datetime | None, now: datetime) -> bool:
+    """Whether a token's "last used" time is stale enough to be written again."""
+    return last_used_at is None or now - last_used_at > TOUCH_EVERY

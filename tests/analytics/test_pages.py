@@ -1,4 +1,4 @@
-"""The analytics page (a tab per rollup, HTMX partials) and the dashboards placeholder."""
+"""The analytics page (a tab per rollup, HTMX partials)."""
 
 from __future__ import annotations
 
@@ -97,15 +97,9 @@ def test_pages_need_sign_in_and_membership(client, dataset):
     assert client.get(f"/o/{dataset.org.slug}/dashboards").status_code == 404
 
 
-def test_dashboards_placeholder(app, client, acme):
+def test_nav_links_analytics_and_dashboards(client, acme):
     login(client, acme.owner_email)
-    html = page(client, f"/o/{acme.slug}/dashboards")
-    adapter = app.url_map.bind("localhost")
-    endpoint, _ = adapter.match(f"/o/{acme.slug}/dashboards")
-    if endpoint == "analytics_pages.dashboards":  # until the dashboards package serves it
-        assert "Dashboards arrive soon" in html and "empty-state" in html
-        assert f"/o/{acme.slug}/analytics" in html
-    # The left nav links both pages now that the endpoints exist.
+    html = page(client, f"/o/{acme.slug}/analytics")
     assert 'href="/o/acme/dashboards"' in html and 'href="/o/acme/analytics"' in html
 
 

@@ -188,11 +188,3 @@ _TAB_BUILDERS = {
     "pivot": _pivot,
     "custom": _custom,
 }
-
-
-@bp.get("/o/<org>/dashboards")
-@login_required
-def dashboards(org: str):
-    """Placeholder until dashboards land: says what is coming and where to go now."""
-    page_access(org, "analytics.read")
-    return render_template("analytics/dashboards.html", nav_active="dashboards")

@@ -193,6 +193,8 @@ def ask_page(org: str):
                 figures={"ask": charts.to_json(charts.points_figure(answer["points"]))},
                 dashboards=widgets.own_dashboards(access.org.id, access.account.id),
                 can_save=widgets.available(),
+                # Asked from a dashboard page: offer that dashboard first.
+                selected_dashboard_id=request.form.get("dashboard_id", ""),
             )
         except ServiceError as exc:
             db.session.rollback()

@@ -36,7 +36,11 @@
       grids[i]._sortable = window.Sortable.create(grids[i], {
         handle: ".drag-handle",
         draggable: ".widget-card",
-        animation: 150
+        animation: 150,
+        // Pointer events rather than native HTML5 drag and drop: the same code path
+        // for mouse, touch and pen, and no ghost image that hides the drop target.
+        forceFallback: true,
+        fallbackTolerance: 3
       });
     }
   }

@@ -58,7 +58,9 @@ def test_build_drag_span_filter_publish(live_server, world: World, page, browser
     assert page.locator(".headline-value").inner_text() == "6"
     assert page.locator(".widget-table tbody tr").count() == 4
 
-    # Drag the third card's handle onto the first card.
+    # Drag the third card's handle onto the first card, both on screen as a user
+    # would have them (a pointer outside the viewport delivers no events).
+    page.locator("#widget-grid").evaluate("grid => grid.scrollIntoView()")
     cards = page.locator("#widget-grid .widget-card")
     with page.expect_response(lambda r: r.url.endswith("/widgets/order")) as order:
         handle = cards.nth(2).locator(".drag-handle").bounding_box()
@@ -149,6 +151,8 @@ def test_export_page_draws_every_chart_and_prints(live_server, world: World, cli
     page.on("request", lambda r: requests.append(r.url))
     page.add_init_script("window.print = function () { window.__printed = true; };")
     sign_in(page, live_server.url, world.acme.owner_email)
+    # The signed-in page's own late requests (its icon) are not the export's.
+    page.wait_for_load_state("networkidle")
     requests.clear()
     export_path = world.url(f"/dashboards/{dash['id']}/export.html")
     page.goto(live_server.url + export_path)

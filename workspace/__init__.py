@@ -29,6 +29,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     from workspace import cli, errors, web
     from workspace.config import load_config
     from workspace.extensions import csrf, db, htmx, limiter, migrate
+    from workspace.security import request_guard
 
     instance_path = os.environ.get("WORKSPACE_INSTANCE", str(ROOT / "instance"))
     app = Flask(
@@ -46,6 +47,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     csrf.init_app(app)
     htmx.init_app(app)
     limiter.init_app(app)
+    request_guard.init_app(app)
 
     for name in CAPABILITIES:
         import_module(name).init_app(app)

@@ -1,0 +1,115 @@
+"""Input that no view should have to think about, refused once for every route.
+
+- NUL characters: PostgreSQL text and JSON cannot hold them, so an insert would fail
+  deep inside a service as a 500. SQLite takes them, which is why only one backend
+  would ever show the bug.
+- JSON nested deeper than :data:`MAX_JSON_DEPTH`: Python's parser gives up with a
+  ``RecursionError`` near a thousand levels, and no request of ours needs more than a
+  handful.
+
+Query strings and form fields are checked on every route; JSON bodies on every route
+that lets Flask parse them. The SCIM and MCP endpoints read their own bodies (each
+answers in its own error format) and call :func:`check_json` themselves; they are
+marked with :func:`reads_own_body`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from flask import Blueprint, Flask, current_app, request
+from werkzeug.exceptions import BadRequest
+
+#: Deepest JSON nesting accepted; SCIM PATCH values are the deepest we read (4).
+MAX_JSON_DEPTH = 32
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class InputRefused(ValueError):
+    """What is wrong with a payload, phrased for the person who sent it."""
+
+
+class RefusedRequest(BadRequest):
+    """400 with the reason as its description; the app's error handlers render it."""
+
+
+_OWN_BODY_BLUEPRINTS: set[str] = set()
+
+
+def reads_own_body(target: F | Blueprint) -> F | Blueprint:
+    """Mark a view, or every view of a blueprint, that parses and checks its own
+    body (see module docstring)."""
+    if isinstance(target, Blueprint):
+        _OWN_BODY_BLUEPRINTS.add(target.name)
+    else:
+        target._reads_own_body = True  # type: ignore[attr-defined]
+    return target
+
+
+def load_json(raw: str | bytes) -> Any:
+    """``json.loads`` that turns runaway nesting into :class:`InputRefused` and leaves
+    other malformed input to raise ``ValueError`` as usual."""
+    import json
+
+    try:
+        data = json.loads(raw)
+    except RecursionError as exc:
+        raise InputRefused(_too_deep()) from exc
+    check_json(data)
+    return data
+
+
+def check_json(data: Any) -> None:
+    """Raise :class:`InputRefused` when parsed JSON nests too deeply or holds a NUL in
+    any key or string. Walks iteratively so depth itself cannot overflow the stack."""
+    stack: list[tuple[Any, str, int]] = [(data, "", 0)]
+    while stack:
+        value, path, depth = stack.pop()
+        if isinstance(value, str):
+            if "\x00" in value:
+                raise InputRefused(_nul(f"The field {path!r}" if path else "The body"))
+        elif isinstance(value, dict | list):
+            if depth >= MAX_JSON_DEPTH:
+                raise InputRefused(_too_deep())
+            items = value.items() if isinstance(value, dict) else enumerate(value)
+            for key, item in items:
+                if isinstance(key, str) and "\x00" in key:
+                    raise InputRefused(_nul(f"A key in {path!r}" if path else "A key"))
+                stack.append((item, f"{path}.{key}" if path else str(key), depth + 1))
+
+
+def _nul(where: str) -> str:
+    return f"{where} contains a NUL character (\\u0000); remove it and send the request again."
+
+
+def _too_deep() -> str:
+    return f"The JSON body is nested more than {MAX_JSON_DEPTH} levels deep."
+
+
+def _check_request() -> None:
+    for source, what in ((request.args, "query parameter"), (request.form, "form field")):
+        for key, value in source.items(multi=True):
+            if "\x00" in key or "\x00" in value:
+                raise RefusedRequest(_nul(f"The {what} {key.replace(chr(0), '')!r}"))
+    view = current_app.view_functions.get(request.endpoint or "")
+    own = request.blueprint in _OWN_BODY_BLUEPRINTS or getattr(view, "_reads_own_body", False)
+    if own or not request.is_json:
+        return
+    if not request.get_data(cache=True):
+        return
+    try:
+        data = request.get_json(silent=True)
+    except RecursionError as exc:
+        raise RefusedRequest(_too_deep()) from exc
+    if data is None:
+        return  # malformed JSON: the view says so in its own words
+    try:
+        check_json(data)
+    except InputRefused as exc:
+        raise RefusedRequest(str(exc)) from exc
+
+
+def init_app(app: Flask) -> None:
+    app.before_request(_check_request)

@@ -48,9 +48,14 @@ def init_app(app: Flask) -> None:
         }
 
     @app.after_request
-    def vary_on_htmx(response):
-        # The same URL answers a full page or a fragment; caches must tell them apart.
-        if not request.path.startswith(("/api/", "/scim/", "/static/")):
+    def response_headers(response):
+        if request.path.startswith("/static/"):
+            return response
+        # Every dynamic answer is one person's view of one org, and some carry a
+        # token shown once: no shared or disk cache keeps them.
+        response.headers.setdefault("Cache-Control", "no-store")
+        if not request.path.startswith(("/api/", "/scim/")):
+            # The same URL answers a full page or a fragment; caches must tell them apart.
             response.vary.add("HX-Request")
             response.headers.setdefault("X-Content-Type-Options", "nosniff")
             response.headers.setdefault("X-Frame-Options", "DENY")

@@ -124,3 +124,50 @@ def test_mcp_transport_rules(client, live_server, acme):
     assert old.json()["result"]["protocolVersion"] == "2024-11-05"
     future = rpc(live_server, agent["token"], "initialize", {"protocolVersion": "2099-01-01"})
     assert future.json()["result"]["protocolVersion"] == "2025-06-18"
+
+
+def test_mcp_accept_batches_and_malformed_messages(client, live_server, acme):
+    agent = client.post(acme.url("/agents"), json={"name": "Bot"}, headers=acme.headers).get_json()
+    url = live_server.url + MCP
+    auth = {"Authorization": f"Bearer {agent['token']}"}
+    ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+
+    # We answer in JSON only: a client that cannot read it is told so; one that
+    # sends no Accept at all (curl) takes anything.
+    only_sse = requests.post(url, json=ping, headers={**auth, "Accept": "text/event-stream"})
+    assert only_sse.status_code == 406 and "application/json" in only_sse.json()["error"]["message"]
+    bare = requests.post(url, json=ping, headers={**auth, "Accept": ""}, timeout=10)
+    assert bare.status_code == 200 and bare.json()["result"] == {}
+
+    # A batch (revision 2025-03-26): requests answered in one array, notifications
+    # silently; a batch of notifications only is 202 with no body.
+    batch = [
+        {"jsonrpc": "2.0", "id": "a", "method": "ping"},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": "b", "method": "tools/list"},
+    ]
+    resp = requests.post(url, json=batch, headers=auth, timeout=10)
+    assert resp.status_code == 200
+    answers = {a["id"]: a for a in resp.json()}
+    assert set(answers) == {"a", "b"} and answers["b"]["result"]["tools"]
+    quiet = requests.post(url, json=batch[1:2], headers=auth, timeout=10)
+    assert quiet.status_code == 202 and quiet.content == b""
+    empty = requests.post(url, json=[], headers=auth, timeout=10)
+    assert empty.status_code == 400 and empty.json()["error"]["code"] == -32600
+
+    # Not JSON-RPC 2.0 at all: 400 with an id-less error, not a 200.
+    wrong = requests.post(url, json={"jsonrpc": "1.0", "method": "x"}, headers=auth, timeout=10)
+    assert wrong.status_code == 400 and wrong.json()["error"]["code"] == -32600
+    assert wrong.json()["id"] is None
+
+    # Runaway nesting and NUL characters are refused before any tool runs.
+    deep = requests.post(url, data="[" * 100_000, headers=auth, timeout=10)
+    assert deep.status_code == 400 and "nested" in deep.json()["error"]["message"]
+    call = {
+        "jsonrpc": "2.0",
+        "id": 9,
+        "method": "tools/call",
+        "params": {"name": "create_task", "arguments": {"title": "a\u0000b"}},
+    }
+    nul = requests.post(url, json=call, headers=auth, timeout=10)
+    assert nul.status_code == 400 and "NUL" in nul.json()["error"]["message"]

@@ -1,11 +1,12 @@
 """A Model Context Protocol server over the agent tools (MCP revision 2025-06-18).
 
 Transport: "Streamable HTTP" (spec: basic/transports#streamable-http). The client
-POSTs one JSON-RPC 2.0 message per request; a request is answered with one
-``application/json`` JSON-RPC response, a notification or response with ``202
-Accepted`` and no body. The server offers no SSE stream, so GET is ``405``
-(allowed by the transport). It keeps no session state: every request carries the
-agent's bearer token, so no ``Mcp-Session-Id`` is issued.
+POSTs one JSON-RPC 2.0 message per request (or, under 2025-03-26, a batch); a request
+is answered with ``application/json`` (a client whose ``Accept`` rules JSON out gets
+406), a notification or response with ``202 Accepted`` and no body. The server
+offers no SSE stream, so GET is ``405`` (allowed by the transport). It keeps no
+session state: every request carries the agent's bearer token, so no
+``Mcp-Session-Id`` is issued.
 
 Methods (spec: basic/lifecycle, server/tools, basic/utilities/ping):
 ``initialize``, ``notifications/initialized``, ``ping``, ``tools/list``,
@@ -91,6 +92,24 @@ METHODS = {
     "tools/list": _tools_list,
     "tools/call": _tools_call,
 }
+
+
+def handle_post(access: Access, payload: Any) -> tuple[Any, int]:
+    """The HTTP answer to one POST body: ``(body or None, status)``.
+
+    One message, or a batch (a JSON array, which revision 2025-03-26 allows). A body
+    with nothing to answer is 202; a message that is no valid JSON-RPC request,
+    notification or response is 400 with an id-less error (basic/transports)."""
+    if isinstance(payload, list):
+        if not payload:
+            return error(None, INVALID_REQUEST, "An empty batch holds no message."), 400
+        answers = [answer for m in payload if (answer := handle(access, m)) is not None]
+        return (answers, 200) if answers else (None, 202)
+    answer = handle(access, payload)
+    if answer is None:
+        return None, 202
+    refused = "error" in answer and answer["id"] is None
+    return answer, 400 if refused else 200
 
 
 def handle(access: Access, message: Any) -> dict[str, Any] | None:

@@ -23,6 +23,7 @@ from workspace.auth import api_tokens
 from workspace.core.models import Account, ApiToken, Org
 from workspace.extensions import db
 from workspace.security.permissions import Access, membership
+from workspace.security.request_guard import InputRefused, load_json, reads_own_body
 
 bp = Blueprint("agent_tools_api", __name__, url_prefix="/api/v1/agent")
 
@@ -92,7 +93,7 @@ def call_tool(name: str):
 # -- MCP (streamable HTTP transport) ----------------------------------------------------
 
 
-def _rpc(body: dict[str, Any] | None, status: int = 200, **headers: str) -> Response:
+def _rpc(body: Any, status: int = 200, **headers: str) -> Response:
     if body is None:
         return Response(status=status, headers=headers)
     return Response(json.dumps(body), status=status, mimetype="application/json", headers=headers)
@@ -112,6 +113,7 @@ def _origin_allowed() -> bool:
 
 
 @bp.route("/mcp", methods=["GET", "POST", "DELETE"])
+@reads_own_body  # JSON-RPC errors, not problem+json
 def mcp_endpoint():
     """One JSON-RPC message per POST; answers in application/json."""
     if not _origin_allowed():
@@ -137,11 +139,17 @@ def mcp_endpoint():
             mcp.error(None, mcp.INVALID_REQUEST, f"Unsupported MCP-Protocol-Version {version}."),
             400,
         )
+    if request.accept_mimetypes and not request.accept_mimetypes["application/json"]:
+        # We answer in JSON only (no SSE stream); a client must be able to read it.
+        return _rpc(
+            mcp.error(None, mcp.INVALID_REQUEST, "Accept application/json: answers are JSON."),
+            406,
+        )
     try:
-        message = json.loads(request.get_data(as_text=True))
+        payload = load_json(request.get_data(as_text=True))
+    except InputRefused as exc:
+        return _rpc(mcp.error(None, mcp.INVALID_REQUEST, str(exc)), 400)
     except ValueError:
         return _rpc(mcp.error(None, mcp.PARSE_ERROR, "Parse error: the body is not JSON."), 400)
-    response = mcp.handle(access, message)
-    if response is None:
-        return _rpc(None, 202)
-    return _rpc(response)
+    body, status = mcp.handle_post(access, payload)
+    return _rpc(body, status)

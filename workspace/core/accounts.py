@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 
 from workspace.core.events import record_event
 from workspace.core.models import Account, AccountKind, Org, OrgMember, OrgRole
@@ -90,6 +90,17 @@ def active_owner_count(org_id: uuid.UUID) -> int:
     )
 
 
+def _lock_org(org_id: uuid.UUID) -> None:
+    """Hold the org's row until commit, so that two owners removed at the same
+    moment do not each count the other as still there: the second count waits for
+    the first to commit. SQLite has no row locks; a no-op write takes its database
+    write lock, which serves the same purpose."""
+    if db.session.get_bind().dialect.name == "sqlite":
+        db.session.execute(update(Org).where(Org.id == org_id).values(slug=Org.slug))
+    else:
+        db.session.execute(select(Org.id).where(Org.id == org_id).with_for_update())
+
+
 def deactivate_member(
     member: OrgMember, *, actor_id: uuid.UUID | None = None, via: str = "manual"
 ) -> bool:
@@ -97,8 +108,13 @@ def deactivate_member(
     The last owner is never removed: returns False and changes nothing."""
     if not member.active:
         return True
-    if member.role == OrgRole.OWNER and active_owner_count(member.org_id) <= 1:
-        return False
+    if member.role == OrgRole.OWNER:
+        _lock_org(member.org_id)
+        db.session.refresh(member)
+        if not member.active:
+            return True
+        if active_owner_count(member.org_id) <= 1:
+            return False
     member.active = False
     member.deactivated_at = utcnow()
     record_event(

@@ -14,18 +14,25 @@ from workspace.scim.models import ScimIdentity
 from workspace.scim.resources import USER_SCHEMA, InputUser
 
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
-_MAX = {"userName": 320, "externalId": 255, "displayName": 200, "name": 200, "email": 320}
-_MAX_EMAILS = 20
+_MAX = {
+    "userName": 320,
+    "externalId": 255,
+    "displayName": 200,
+    "name": 200,
+    "email": 320,
+    "type": 32,
+}
+#: With the sizes above, ten emails fit the stored filter keys (4,000 characters).
+_MAX_EMAILS = 10
 
 
 def is_email(value: str | None) -> bool:
     return bool(value) and len(value) <= _MAX["email"] and bool(_EMAIL.match(value.strip()))
 
 
-def _too_long(attribute: str) -> InvalidValueException:
-    return InvalidValueException(
-        detail=f"{attribute} is longer than {_MAX[attribute.split('.')[0]]} characters."
-    )
+def _too_long(attribute: str, limit_of: str | None = None) -> InvalidValueException:
+    limit = _MAX[limit_of or attribute]
+    return InvalidValueException(detail=f"{attribute} is longer than {limit} characters.")
 
 
 @dataclass
@@ -71,7 +78,8 @@ class Attributes:
     def account_name(self) -> str | None:
         name = self.name or {}
         given = " ".join(p for p in (name.get("givenName"), name.get("familyName")) if p)
-        return self.display_name or name.get("formatted") or given or None
+        # Each part fits on its own; joined they may not fit the account's name.
+        return (self.display_name or name.get("formatted") or given or "")[: _MAX["name"]] or None
 
     def as_payload(self) -> dict[str, Any]:
         """The document as JSON: what GET answers and what PATCH applies to. A user
@@ -113,7 +121,7 @@ def attributes_of(document: InputUser) -> Attributes:
     name = data.get("name") or None
     for part, value in (name or {}).items():
         if len(value) > _MAX["name"]:
-            raise _too_long(f"name.{part}")
+            raise _too_long(f"name.{part}", "name")
     display_name = data.get("displayName")
     if display_name is not None and len(display_name) > _MAX["displayName"]:
         raise _too_long("displayName")
@@ -122,6 +130,8 @@ def attributes_of(document: InputUser) -> Attributes:
         if len(emails) > _MAX_EMAILS:
             raise InvalidValueException(detail=f"At most {_MAX_EMAILS} emails per user.")
         for entry in emails:
+            if len(entry.get("type") or "") > _MAX["type"]:
+                raise _too_long("emails.type", "type")
             if not is_email(entry.get("value")):
                 raise InvalidValueException(
                     detail=f"emails.value {entry.get('value')!r} is not an email address."

@@ -12,8 +12,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from scim2_models import Context, InvalidSyntaxException, PatchOp, ScimPolicy
+from pydantic import ValidationError
+from scim2_models import (
+    Context,
+    InvalidSyntaxException,
+    InvalidValueException,
+    PatchOp,
+    ScimPolicy,
+)
 
+from workspace.scim import errors
 from workspace.scim.resources import InputUser
 
 POLICY = ScimPolicy(
@@ -36,5 +44,12 @@ def parse(payload: Any) -> PatchOp:
 def apply(operations: PatchOp, document: InputUser) -> InputUser:
     """Apply every operation to ``document`` in place; all or nothing, since the
     caller stores the result only when every operation succeeded."""
-    operations.patch(document, scim_policy=POLICY)
+    try:
+        operations.patch(document, scim_policy=POLICY)
+    except InvalidValueException as exc:
+        # scim2-models puts pydantic's whole report (with its help URL) in the
+        # detail; say it the way every other validation failure is said.
+        if isinstance(exc.__cause__, ValidationError):
+            raise errors.validation_error(exc.__cause__) from exc
+        raise
     return document

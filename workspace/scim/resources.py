@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar
 
+from pydantic import field_validator
 from scim2_models import (
     URN,
     AuthenticationScheme,
@@ -50,6 +51,18 @@ class Email(_Email):
 class ScimUser(User):
     emails: list[Email] | None = None
     Emails: ClassVar[type[Email]] = Email
+
+    @field_validator("active", mode="before")
+    @classmethod
+    def _boolean_active(cls, value: Any) -> Any:
+        """A JSON boolean, or Entra ID's ``"True"``/``"False"`` strings; pydantic's
+        lax parsing would also read ``"yes"``, ``0`` or ``"off"``, which no IdP
+        sends and which more likely mean a mapping mistake than a decision."""
+        if value is None or isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+            return value.strip().lower() == "true"
+        raise ValueError("active must be true or false")
 
 
 #: Request payloads: POST, PUT and the document PATCH operations apply to.

@@ -39,9 +39,11 @@ from workspace.scim.resources import (
     service_provider_config,
     user_resource_type,
 )
+from workspace.security.request_guard import InputRefused, load_json, reads_own_body
 
 bp = Blueprint("scim", __name__, url_prefix="/scim/v2/orgs/<uuid:org_id>")
 errors.install(bp)
+reads_own_body(bp)  # size-capped stream read below, errors in SCIM's own shape
 
 DEFAULT_COUNT = 100
 _JSON_TYPES = ("application/json", "application/scim+json")
@@ -93,7 +95,9 @@ def _body() -> Any:
     if len(raw) > MAX_BODY:
         raise errors.TooLarge()
     try:
-        return json.loads(raw)
+        return load_json(raw)
+    except InputRefused as exc:
+        raise InvalidSyntaxException(detail=str(exc)) from exc
     except (ValueError, UnicodeDecodeError) as exc:
         raise InvalidSyntaxException(detail="The request body is not valid JSON.") from exc
 

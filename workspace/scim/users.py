@@ -67,8 +67,8 @@ def list_users(
         where.append(scim_filter.to_sql(scim_filter_.ast))
     query = _base_query().where(*where)
     total = db.session.scalar(select(func.count()).select_from(query.subquery())) or 0
-    if count == 0:
-        return total, []
+    if count == 0 or start_index > total:
+        return total, []  # also keeps an absurd startIndex out of SQL
     rows = db.session.execute(
         query.order_by(OrgMember.created_at, OrgMember.id).offset(start_index - 1).limit(count)
     ).all()
@@ -139,6 +139,11 @@ def _create(org: Org, attrs: Attributes, token_prefix: str) -> ScimMember:
             select(ScimIdentity).where(ScimIdentity.member_id == member.id)
         )
         if identity is None or identity.deleted_at is None:
+            if email != scim_filter.user_name_key(attrs.user_name):
+                raise UniquenessException(
+                    detail=f"The email {email!r} already belongs to a member of this "
+                    "organization; look them up by that email and update them instead."
+                )
             raise _taken(attrs)
         # Provisioning again a user the IdP deleted: the same membership comes back.
         identity.deleted_at = None
@@ -173,8 +178,13 @@ def replace_user(org: Org, user: ScimMember, document: InputUser, token_prefix: 
 
 def patch_user(org: Org, user: ScimMember, patched: InputUser, token_prefix: str) -> ScimMember:
     """PATCH /Users/{id}: ``patched`` is the current document with the operations
-    applied (see :mod:`workspace.scim.patch`)."""
-    return _write(user, attributes_of(patched), token_prefix)
+    applied (see :mod:`workspace.scim.patch`). Only an explicit ``active`` changes
+    the state: removing the attribute or nulling it leaves the member as they are
+    (spec §3.2 reactivates on ``active`` true, and only PUT reads absent as true)."""
+    attrs = attributes_of(patched)
+    if attrs.active is None:
+        attrs.active = user.member.active
+    return _write(user, attrs, token_prefix)
 
 
 def _write(user: ScimMember, attrs: Attributes, token_prefix: str) -> ScimMember:
@@ -185,7 +195,7 @@ def _write(user: ScimMember, attrs: Attributes, token_prefix: str) -> ScimMember
             "account. Deprovision the user and provision the new name instead."
         )
     attrs.user_name = current.user_name
-    _set_active(user, attrs.active is not False, token_prefix)
+    _set_active(user, bool(attrs.active), token_prefix)
     _store(user, attrs)
     db.session.commit()
     return user

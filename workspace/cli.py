@@ -20,7 +20,7 @@ def init_app(app: Flask) -> None:
 
 @click.command("demo")
 @with_appcontext
-@click.option("--tasks", "task_count", default=2000, show_default=True)
+@click.option("--tasks", "task_count", default=2000, show_default=True, type=click.IntRange(0))
 @click.option("--password", default=None, help="Owner password (random when omitted).")
 @click.option(
     "--if-empty",
@@ -51,7 +51,10 @@ def demo_command(task_count: int, password: str | None, if_empty: bool) -> None:
         else:
             click.echo(f"Sign in at {base}/signin")
         return
-    result = seed.seed_demo(task_count=task_count, password=password)
+    try:
+        result = seed.seed_demo(task_count=task_count, password=password)
+    except ValueError as exc:  # a password the policy refuses
+        raise click.ClickException(str(exc)) from exc
     if result is None:
         raise click.ClickException("The demo org 'acme' exists already; nothing seeded.")
     saved.parent.mkdir(parents=True, exist_ok=True)
@@ -80,15 +83,17 @@ def create_org_command(name: str, owner_email: str, slug: str | None, password: 
     from workspace.core.orgs import create_org
     from workspace.errors import ServiceError
 
-    account = ensure_account(owner_email)
     new_password = None
-    if account.password_hash is None:
-        new_password = password or secrets.token_urlsafe(12)
-        set_password(account, new_password)
     try:
+        account = ensure_account(owner_email)
+        if account.password_hash is None:
+            new_password = password or secrets.token_urlsafe(12)
+            set_password(account, new_password)
         org = create_org(name, account, slug)
     except ServiceError as exc:
         raise click.ClickException(exc.message) from exc
+    except ValueError as exc:  # a password the policy refuses
+        raise click.ClickException(str(exc)) from exc
     db.session.commit()
     click.echo(f"Created org {org.name} ({org.slug}), id {org.id}")
     if new_password:

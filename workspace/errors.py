@@ -51,6 +51,11 @@ def init_app(app: Flask) -> None:
     def handle_unexpected(error: Exception):
         # Log the traceback server-side; the client gets no internals.
         log.exception("unhandled error on %s %s", request.method, request.path)
+        # A failed statement leaves PostgreSQL's transaction aborted; the error page
+        # itself queries (the org switcher), so start clean.
+        from workspace.extensions import db
+
+        db.session.rollback()
         if _wants_problem_json():
             return problem_response(
                 ApiError(500, "Something went wrong on our side.", title="Internal error")

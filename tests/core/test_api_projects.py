@@ -48,6 +48,8 @@ def test_project_crud(client, acme):
     assert resp.get_json()["name"] == "Website" and resp.get_json()["archived_at"]
     listed = client.get(acme.url("/projects"), headers=acme.headers).get_json()
     assert listed == [], "archived projects leave the default list"
+    everything = client.get(acme.url("/projects?include_archived=true"), headers=acme.headers)
+    assert [p["name"] for p in everything.get_json()] == ["Website"]
 
     assert client.delete(url, headers=acme.headers).status_code == 204
     assert_problem(client.get(url, headers=acme.headers), 404)

@@ -139,3 +139,70 @@ def test_csrf_is_enforced_on_forms(app_session, acme):
         assert resp.status_code == 400 and b"expired" in resp.data
     finally:
         app_session.config["WTF_CSRF_ENABLED"] = False
+
+
+def test_csrf_is_enforced_on_htmx_requests_through_hx_headers(app_session, acme):
+    """The layout hands HTMX the token in ``hx-headers``; an HTMX state change with
+    that header passes, the same request without it is refused."""
+    import re
+
+    from sqlalchemy import select
+
+    from workspace.core.models import State
+    from workspace.core.projects import create_project
+    from workspace.core.tasks import create_task
+    from workspace.extensions import db
+
+    with app_session.app_context():
+        project = create_project(acme.org_id, acme.owner_id, "Web", "WEB")
+        db.session.flush()
+        task = create_task(project, acme.owner_id, title="Ship it")
+        done_id = db.session.scalar(
+            select(State.id).where(State.project_id == project.id, State.name == "Done")
+        )
+        db.session.commit()
+        task_id = task.id
+    app_session.config["WTF_CSRF_ENABLED"] = True
+    try:
+        client = app_session.test_client()
+        signin = client.get("/signin").get_data(as_text=True)
+        form_token = re.search(r'name="csrf_token" value="([^"]+)"', signin).group(1)
+        resp = client.post(
+            "/signin",
+            data={"email": acme.owner_email, "password": PASSWORD, "csrf_token": form_token},
+        )
+        assert resp.status_code == 302
+        page = client.get(f"/o/{acme.slug}/projects/{project.id}").get_data(as_text=True)
+        header_token = re.search(r'hx-headers=\'\{"X-CSRFToken": "([^"]+)"\}\'', page).group(1)
+        url = f"/o/{acme.slug}/tasks/{task_id}/state"
+        refused = client.post(url, data={"state_id": str(done_id)}, headers={"HX-Request": "true"})
+        assert refused.status_code == 400
+        passed = client.post(
+            url,
+            data={"state_id": str(done_id)},
+            headers={"HX-Request": "true", "X-CSRFToken": header_token},
+        )
+        assert passed.status_code == 200 and "Done" in passed.get_data(as_text=True)
+    finally:
+        app_session.config["WTF_CSRF_ENABLED"] = False
+
+
+def test_an_unexpected_database_failure_still_renders_the_error_page(client, acme, monkeypatch):
+    """Failure injection: a statement fails mid-request. On PostgreSQL that aborts
+    the transaction, and the error page (which queries for the org switcher) must
+    still render rather than fail a second time."""
+    from sqlalchemy import text
+
+    from workspace.core import projects
+    from workspace.extensions import db
+
+    def broken(*_args, **_kwargs):
+        db.session.execute(text("SELECT * FROM no_such_table"))
+
+    monkeypatch.setattr(projects, "list_projects", broken)
+    login(client, acme.owner_email)
+    resp = client.get(f"/o/{acme.slug}/projects")
+    assert resp.status_code == 500
+    html = resp.get_data(as_text=True)
+    assert "Something went wrong" in html and "no_such_table" not in html
+    assert "Acme" in html  # the org switcher queried after the failure

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from sqlalchemy import distinct, func, select
 
 from workspace.core.models import (
@@ -143,3 +144,23 @@ def test_bench_data_generates_requested_rows(app):
             select(func.count()).where(Task.deleted_at.is_(None), Task.archived_at.is_(None))
         )
         assert 1800 < live < 2000
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["demo", "--password", "short"], "at least"),
+        (["demo", "--tasks", "-5"], "-5"),
+        (["orgs", "create", "X", "--owner", "notanemail"], "@"),
+        (["orgs", "create", "X", "--owner", "x@x.test", "--password", "abc"], "at least"),
+        (["bench-data", "--tasks", "-5"], "-5"),
+        (["bench-data", "--tasks", "0"], "0"),
+    ],
+)
+def test_bad_cli_input_is_a_message_not_a_traceback(app, args, says):
+    result = app.test_cli_runner().invoke(args=args)
+    assert result.exit_code != 0
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    assert "Traceback" not in result.output and says in result.output
+    with app.app_context():
+        assert db.session.scalar(select(func.count()).select_from(Org)) == 0

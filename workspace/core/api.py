@@ -25,6 +25,7 @@ from workspace.core.schemas import (
     ModuleOut,
     OrgOut,
     ProjectCreate,
+    ProjectListQuery,
     ProjectMemberCreate,
     ProjectMemberOut,
     ProjectOut,
@@ -83,10 +84,12 @@ def _project(org_id: uuid.UUID, project_id: uuid.UUID, action: str | None = None
 
 
 @bp.get("/projects")
-@operation("List projects", tag="projects", response=list[ProjectOut])
-def list_projects(org_id: uuid.UUID):
+@operation("List projects", tag="projects", query=ProjectListQuery, response=list[ProjectOut])
+def list_projects(org_id: uuid.UUID, query: ProjectListQuery):
+    """Active projects by name; ``include_archived=true`` lists archived ones too."""
     access = api_access(org_id)
-    return [ProjectOut.model_validate(p) for p in projects.list_projects(access.org.id)]
+    rows = projects.list_projects(access.org.id, include_archived=query.include_archived)
+    return [ProjectOut.model_validate(p) for p in rows]
 
 
 @bp.post("/projects")

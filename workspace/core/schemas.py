@@ -10,6 +10,7 @@ from pydantic import Field, StringConstraints
 
 from workspace.api.operations import InputModel, OutputModel, QueryModel
 from workspace.core.models import Priority, ProjectRole, StateCategory, TaskKind
+from workspace.core.tasks import MAX_OFFSET
 
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
 Title = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)]
@@ -161,6 +162,10 @@ class TaskOut(OutputModel):
     archived_at: datetime | None
 
 
+class ProjectListQuery(QueryModel):
+    include_archived: bool = False
+
+
 class TaskListQuery(QueryModel):
     project_id: uuid.UUID | None = None
     state_id: uuid.UUID | None = None
@@ -170,7 +175,7 @@ class TaskListQuery(QueryModel):
     kind: TaskKind | None = None
     include_archived: bool = False
     limit: int = Field(default=50, ge=1, le=200)
-    offset: int = Field(default=0, ge=0, le=10_000_000)
+    offset: int = Field(default=0, ge=0, le=MAX_OFFSET)
 
 
 class TaskPage(OutputModel):
@@ -216,4 +221,4 @@ class EventOut(OutputModel):
 class EventQuery(QueryModel):
     kind: Annotated[str, StringConstraints(max_length=64)] | None = None
     limit: int = Field(default=100, ge=1, le=500)
-    offset: int = Field(default=0, ge=0, le=10_000_000)
+    offset: int = Field(default=0, ge=0, le=MAX_OFFSET)

@@ -347,7 +347,9 @@ def seed_demo(
 
 @click.command("bench-data")
 @with_appcontext
-@click.option("--tasks", "task_count", type=int, required=True, help="How many tasks.")
+@click.option(
+    "--tasks", "task_count", type=click.IntRange(1), required=True, help="How many tasks."
+)
 @click.option("--seed", default=11, show_default=True)
 def bench_data_command(task_count: int, seed: int) -> None:
     """Bulk-generate tasks for benchmarks into orgs named bench-*.

@@ -28,6 +28,10 @@ from workspace.extensions import db
 from workspace.types import utcnow
 
 #: Fields a caller may change, beside ``archived``.
+#: Deepest offset a task list pages to: far past any real project, and well inside
+#: what SQLite's and PostgreSQL's integers hold.
+MAX_OFFSET = 10_000_000
+
 EDITABLE = (
     "title",
     "description",

@@ -122,7 +122,7 @@ def project(org: str, project_id: uuid.UUID):
     access = page_access(org)
     proj = projects.get_project(access.org.id, project_id)
     try:
-        offset = max(0, int(request.args.get("offset", 0)))
+        offset = min(max(0, int(request.args.get("offset", 0))), tasks.MAX_OFFSET)
     except ValueError:
         offset = 0
     category = request.args.get("category") or None

@@ -65,4 +65,6 @@ def from_http_exception(exc: HTTPException) -> ApiError:
         detail = "Nothing exists at this address, or you cannot see it."
     if code == 413:
         detail = "The request body is larger than the 1 MiB this API accepts."
-    return ApiError(code, detail)
+    field = getattr(exc, "field", None)  # set by input checks that know the culprit
+    errors = [{"field": field, "message": detail}] if field else None
+    return ApiError(code, detail, errors=errors)

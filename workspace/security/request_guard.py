@@ -30,9 +30,18 @@ F = TypeVar("F", bound=Callable[..., Any])
 class InputRefused(ValueError):
     """What is wrong with a payload, phrased for the person who sent it."""
 
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
 
 class RefusedRequest(BadRequest):
-    """400 with the reason as its description; the app's error handlers render it."""
+    """400 with the reason as its description and the input at fault as ``field``;
+    the app's error handlers render it (problem+json names the field)."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
 
 
 _OWN_BODY_BLUEPRINTS: set[str] = set()
@@ -69,14 +78,14 @@ def check_json(data: Any) -> None:
         value, path, depth = stack.pop()
         if isinstance(value, str):
             if "\x00" in value:
-                raise InputRefused(_nul(f"The field {path!r}" if path else "The body"))
+                raise InputRefused(_nul(f"The field {path!r}" if path else "The body"), path)
         elif isinstance(value, dict | list):
             if depth >= MAX_JSON_DEPTH:
                 raise InputRefused(_too_deep())
             items = value.items() if isinstance(value, dict) else enumerate(value)
             for key, item in items:
                 if isinstance(key, str) and "\x00" in key:
-                    raise InputRefused(_nul(f"A key in {path!r}" if path else "A key"))
+                    raise InputRefused(_nul(f"A key in {path!r}" if path else "A key"), path)
                 stack.append((item, f"{path}.{key}" if path else str(key), depth + 1))
 
 
@@ -92,7 +101,8 @@ def _check_request() -> None:
     for source, what in ((request.args, "query parameter"), (request.form, "form field")):
         for key, value in source.items(multi=True):
             if "\x00" in key or "\x00" in value:
-                raise RefusedRequest(_nul(f"The {what} {key.replace(chr(0), '')!r}"))
+                name = key.replace("\x00", "")
+                raise RefusedRequest(_nul(f"The {what} {name!r}"), name or None)
     view = current_app.view_functions.get(request.endpoint or "")
     own = request.blueprint in _OWN_BODY_BLUEPRINTS or getattr(view, "_reads_own_body", False)
     if own or not request.is_json:
@@ -108,7 +118,7 @@ def _check_request() -> None:
     try:
         check_json(data)
     except InputRefused as exc:
-        raise RefusedRequest(str(exc)) from exc
+        raise RefusedRequest(str(exc), exc.field) from exc
 
 
 def init_app(app: Flask) -> None:

@@ -68,6 +68,7 @@ def _sqlite_pragmas(app: Flask) -> None:
     """WAL and foreign keys for the embedded SQLite database."""
     from sqlalchemy import event
 
+    from workspace.dbfunctions import register_sqlite
     from workspace.extensions import db
 
     if not app.config["SQLALCHEMY_DATABASE_URI"].startswith("sqlite"):
@@ -77,6 +78,7 @@ def _sqlite_pragmas(app: Flask) -> None:
 
         @event.listens_for(engine, "connect")
         def _on_connect(dbapi_conn, _record):  # pragma: no cover - driver hook
+            register_sqlite(dbapi_conn)
             cursor = dbapi_conn.cursor()
             cursor.execute("PRAGMA foreign_keys=ON")
             cursor.execute("PRAGMA journal_mode=WAL")

@@ -50,12 +50,64 @@ def test_keywords_are_case_insensitive():
     )
 
 
+def test_nesting_deeper_than_the_limit_is_a_pql_error_with_a_position():
+    from workspace.analytics.pql.parser import MAX_DEPTH
+
+    within = "NOT (" * (MAX_DEPTH - 1) + "priority = high" + ")" * (MAX_DEPTH - 1)
+    assert parse(within)
+    for text in (
+        "NOT (" * (MAX_DEPTH + 1) + "priority = high" + ")" * (MAX_DEPTH + 1),
+        "NOT " * 490 + "kind = bug",
+        "kind = bug OR (kind = task AND " * 40 + "kind = epic" + ")" * 40,
+    ):
+        with pytest.raises(PQLError) as info:
+            parse(text)
+        assert "levels deep" in info.value.message and info.value.column > 1
+
+
 def custom(client, ds, text, headers=None):
     return client.get(
         ds.url("/analytics/custom"),
         query_string={"filter": text},
         headers=headers or ds.org.headers,
     )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "createdAt = 9999-12-31",
+        "completedAt > 9999-12-31",
+        "createdAt < 0001-01-01",
+        "dueDate < -999999999d",
+        "createdAt > 99999999w",
+    ],
+)
+def test_dates_at_the_ends_of_the_calendar_are_a_400(client, dataset, text):
+    resp = custom(client, dataset, text)
+    assert resp.status_code in (200, 400), resp.get_data(as_text=True)
+    if resp.status_code == 400:
+        assert "PQL error at line 1" in resp.get_json()["detail"]
+
+
+def test_deep_filters_are_a_400_on_the_api(client, dataset):
+    resp = custom(client, dataset, "NOT (" * 50 + "kind = bug" + ")" * 50)
+    assert resp.status_code == 400 and "levels deep" in resp.get_json()["detail"]
+
+
+def test_names_with_accents_match_without_case_on_both_backends(app, client, dataset):
+    from workspace.core.models import Project
+
+    with app.app_context():
+        project = db.session.get(Project, dataset.project_ids[0])
+        project.name = "Équipe Ærø"
+        db.session.commit()
+    counts = set()
+    for text in ('project = "Équipe Ærø"', 'project = "équipe ærø"', 'project = "ÉQUIPE ÆRØ"'):
+        resp = custom(client, dataset, text)
+        assert resp.status_code == 200, (text, resp.get_json())
+        counts.add(sum(p["value"] for p in resp.get_json()["points"]))
+    assert len(counts) == 1 and counts.pop() > 0
 
 
 def test_names_resolve_within_the_org_only(client, dataset):

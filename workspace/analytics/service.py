@@ -5,12 +5,13 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 
 from workspace.analytics import rollups
 from workspace.analytics.pql import compile_pql
 from workspace.analytics.scope import Scope
 from workspace.core.models import Project, State, Task
+from workspace.dbfunctions import equals_ignoring_case
 from workspace.errors import ServiceError
 from workspace.extensions import db
 
@@ -32,7 +33,10 @@ def custom_chart(
         states = (
             select(State.id)
             .join(Project, Project.id == State.project_id)
-            .where(Project.org_id == scope.org_id, func.lower(State.name) == status.lower())
+            .where(
+                Project.org_id == scope.org_id,
+                equals_ignoring_case(State.name, status),
+            )
         )
         if db.session.scalar(states.limit(1)) is None:
             raise ServiceError(f"No status named '{status}' in this organization.", field="status")

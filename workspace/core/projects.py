@@ -20,6 +20,7 @@ from workspace.core.models import (
     State,
     StateCategory,
 )
+from workspace.dbfunctions import equals_ignoring_case
 from workspace.errors import ConflictError, NotFoundError, ServiceError
 from workspace.extensions import db
 from workspace.types import utcnow
@@ -195,7 +196,8 @@ def create_state(
 ) -> State:
     if db.session.scalar(
         select(State.id).where(
-            State.project_id == project.id, func.lower(State.name) == name.lower()
+            State.project_id == project.id,
+            equals_ignoring_case(State.name, name),
         )
     ):
         raise ConflictError(f"This project already has a state named '{name}'.", field="name")
@@ -257,7 +259,8 @@ def create_module(project: Project, name: str, description: str = "") -> Module:
 def _unique_name(model, project_id: uuid.UUID, name: str, noun: str) -> None:
     if db.session.scalar(
         select(model.id).where(
-            model.project_id == project_id, func.lower(model.name) == name.lower()
+            model.project_id == project_id,
+            equals_ignoring_case(model.name, name),
         )
     ):
         raise ConflictError(f"This project already has a {noun} named '{name}'.", field="name")

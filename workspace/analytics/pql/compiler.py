@@ -13,7 +13,7 @@ from collections.abc import Callable
 from datetime import date, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, false, func, not_, or_, select, true
+from sqlalchemy import ColumnElement, and_, false, literal, not_, or_, select, true
 
 from workspace.analytics.pql.parser import (
     And,
@@ -41,6 +41,7 @@ from workspace.core.models import (
     TaskKind,
 )
 from workspace.core.models.projects import COUNTED_CATEGORIES
+from workspace.dbfunctions import unicode_lower
 from workspace.extensions import db
 
 ENUMS = {
@@ -93,7 +94,15 @@ class Compiler:
         kind = field_type(node.field)
         column = COLUMNS[node.field]
         if kind in ("date", "time"):
-            condition = self._dates(node, column, self._day(node.values[0]))
+            value = node.values[0]
+            try:
+                condition = self._dates(node, column, self._day(value))
+            except OverflowError:
+                raise PQLError(
+                    "that date is out of range; use a date between 0001-01-02 and 9999-12-30.",
+                    line=value.pos.line,
+                    column=value.pos.column,
+                ) from None
         elif kind == "text":
             condition = self._text(node, column)
         else:
@@ -129,7 +138,7 @@ class Compiler:
     def _resolve(self, field: str, value: Value) -> list[uuid.UUID]:
         if value.kind == "function":  # currentUser(), checked by the parser
             return [self.current_account_id] if self.current_account_id else []
-        name = str(value.value).strip().lower()
+        name = unicode_lower(literal(str(value.value).strip()))
         ids = list(db.session.scalars(_LOOKUPS[field](self.org_id, name)))
         if not ids:
             noun = {
@@ -184,44 +193,44 @@ class Compiler:
         if node.op in ("~", "!~"):
             match = column.icontains(texts[0], autoescape=True)
             return match if node.op == "~" else not_(match)
-        lowered = func.lower(column)
+        lowered = unicode_lower(column)
         if node.op in ("=", "in"):
             return lowered.in_([t.lower() for t in texts])
         return lowered.not_in([t.lower() for t in texts])
 
 
-def _states(org_id: uuid.UUID, name: str):
+def _states(org_id: uuid.UUID, name: ColumnElement[str]):
     return (
         select(State.id)
         .join(Project, Project.id == State.project_id)
-        .where(Project.org_id == org_id, func.lower(State.name) == name)
+        .where(Project.org_id == org_id, unicode_lower(State.name) == name)
     )
 
 
-def _people(org_id: uuid.UUID, name: str):
+def _people(org_id: uuid.UUID, name: ColumnElement[str]):
     return (
         select(Account.id)
         .join(OrgMember, OrgMember.account_id == Account.id)
         .where(
             OrgMember.org_id == org_id,
-            or_(func.lower(Account.email) == name, func.lower(Account.name) == name),
+            or_(unicode_lower(Account.email) == name, unicode_lower(Account.name) == name),
         )
     )
 
 
-def _projects(org_id: uuid.UUID, name: str):
+def _projects(org_id: uuid.UUID, name: ColumnElement[str]):
     return select(Project.id).where(
         Project.org_id == org_id,
-        or_(func.lower(Project.name) == name, func.lower(Project.identifier) == name),
+        or_(unicode_lower(Project.name) == name, unicode_lower(Project.identifier) == name),
     )
 
 
-def _grouping(model: Any) -> Callable[[uuid.UUID, str], Any]:
-    def lookup(org_id: uuid.UUID, name: str):
+def _grouping(model: Any) -> Callable[[uuid.UUID, ColumnElement[str]], Any]:
+    def lookup(org_id: uuid.UUID, name: ColumnElement[str]):
         return (
             select(model.id)
             .join(Project, Project.id == model.project_id)
-            .where(Project.org_id == org_id, func.lower(model.name) == name)
+            .where(Project.org_id == org_id, unicode_lower(model.name) == name)
         )
 
     return lookup

@@ -14,12 +14,23 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Union
 
-from lark import Lark, Token, Transformer, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
+from lark import (
+    Lark,
+    Token,
+    Transformer,
+    Tree,
+    UnexpectedCharacters,
+    UnexpectedEOF,
+    UnexpectedInput,
+)
 from lark.exceptions import UnexpectedToken, VisitError
 
 from workspace.errors import ServiceError
 
 MAX_LENGTH = 2000
+#: Deepest nesting of NOT, AND and OR a filter may have. Far beyond a filter a person
+#: writes; SQLite's parser stack gives out near 45 levels of parentheses.
+MAX_DEPTH = 16
 
 
 class PQLError(ServiceError):
@@ -290,6 +301,7 @@ def parse(text: str) -> Node:
         )
     try:
         tree = _parser().parse(text)
+        _check_depth(tree)
         return _Build().transform(tree)
     except VisitError as exc:
         if isinstance(exc.orig_exc, PQLError):
@@ -328,6 +340,29 @@ def parse(text: str) -> Node:
             line=getattr(exc, "line", 1),
             column=getattr(exc, "column", 1),
         ) from None
+
+
+_NESTING = {"or_expr", "and_expr", "negation"}
+
+
+def _check_depth(tree: Tree) -> None:
+    """Refuse a parse tree nesting NOT, AND and OR deeper than :data:`MAX_DEPTH`,
+    pointing at where the part that is too deep starts. Runs on lark's tree before
+    it is transformed, walking with a list rather than recursion, so no depth a
+    2,000-character filter can reach overflows the stack."""
+    stack: list[tuple[Tree, int]] = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if node.data in _NESTING:
+            if depth >= MAX_DEPTH:
+                raise PQLError(
+                    f"the filter nests more than {MAX_DEPTH} levels deep (NOT, AND, OR and "
+                    "parentheses); write it flatter, e.g. with IN or NOT IN.",
+                    line=getattr(node.meta, "line", 1),
+                    column=getattr(node.meta, "column", 1),
+                )
+            depth += 1
+        stack.extend((child, depth) for child in node.children if isinstance(child, Tree))
 
 
 def _end(text: str) -> tuple[int, int]:

@@ -72,6 +72,23 @@ def test_forecast(client, dataset, data, weeks):
         assert sum(p["completed"] for p in got["series"]) > 0
 
 
+@pytest.mark.parametrize("zone", ["Pacific/Kiritimati", "America/Los_Angeles"])
+def test_forecast_and_overview_in_the_org_time_zone(app, client, dataset, zone):
+    """Weeks start on the org's Monday and overdue uses the org's today: far east
+    and far west of UTC, the API still equals the reference evaluated in that zone."""
+    from workspace.core.models import Org
+    from workspace.extensions import db
+
+    with app.app_context():
+        db.session.get(Org, dataset.org.org_id).timezone = zone
+        db.session.commit()
+        data = ref.load(dataset.org.org_id)
+    assert str(data.tz) == zone
+    now = datetime.now(UTC)
+    assert get(client, dataset, "forecast", weeks=6) == ref.forecast(data, now, 6)
+    assert get(client, dataset, "overview") == ref.overview(data, now)
+
+
 def test_forecast_default_and_project_scope(client, dataset, data):
     project = dataset.project_ids[0]
     got = get(client, dataset, "forecast", project_id=str(project))

@@ -3,10 +3,26 @@ publish and read as another member; the printable export draws every chart."""
 
 from __future__ import annotations
 
+import io
 import re
+from pathlib import Path
+
+from PIL import Image
 
 from tests.conftest import PASSWORD
 from tests.dashboards.conftest import World, add_widget, new_dashboard
+
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+
+
+def colored_pixels(png: bytes) -> int:
+    """Pixels of a screenshot with a clear hue: chart marks, not text or rules."""
+    image = Image.open(io.BytesIO(png)).convert("RGB")
+    return sum(
+        count
+        for count, (r, g, b) in image.getcolors(maxcolors=1 << 24)
+        if max(r, g, b) - min(r, g, b) > 60
+    )
 
 
 def sign_in(page, base: str, email: str) -> None:
@@ -159,14 +175,19 @@ def test_export_page_draws_every_chart_and_prints(live_server, world: World, cli
     page.wait_for_function("window.__printed === true", timeout=20000)
     assert failed == []
     assert len(requests) == 1  # the page itself: Plotly is inlined
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "dashboard-export.png"), full_page=True)
     for kind in kinds:
         section = page.locator("section.widget", has_text=f"W {kind}")
         drawn = section.locator(".main-svg").count()
+        painted = colored_pixels(section.screenshot())
         if kind in ("number", "table"):
-            assert drawn == 0
+            assert drawn == 0 and painted < 50, (kind, painted)
         else:
             assert drawn >= 1, kind
             assert section.locator(".main-svg").first.bounding_box()["height"] > 100
+            # The chart is on screen, not just in the DOM: its marks are painted.
+            assert painted > 500, (kind, painted)
     assert page.locator(".headline-value").inner_text() == "6"
     assert page.locator("thead").evaluate("e => getComputedStyle(e).display") == (
         "table-header-group"

@@ -63,3 +63,20 @@ def test_without_chromium_pdf_is_unavailable_and_the_page_says_so(
     page = client.get(f"/o/{world.acme.slug}/dashboards/{dash['id']}").get_data(as_text=True)
     assert "PDF export is unavailable on this server" in page
     assert "Download PDF" not in page
+
+
+def test_a_chart_renderer_failure_is_a_503_not_a_500(client, world: World, monkeypatch):
+    """Failure injection: Chromium is there but kaleido fails mid-export."""
+    from workspace.analytics.dashboards import export
+
+    def crash(view, width):
+        raise RuntimeError("browser went away")
+
+    monkeypatch.setattr(export, "chart_svg", crash)
+    dash = new_dashboard(client, world.acme)
+    add_widget(client, world.acme, dash["id"], title="Bars", chart_type="bar")
+    resp = client.get(world.url(f"/dashboards/{dash['id']}/export.pdf"), headers=world.acme.headers)
+    assert resp.status_code == 503
+    detail = resp.get_json()["detail"]
+    assert "could not be drawn" in detail and "printable HTML" in detail
+    assert "browser went away" not in detail

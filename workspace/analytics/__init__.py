@@ -7,7 +7,6 @@ def init_app(app: Flask) -> None:
     """Register the analytics API and pages."""
     from workspace.analytics import api, dashboards, views
 
-    dashboards.init_app(app)  # first: its list page replaces the /dashboards placeholder
-
+    dashboards.init_app(app)
     app.register_blueprint(api.bp)
     app.register_blueprint(views.bp)

@@ -202,10 +202,20 @@ def points_figure(points: list[dict[str, Any]], chart_type: str = "bar") -> go.F
                 hovertemplate="%{x}: %{y}<extra></extra>",
             )
         )
-        fig.update_xaxes(type="category")
-        return _layout(fig)
+        # Counts start at zero (a line from 1 to 2 would look like a doubling from
+        # nothing), and half a category of room each side keeps end labels whole.
+        fig.update_xaxes(type="category", range=[-0.5, len(keys) - 0.5])
+        fig.update_yaxes(rangemode="tozero")
+        return _whole_ticks(_layout(fig), values)
     fig = go.Figure(
         go.Bar(x=keys, y=values, marker_color=ACCENT, hovertemplate="%{x}: %{y}<extra></extra>")
     )
     fig.update_xaxes(type="category")
-    return _layout(fig)
+    return _whole_ticks(_layout(fig), values)
+
+
+def _whole_ticks(fig: go.Figure, values: list[float]) -> go.Figure:
+    """Small counts get a tick per task: no "1.5 tasks" on the axis."""
+    if values and max(values) <= 8:
+        fig.update_yaxes(dtick=1)
+    return fig

@@ -1,4 +1,4 @@
-"""The analytics pages: one page with a tab per rollup, and the dashboards placeholder.
+"""The analytics pages: one page with a tab per rollup.
 
 Each tab is a partial: the full page includes it, and an HTMX request for the same
 URL gets it alone (contact-app style). Links and forms are plain GETs, so every tab

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import atexit
 import functools
+import logging
 import os
 import shutil
 import threading
@@ -23,6 +24,8 @@ from markupsafe import Markup
 from workspace.analytics.dashboards.models import Dashboard
 from workspace.analytics.dashboards.present import WidgetView
 from workspace.errors import ServiceError
+
+log = logging.getLogger(__name__)
 
 
 class PdfUnavailable(ServiceError):
@@ -100,9 +103,16 @@ def render_pdf(dashboard: Dashboard, views: list[WidgetView], view_filter: str |
     from weasyprint import HTML
 
     svgs = {}
-    for view in views:
-        if view.figure is not None:
-            svgs[view.key] = Markup(chart_svg(view, 680))
+    try:
+        for view in views:
+            if view.figure is not None:
+                svgs[view.key] = Markup(chart_svg(view, 680))
+    except Exception as exc:  # kaleido or its browser failed: a server state, not input
+        log.exception("drawing a chart for the PDF failed")
+        raise PdfUnavailable(
+            "PDF export failed on this server: the charts could not be drawn "
+            f"({type(exc).__name__}). The printable HTML export still works."
+        ) from exc
     html = render_template(
         "dashboards/export.html",
         dashboard=dashboard,

@@ -68,6 +68,14 @@ def test_admin_creates_agent_and_token_is_shown_once(client, app, acme, project)
         headers=acme.headers,
     )
     assert resp.status_code == 400 and resp.get_json()["errors"][0]["field"] == "project_ids"
+    # The audit trail says the admin made the agent's token, not the agent.
+    events = client.get(acme.url("/events"), headers=acme.headers).get_json()
+    made = next(
+        e
+        for e in events
+        if e["kind"] == "api_token.created" and e["data"]["for_account"].endswith("@agents.invalid")
+    )
+    assert made["actor_id"] == str(acme.owner_id)
 
 
 def test_tool_interface_needs_an_agent_token(client, acme, project):
@@ -179,6 +187,8 @@ def test_tool_refusals(client, app, acme, globex, project):
         headers={**bearer(agent["token"]), "Content-Type": "application/json"},
     )
     assert resp.status_code == 400
+    resp = call(client, agent, "list_tasks", offset=2**63)
+    assert resp.status_code == 400 and resp.get_json()["errors"][0]["field"] == "offset"
     # A removed agent's token stops working.
     with app.app_context():
         from workspace.agents import members
@@ -207,6 +217,17 @@ def test_agents_cannot_sign_in_with_a_password(client, acme, project):
     assert resp.status_code != 302
     resp = client.post("/signin", data={"email": email, "password": agent["token"]})
     assert resp.status_code != 302
+    # Even an agent account that somehow holds a password is refused: the check is
+    # on the kind of account, not on the missing password.
+    from workspace.auth.passwords import set_password
+    from workspace.core.models import Account
+    from workspace.extensions import db
+
+    with client.application.app_context():
+        set_password(db.session.get(Account, uuid.UUID(agent["id"])), "agent-password-1")
+        db.session.commit()
+    resp = client.post("/signin", data={"email": email, "password": "agent-password-1"})
+    assert resp.status_code == 401 and client.get(f"/o/{acme.slug}/").status_code == 302
 
 
 def test_agent_work_counts_in_every_rollup_exactly_like_a_person(client, app, acme):
@@ -279,10 +300,65 @@ def test_agent_work_counts_in_every_rollup_exactly_like_a_person(client, app, ac
 
     flow = get("/analytics/flow")
     assert flow["total_wip"] == 6
+    by_category = {c["category"]: c["wip"] for c in flow["categories"]}
+    assert by_category == {"backlog": 2, "unstarted": 2, "started": 2}
+
+    # Forecast reads the history: move every completion a week back, and last
+    # week's count holds the agent's two moves to Done beside Ann's two.
+    from datetime import UTC, datetime, timedelta
+
+    from sqlalchemy import func, select, update
+
+    from workspace.core.models import Account, TaskActivity
+    from workspace.extensions import db
+
+    with app.app_context():
+        done = (TaskActivity.field == "state") & (TaskActivity.new_category == "completed")
+        by_kind = db.session.execute(
+            select(Account.kind, func.count())
+            .join(TaskActivity, TaskActivity.actor_id == Account.id)
+            .where(done)
+            .group_by(Account.kind)
+        ).all()
+        db.session.execute(
+            update(TaskActivity)
+            .where(done)
+            .values(created_at=datetime.now(UTC) - timedelta(days=7))
+        )
+        db.session.commit()
+    assert dict(by_kind) == {"person": 2, "agent": 2}
+    forecast = get("/analytics/forecast", weeks=2)
+    assert forecast["series"][-1]["completed"] == 4
+
+    # Scatter: put every task in one cycle; the agent's done work is completed work.
+    cycle = client.post(
+        acme.url(f"/projects/{project['id']}/cycles"), json={"name": "Now"}, headers=acme.headers
+    ).get_json()
+    listed = client.get(
+        acme.url(f"/projects/{project['id']}/tasks"),
+        query_string={"limit": 100},
+        headers=acme.headers,
+    ).get_json()["items"]
+    for task in listed:
+        client.patch(
+            acme.url(f"/tasks/{task['id']}"), json={"cycle_id": cycle["id"]}, headers=acme.headers
+        )
+    scatter = {p["id"]: p for p in get("/analytics/scatter", dimension="cycle")}
+    assert (scatter[cycle["id"]]["scope"], scatter[cycle["id"]]["completed"]) == (10, 4)
     agent_view = ok(
         call(client, agent, "analytics_custom_chart", metric="done", dimension="assignee")
     )
     assert {p["key"]: p["value"] for p in agent_view["points"]} == {"Ann": 2, "Builder Bot": 2}
+    # The tool takes the custom chart's filters too: one status, one priority, PQL.
+    for args, expected in (
+        ({"status": "Done"}, {"Ann": 2, "Builder Bot": 2}),
+        ({"priority": "high"}, {"Ann": 1, "Builder Bot": 1}),
+        ({"filter": "kind = bug AND statusCategory = completed"}, {"Ann": 1, "Builder Bot": 1}),
+    ):
+        view = ok(call(client, agent, "analytics_custom_chart", dimension="assignee", **args))
+        assert {p["key"]: p["value"] for p in view["points"]} == expected, args
+    bad = call(client, agent, "analytics_custom_chart", filter="kind = chore")
+    assert bad.status_code == 400 and "PQL error" in bad.get_json()["detail"]
 
 
 def test_agents_cannot_sign_in_through_sso_or_ldap(client, app, acme):

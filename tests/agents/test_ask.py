@@ -146,9 +146,15 @@ UNUSABLE = {
         "invalid_answer",
     ),
     "kind_outside_enum": ({"content": json.dumps({**GOOD, "kind": "chore"})}, "invalid_answer"),
+    "priority_outside_enum": (
+        {"content": json.dumps({**GOOD, "priority": "asap"})},
+        "invalid_answer",
+    ),
     "json_array": ({"content": "[1, 2]"}, "invalid_answer"),
     "empty_content": ({"content": ""}, "invalid_answer"),
     "provider_error_500": ({"status": 500}, "provider_error"),
+    "provider_refuses_401": ({"status": 401}, "provider_error"),
+    "provider_rate_limit_429": ({"status": 429}, "provider_error"),
     "not_a_completion": ({"raw_body": "<html>gateway</html>"}, "provider_error"),
 }
 
@@ -222,9 +228,9 @@ def test_offline_interpreter_without_a_key(client, app, acme, work):
     assert body["points"] == custom(client, acme, metric="done", dimension="project")
 
     body = ask(client, acme, "urgent work by status").get_json()
-    assert body["priority"] == "urgent" and body["points"] == custom(
-        client, acme, priority="urgent"
-    )
+    assert body["priority"] == "urgent" and custom(client, acme, priority="urgent") == []
+    # Nothing is urgent: the custom chart is empty, the answer names each state at 0.
+    assert body["points"] and all(p["value"] == 0 for p in body["points"])
 
     body = ask(client, acme, "lorem ipsum dolor").get_json()
     assert body["title"] == DEFAULT_TITLE and body["outcome"] == "no_match"
@@ -238,6 +244,43 @@ def test_default_chart_is_never_empty(client, acme):
     assert body["title"] == DEFAULT_TITLE
     assert {p["key"] for p in body["points"]} >= {"Backlog", "Todo", "Done"}
     assert all(p["value"] == 0 for p in body["points"])
+
+
+def test_an_answer_over_nothing_names_every_value_at_zero(client, acme):
+    """Never empty, whatever the spec: a chart over an empty org still lists what it
+    would count (the workflow's states, every priority, every project...)."""
+    workflow = {"Backlog", "Todo", "In Progress", "In Review", "Done", "Cancelled"}
+    body = ask(client, acme, "lorem ipsum").get_json()
+    assert {p["key"] for p in body["points"]} == workflow
+    # By project with no project at all: nothing to name, so the default chart.
+    body = ask(client, acme, "how much is done per project").get_json()
+    assert (body["title"], body["fallback"]) == (DEFAULT_TITLE, True)
+    assert {p["key"] for p in body["points"]} == workflow
+    make_project(client, acme)
+    for text, dimension, keys in (
+        ("open bugs by assignee", "assignee", {"unassigned"}),
+        ("urgent work by priority", "priority", {"urgent", "high", "medium", "low", "none"}),
+        ("work by kind", "kind", {"task", "bug", "feature", "epic"}),
+        ("how much is done per project", "project", {"Web App"}),
+    ):
+        body = ask(client, acme, text).get_json()
+        assert body["dimension"] == dimension, text
+        assert {p["key"] for p in body["points"]} == keys, text
+        assert all(p["value"] == 0 for p in body["points"]), text
+
+
+def test_nul_in_a_model_answer_is_kept_printably(client, app, acme, work, fake_model):
+    """PostgreSQL text cannot hold NUL: the run keeps the answer with a replacement
+    character, and the chart is still drawn."""
+    configure_model(client, acme, fake_model)
+    fake_model.behaviour.content = json.dumps({**GOOD, "title": "Open\u0000bugs"})
+    body = ask(client, acme, "open bugs by assignee").get_json()
+    assert body["outcome"] == "ok" and "\x00" not in body["title"]
+    run = run_row(app, body["ai_run_id"])
+    assert "\x00" not in (run.raw_answer or "") and "\x00" not in run.title
+    fake_model.behaviour.content = "not json \u0000 at all"
+    body = ask(client, acme, "open bugs by assignee").get_json()
+    assert body["fallback"] is True and body["points"] == custom(client, acme)
 
 
 def test_request_length_and_scope(client, acme, globex, work):
@@ -288,12 +331,21 @@ def test_settings_key_is_sealed_write_only_and_blank_keeps(client, app, acme, fa
         row = db.session.scalar(select(AiSettings).where(AiSettings.org_id == acme.org_id))
         assert API_KEY not in row.api_key_sealed
         assert unseal(row.api_key_sealed, row.id) == API_KEY
-    bad = client.put(
+    for url in ("ftp://models.example", "http://[::1/v1", "https://models.example:99999/v1"):
+        bad = client.put(
+            acme.url("/ai-settings"), json={"base_url": url, "model": "m"}, headers=acme.headers
+        )
+        assert bad.status_code == 400 and bad.get_json()["errors"][0]["field"] == "base_url"
+    # A new host does not inherit the key given for the old one.
+    moved = client.put(
         acme.url("/ai-settings"),
-        json={"base_url": "ftp://models.example", "model": "m"},
+        json={"base_url": "https://elsewhere.example/v1", "model": "m2"},
         headers=acme.headers,
     )
-    assert bad.status_code == 400 and bad.get_json()["errors"][0]["field"] == "base_url"
+    assert moved.status_code == 400 and moved.get_json()["errors"][0]["field"] == "api_key"
+    assert client.get(acme.url("/ai-settings"), headers=acme.headers).get_json()["base_url"] == (
+        fake_model.base_url
+    )
 
 
 def test_settings_are_for_admins(client, app, acme):

@@ -96,3 +96,34 @@ def test_answer_is_saved_as_a_widget_in_one_click(client, acme):
         "assignee",
         "kind = bug",
     )
+
+
+def test_ask_box_is_on_the_analytics_and_dashboard_pages(client, acme):
+    """The analytics page shows the box open; a dashboard page shows it folded, and
+    an answer asked there offers that dashboard first for one-click saving."""
+    project = make_project(client, acme)
+    make_task(client, acme, project["id"], kind="bug")
+    first = client.post(acme.url("/dashboards"), json={"name": "Aaa"}, headers=acme.headers)
+    second = client.post(acme.url("/dashboards"), json={"name": "Zzz"}, headers=acme.headers)
+    here = second.get_json()["id"]
+    login(client, acme.owner_email)
+
+    analytics = client.get(f"/o/{acme.slug}/analytics").get_data(as_text=True)
+    assert 'class="card ask-box"' in analytics and 'id="f-ask-text"' in analytics
+    assert f'action="/o/{acme.slug}/analytics/ask"' in analytics
+    scoped = client.get(f"/o/{acme.slug}/analytics", query_string={"project_id": project["id"]})
+    assert f'name="project_id" value="{project["id"]}"' in scoped.get_data(as_text=True)
+
+    board = client.get(f"/o/{acme.slug}/dashboards/{here}").get_data(as_text=True)
+    assert (
+        '<details class="card ask-box">' in board and "<summary>Ask for a chart</summary>" in board
+    )
+    assert f'name="dashboard_id" value="{here}"' in board
+
+    answer = client.post(
+        f"/o/{acme.slug}/analytics/ask",
+        data={"text": "open bugs by assignee", "dashboard_id": here},
+        headers=HX,
+    ).get_data(as_text=True)
+    options = re.findall(r'<option value="([^"]+)"( selected)?>', answer)
+    assert dict(options) == {first.get_json()["id"]: "", here: " selected"}

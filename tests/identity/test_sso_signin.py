@@ -438,3 +438,20 @@ def test_start_without_accept_header_answers_json(client, sso):
     missing = client.get("/auth/sso/start")
     assert missing.status_code == 400
     assert "Enter a domain" in missing.get_json()["detail"]
+
+
+def test_an_agent_is_refused_at_the_end_of_a_real_sso_sign_in(app, client, sso):
+    """An agent whose address lands on the org's SSO domain still cannot sign in
+    through the IdP: the shared sign-in ending refuses agents, and nothing changes."""
+    agent = client.post(
+        sso.org.url("/agents"), json={"name": "Robot"}, headers=sso.org.headers
+    ).get_json()
+    with app.app_context():
+        db.session.get(Account, uuid.UUID(agent["id"])).email = "robot@acme.test"
+        db.session.commit()
+    before = _count(app, OrgMember, org_id=sso.org.org_id)
+    browser = app.test_client()
+    resp = sso.sign_in(browser, "robot-sub", email="robot@acme.test", email_verified=True)
+    _rejected(resp, "Agents do not sign in", 403)
+    assert _count(app, OrgMember, org_id=sso.org.org_id) == before
+    assert browser.get(f"/o/{sso.org.slug}/").status_code == 302  # no session

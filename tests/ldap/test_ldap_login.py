@@ -397,3 +397,24 @@ def test_failure_events_never_hold_the_password(client, app, ldap_acme):
     assert count == 2
     for secret in ("Secret-Guess-123", PASSWORDS["twin"], SERVICE_PASSWORD):
         assert secret not in dumped
+
+
+def test_an_agent_is_refused_at_the_end_of_a_real_directory_sign_in(client, app, ldap_acme):
+    """Ada's directory entry, but her address belongs to an agent account: the bind
+    succeeds and the shared sign-in ending still refuses, issuing no session."""
+    import uuid
+
+    from workspace.core.models import Account
+
+    agent = client.post(
+        ldap_acme.url("/agents"), json={"name": "Robot"}, headers=ldap_acme.headers
+    ).get_json()
+    with app.app_context():
+        db.session.get(Account, uuid.UUID(agent["id"])).email = "ada.lovelace@acme.test"
+        db.session.commit()
+    browser = app.test_client()
+    resp = post_json(browser, "acme", "ada", PASSWORDS["ada"])
+    assert resp.status_code == 403 and "Agents do not sign in" in resp.get_json()["detail"]
+    assert browser.get("/o/acme/").status_code == 302
+    account, members = account_and_memberships(app, "ada.lovelace@acme.test")
+    assert str(account["id"]) == agent["id"] and len(members) == 1  # the agent's own

@@ -23,9 +23,10 @@ from workspace.agents import client, credits, offline
 from workspace.agents.models import AiRun, AiSettings, settings_for
 from workspace.agents.spec import DEFAULT, KINDS, MAX_TITLE, PRIORITIES, ChartSpec, title_for
 from workspace.analytics import service as analytics
-from workspace.analytics.dimensions import DIMENSIONS, METRICS
+from workspace.analytics.dimensions import DIMENSIONS, METRICS, UNASSIGNED
 from workspace.analytics.scope import Scope
-from workspace.core.models import Account, Project, State
+from workspace.core.models import Account, Project, State, StateCategory
+from workspace.core.projects import DEFAULT_STATES
 from workspace.errors import ServiceError
 from workspace.extensions import db
 from workspace.security.crypto import SecretUnreadable, unseal
@@ -98,10 +99,15 @@ def parse_answer(text: str) -> ChartSpec | None:
     if dimension == "priority":
         priority = None
     title = data.get("title")
-    title = " ".join(title.split())[:MAX_TITLE] if isinstance(title, str) else ""
+    title = " ".join(_storable(title).split())[:MAX_TITLE] if isinstance(title, str) else ""
     return ChartSpec(
         metric, dimension, title or title_for(metric, dimension, kind, priority), kind, priority
     )
+
+
+def _storable(text: str) -> str:
+    """A provider's text as the database can keep it: PostgreSQL text holds no NUL."""
+    return text.replace("\x00", "\ufffd")
 
 
 def _ask_model(row: AiSettings, text: str, org_id: uuid.UUID, now: datetime) -> Attempt:
@@ -122,7 +128,7 @@ def _ask_model(row: AiSettings, text: str, org_id: uuid.UUID, now: datetime) -> 
             "timeout" if exc.kind == "timeout" else "provider_error",
             fallback=True,
             model=row.model,
-            raw=(exc.body or exc.message)[:RAW_LIMIT],
+            raw=_storable(exc.body or exc.message)[:RAW_LIMIT],
             latency_ms=exc.latency_ms,
         )
     spec = parse_answer(answer.content)
@@ -131,7 +137,7 @@ def _ask_model(row: AiSettings, text: str, org_id: uuid.UUID, now: datetime) -> 
         "ok" if spec else "invalid_answer",
         fallback=spec is None,
         model=row.model,
-        raw=answer.content[:RAW_LIMIT],
+        raw=_storable(answer.content)[:RAW_LIMIT],
         prompt_tokens=answer.prompt_tokens,
         completion_tokens=answer.completion_tokens,
         latency_ms=answer.latency_ms,
@@ -158,13 +164,30 @@ def _points(scope: Scope, account_id: uuid.UUID, spec: ChartSpec) -> list[dict[s
     return result["points"]
 
 
-def _status_names(scope: Scope) -> list[str]:
-    """The org's (or project's) status names: the default chart's zero points."""
-    query = select(State.name).join(Project, Project.id == State.project_id)
-    query = query.where(Project.org_id == scope.org_id)
+def _zero_points(scope: Scope, dimension: str) -> list[dict[str, Any]]:
+    """Every value of the dimension at 0: what a chart over nothing shows, so that an
+    answer is never empty (spec §4.4)."""
+    if dimension == "priority":
+        return [{"key": p, "value": 0, "id": None} for p in PRIORITIES]
+    if dimension == "kind":
+        return [{"key": k, "value": 0, "id": None} for k in KINDS]
+    if dimension == "assignee":
+        return [{"key": UNASSIGNED, "value": 0, "id": None}]
+    projects = select(Project.id, Project.name).where(Project.org_id == scope.org_id)
     if scope.project_id is not None:
-        query = query.where(Project.id == scope.project_id)
-    return sorted(set(db.session.scalars(query)), key=str.lower)
+        projects = projects.where(Project.id == scope.project_id)
+    if dimension == "project":
+        rows = db.session.execute(projects.order_by(Project.name)).all()
+        return [{"key": name, "value": 0, "id": str(pid)} for pid, name in rows]
+    names = db.session.scalars(
+        select(State.name).where(
+            State.project_id.in_(projects.with_only_columns(Project.id)),
+            State.category != StateCategory.TRIAGE,  # never counted, never shown
+        )
+    )
+    # An org with no project yet shows the workflow every new project starts with.
+    shown = set(names) or {n for n, category, _ in DEFAULT_STATES if category != "triage"}
+    return [{"key": name, "value": 0, "id": None} for name in sorted(shown, key=str.lower)]
 
 
 def ask_chart(
@@ -190,9 +213,11 @@ def ask_chart(
     except ServiceError:
         attempt.spec, attempt.fallback = DEFAULT, True
         points = _points(scope, account.id, DEFAULT)
-    if not points and attempt.spec == DEFAULT:
-        # Never empty: with nothing in scope the default still names every status.
-        points = [{"key": name, "value": 0, "id": None} for name in _status_names(scope)]
+    if not points:
+        points = _zero_points(scope, attempt.spec.dimension)
+    if not points:  # e.g. by project in an org with none: nothing to name
+        attempt.spec, attempt.fallback = DEFAULT, True
+        points = _zero_points(scope, DEFAULT.dimension)
     run = AiRun(
         org_id=scope.org_id,
         account_id=account.id,

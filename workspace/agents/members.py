@@ -79,7 +79,7 @@ def create_agent(
     for project in projects:
         set_project_member(project, account.id, ProjectRole.MEMBER)
     record_event(org.id, "agent.created", actor_id=actor_id, subject=name, agent_id=str(account.id))
-    _, raw = api_tokens.create_token(account, org, f"Agent token: {name}"[:100])
+    _, raw = api_tokens.create_token(account, org, f"Agent token: {name}"[:100], actor_id=actor_id)
     return account, member, raw
 
 

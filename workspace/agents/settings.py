@@ -20,14 +20,20 @@ class TestResult:
     message: str
 
 
+_BASE_URL_HELP = (
+    "Give the provider's base URL starting with https://, e.g. https://api.openai.com/v1."
+)
+
+
 def _check_base_url(base_url: str) -> str:
     base_url = base_url.strip().rstrip("/")
-    parts = urlsplit(base_url)
+    try:
+        parts = urlsplit(base_url)
+        parts.port  # noqa: B018 - raises ValueError for a port out of range
+    except ValueError:
+        raise ServiceError(_BASE_URL_HELP, field="base_url") from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ServiceError(
-            "Give the provider's base URL starting with https://, e.g. https://api.openai.com/v1.",
-            field="base_url",
-        )
+        raise ServiceError(_BASE_URL_HELP, field="base_url")
     if parts.query or parts.fragment or parts.username:
         raise ServiceError(
             "The base URL takes no query, fragment or credentials; put the key in API key.",
@@ -57,6 +63,10 @@ def save_settings(
             raise ServiceError("Give the provider's API key.", field="api_key")
         row = AiSettings(id=uuid.uuid4(), org_id=org_id, base_url=base_url, model=model)
         db.session.add(row)
+    if api_key is None and urlsplit(row.base_url).netloc != urlsplit(base_url).netloc:
+        # The stored key was given for the old host; sending it to a new one is the
+        # admin's choice to make with the key in hand, not a side effect of an edit.
+        raise ServiceError("The provider's host changed: enter its API key again.", field="api_key")
     row.base_url, row.model = base_url, model
     if api_key is not None:
         row.api_key_sealed = seal(api_key, row.id)

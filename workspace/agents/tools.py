@@ -62,7 +62,7 @@ class ListTasksArgs(Args):
     assigned_to_me: bool = Field(False, description="Only tasks assigned to this agent.")
     open_only: bool = Field(False, description="Leave out completed and cancelled tasks.")
     limit: int = Field(50, ge=1, le=100)
-    offset: int = Field(0, ge=0)
+    offset: int = Field(0, ge=0, le=tasks.MAX_OFFSET)
 
 
 class TaskArgs(Args):
@@ -94,6 +94,11 @@ class CommentArgs(Args):
 class CustomChartArgs(ScopeArgs):
     metric: Metric = "count"
     dimension: Dimension = "status"
+    status: str | None = Field(None, max_length=100, description="Only tasks in this state.")
+    priority: PriorityName | None = Field(None, description="Only tasks of this priority.")
+    filter: str | None = Field(
+        None, max_length=2000, description="A PQL filter, e.g. kind = bug AND dueDate < -7d."
+    )
 
 
 @dataclass(frozen=True)
@@ -237,7 +242,13 @@ def analytics_workload(access: Access, args: ScopeArgs) -> list[dict[str, Any]]:
 def analytics_custom_chart(access: Access, args: CustomChartArgs) -> dict[str, Any]:
     scope = _scope(access, args.project_id)
     return analytics.custom_chart(
-        scope, access.account.id, metric=args.metric, dimension=args.dimension
+        scope,
+        access.account.id,
+        metric=args.metric,
+        dimension=args.dimension,
+        status=args.status,
+        priority=args.priority,
+        pql=args.filter,
     )
 
 

@@ -15,8 +15,11 @@ from workspace.types import utcnow
 PREFIX = "ws_"
 
 
-def create_token(account: Account, org: Org, name: str) -> tuple[ApiToken, str]:
-    """A new token; the raw value is returned here and never again."""
+def create_token(
+    account: Account, org: Org, name: str, *, actor_id: uuid.UUID | None = None
+) -> tuple[ApiToken, str]:
+    """A new token for ``account``; the raw value is returned here and never again.
+    ``actor_id`` is who made it when that is someone else (an admin, for an agent)."""
     raw = tokens.generate(PREFIX)
     row = ApiToken(
         account_id=account.id,
@@ -26,7 +29,13 @@ def create_token(account: Account, org: Org, name: str) -> tuple[ApiToken, str]:
         token_hash=tokens.digest(raw),
     )
     db.session.add(row)
-    record_event(org.id, "api_token.created", actor_id=account.id, subject=row.name)
+    record_event(
+        org.id,
+        "api_token.created",
+        actor_id=actor_id or account.id,
+        subject=row.name,
+        for_account=account.email,
+    )
     db.session.commit()
     return row, raw
 

@@ -272,7 +272,16 @@ def test_group_sync_page_add_remove_and_preview(app, client, sso):
     assert "<html" not in text and "Project AAA" in text and "add" in text and "admin" in text
     none = client.post(page + "/preview", data={"email": "zed@acme.test", "groups": "x"})
     assert "No changes" in none.get_data(as_text=True)
-    mapping = client.get(sso.org.url("/sso/group-mappings"), headers=sso.org.headers).get_json()[0]
-    resp = client.post(f"{page}/{mapping['id']}/remove", headers={"HX-Request": "true"})
-    assert resp.status_code == 200 and resp.get_data(as_text=True) == ""
+    # A group name with commas (an AD DN) is one group, not three.
+    dn = "CN=Eng,OU=Groups,DC=acme,DC=test"
+    client.post(page, data={"idp_group": dn, "project_id": a, "role": "viewer"})
+    whole = client.post(page + "/preview", data={"email": "zed@acme.test", "groups": dn})
+    assert "Project AAA" in whole.get_data(as_text=True)
+    split = client.post(page + "/preview", data={"email": "zed@acme.test", "groups": "CN=Eng"})
+    assert "No changes" in split.get_data(as_text=True)
+    for mapping in client.get(
+        sso.org.url("/sso/group-mappings"), headers=sso.org.headers
+    ).get_json():
+        resp = client.post(f"{page}/{mapping['id']}/remove", headers={"HX-Request": "true"})
+        assert resp.status_code == 200 and resp.get_data(as_text=True) == ""
     assert client.get(sso.org.url("/sso/group-mappings"), headers=sso.org.headers).get_json() == []

@@ -59,24 +59,45 @@ def test_enable_requires_this_orgs_verified_domain(client, acme, globex, doh, oi
     assert resp.status_code == 400
     assert "Verify acme.test under Domains" in resp.get_json()["detail"]
     assert resp.get_json()["errors"][0]["field"] == "enabled"
-    # Verified by another org does not count.
+    # Verified by another org does not count: the domain is theirs to configure.
     verify_domain_for(client, globex, doh, "acme.test")
     resp = client.put(
         acme.url("/sso"), headers=acme.headers, json=_body(oidc_provider.url, enabled=True)
     )
-    assert resp.status_code == 400
-
-
-def test_email_domain_unique_across_orgs(client, acme, globex, oidc_provider):
     assert (
-        client.put(
-            acme.url("/sso"), headers=acme.headers, json=_body(oidc_provider.url)
-        ).status_code
-        == 200
+        resp.status_code == 409 and "verified by another organization" in resp.get_json()["detail"]
     )
-    resp = client.put(globex.url("/sso"), headers=globex.headers, json=_body(oidc_provider.url))
-    assert resp.status_code == 409
-    assert resp.get_json()["errors"][0]["field"] == "email_domain"
+
+
+def test_email_domain_unique_across_orgs(client, acme, globex, doh, oidc_provider):
+    """The domain routes sign-ins for one org only: the one that verified it. A draft
+    of an org that never verified it blocks no one, not even after the real owner
+    arrives; removing the domain lets go of it."""
+    squat = client.put(globex.url("/sso"), headers=globex.headers, json=_body(oidc_provider.url))
+    assert squat.status_code == 200 and squat.get_json()["enabled"] is False
+    verify_domain_for(client, acme, doh, "acme.test")
+    resp = client.put(
+        acme.url("/sso"), headers=acme.headers, json=_body(oidc_provider.url, enabled=True)
+    )
+    assert resp.status_code == 200 and resp.get_json()["enabled"] is True
+    # Now that acme.test is Acme's, Globex cannot save it again, nor enable its draft.
+    again = client.put(globex.url("/sso"), headers=globex.headers, json=_body(oidc_provider.url))
+    assert again.status_code == 409
+    assert again.get_json()["errors"][0]["field"] == "email_domain"
+    # Removing the verified domain disables Acme's SSO and frees the domain.
+    domain_id = client.get(acme.url("/domains"), headers=acme.headers).get_json()[0]["id"]
+    assert client.delete(acme.url(f"/domains/{domain_id}"), headers=acme.headers).status_code == 204
+    assert client.get(acme.url("/sso"), headers=acme.headers).get_json()["enabled"] is False
+    events = client.get(acme.url("/events"), headers=acme.headers).get_json()
+    assert any(
+        e["kind"] == "sso.connection.disabled" and e["data"].get("reason") == "domain removed"
+        for e in events
+    )
+    verify_domain_for(client, globex, doh, "acme.test")
+    resp = client.put(
+        globex.url("/sso"), headers=globex.headers, json=_body(oidc_provider.url, enabled=True)
+    )
+    assert resp.status_code == 200 and resp.get_json()["enabled"] is True
 
 
 @pytest.mark.parametrize(

@@ -288,6 +288,7 @@ def test_id_token_signed_by_wrong_key(app, client, sso, monkeypatch):
         ({"email": "bob@other.example"}, "accepts only acme.test addresses"),
         ({"email": "bob@sub.acme.test"}, "accepts only acme.test addresses"),
         ({"email": "bob@acme.test", "email_verified": False}, "is not verified"),
+        ({"email": "bob\u0000@acme.test"}, "control characters"),
     ],
 )
 def test_profile_rejections(app, client, sso, claims, says):
@@ -455,3 +456,62 @@ def test_an_agent_is_refused_at_the_end_of_a_real_sso_sign_in(app, client, sso):
     _rejected(resp, "Agents do not sign in", 403)
     assert _count(app, OrgMember, org_id=sso.org.org_id) == before
     assert browser.get(f"/o/{sso.org.slug}/").status_code == 302  # no session
+
+
+def test_client_credentials_are_form_encoded_in_basic_auth(app, client, sso, monkeypatch):
+    """RFC 6749 §2.3.1: a secret with ':' '%' or non-ASCII is urlencoded first."""
+    from urllib.parse import quote
+
+    secret = "p:a%ss wörd/+"
+    resp = client.put(
+        sso.org.url("/sso"),
+        headers=sso.org.headers,
+        json={
+            "email_domain": "acme.test",
+            "issuer_url": sso.provider.url,
+            "client_id": "workspace acme",
+            "client_secret": secret,
+            "enabled": True,
+        },
+    )
+    assert resp.status_code == 200, resp.get_json()
+    sent = []
+    real_fetch = oidc.fetch
+
+    def spy(method, url, **kwargs):
+        sent.append(kwargs)
+        return real_fetch(method, url, **kwargs)
+
+    monkeypatch.setattr(oidc, "fetch", spy)
+    sso.sign_in(app.test_client(), "enc-sub", email="enc@acme.test")
+    auth = next(kw["auth"] for kw in sent if "auth" in kw)
+    assert (auth.username, auth.password) == (
+        quote("workspace acme", safe=""),
+        quote(secret, safe=""),
+    )
+    assert auth.password == "p%3Aa%25ss%20w%C3%B6rd%2F%2B"
+
+
+def test_control_characters_from_the_idp_never_reach_the_database(app, client, sso):
+    """A name or group with a NUL (PostgreSQL text holds none) is cleaned or ignored,
+    and the sign-in goes through."""
+    web = _project(client, sso.org, "Website", "WEB")
+    _map(client, sso.org, "eng", web, "member")
+    resp = sso.sign_in(
+        app.test_client(),
+        "nul-sub",
+        email="nul@acme.test",
+        name="Nu\u0000ll Person",
+        groups=["eng", "e\u0000ng"],
+    )
+    assert resp.status_code == 302, resp.get_data(as_text=True)
+    person = _account(app, "nul@acme.test")
+    assert person.name == "Null Person"
+    with app.app_context():
+        roles = [
+            pm.role
+            for pm in db.session.scalars(
+                select(ProjectMember).where(ProjectMember.account_id == person.id)
+            )
+        ]
+    assert roles == ["member"]

@@ -352,7 +352,8 @@ def test_failed_logins_are_rate_limited(app, ldap_acme):
         limiter.enabled = False
         with limited.app_context():
             db.engine.dispose()
-    assert len(failures(app, ldap_acme.org_id)) == 10
+    recorded = [f["reason"] for f in failures(app, ldap_acme.org_id)]
+    assert len(recorded) == 13 and recorded.count("rate_limited") == 3
 
 
 def test_browser_form_needs_the_csrf_token_json_does_not(app, ldap_acme):
@@ -418,3 +419,20 @@ def test_an_agent_is_refused_at_the_end_of_a_real_directory_sign_in(client, app,
     assert browser.get("/o/acme/").status_code == 302
     account, members = account_and_memberships(app, "ada.lovelace@acme.test")
     assert str(account["id"]) == agent["id"] and len(members) == 1  # the agent's own
+
+
+@pytest.mark.parametrize(
+    ("email", "compared_as"),
+    [
+        ("ada@straße.de", "xn--strae-oqa.de"),  # UTS #46 keeps ß; IDNA 2003 made strasse.de
+        ("ada@Acme.TEST.", "acme.test"),
+        ("ada@bücher.example", "xn--bcher-kva.example"),
+    ],
+)
+def test_directory_email_domains_compare_like_verified_domains(email, compared_as):
+    """The same normalization as Settings → Domains, so a verified straße.de admits its
+    people and a verified strasse.de (another registrable name) does not."""
+    from workspace.identity.domains.normalize import normalize_domain
+    from workspace.identity.ldap.signin import _domain
+
+    assert _domain(email) == compared_as == normalize_domain(email.split("@")[1])

@@ -58,3 +58,12 @@ def verified_domain_names(org_id: uuid.UUID) -> set[str]:
             )
         )
     )
+
+
+def verifying_org(domain: str) -> uuid.UUID | None:
+    """The org that has verified this domain, if any (at most one: spec §2.1)."""
+    return db.session.scalar(
+        select(VerifiedDomain.org_id).where(
+            VerifiedDomain.domain == domain, VerifiedDomain.state == DomainState.VERIFIED
+        )
+    )

@@ -11,6 +11,7 @@ import secrets
 import uuid
 from dataclasses import dataclass
 
+from blinker import Namespace
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
@@ -18,7 +19,7 @@ from workspace.core.events import record_event
 from workspace.errors import ConflictError, NotFoundError, ServiceError
 from workspace.extensions import db
 from workspace.identity.domains.doh import DnsLookupError, lookup_txt
-from workspace.identity.domains.models import DomainState, VerifiedDomain
+from workspace.identity.domains.models import DomainState, VerifiedDomain, verifying_org
 from workspace.identity.domains.normalize import normalize_domain
 from workspace.types import utcnow
 
@@ -42,17 +43,15 @@ class VerifyResult:
     message: str
 
 
+#: Sent inside the transaction that removes a domain, before it commits, with the
+#: org id as sender and ``domain`` and ``actor_id``: what relied on the domain
+#: (single sign-on routing) lets go of it in the same commit.
+domain_removed = Namespace().signal("domain-removed")
+
+
 def _taken_elsewhere(org_id: uuid.UUID, name: str) -> bool:
-    return (
-        db.session.scalar(
-            select(VerifiedDomain.id).where(
-                VerifiedDomain.domain == name,
-                VerifiedDomain.state == DomainState.VERIFIED,
-                VerifiedDomain.org_id != org_id,
-            )
-        )
-        is not None
-    )
+    owner = verifying_org(name)
+    return owner is not None and owner != org_id
 
 
 def _conflict(name: str) -> ConflictError:
@@ -157,4 +156,6 @@ def remove_domain(org_id: uuid.UUID, domain_id: uuid.UUID, *, actor_id: uuid.UUI
     name, was = row.domain, row.state
     db.session.delete(row)
     record_event(org_id, "domain.removed", actor_id=actor_id, subject=name, state=was)
+    if was == DomainState.VERIFIED:
+        domain_removed.send(org_id, domain=name, actor_id=actor_id)
     db.session.commit()

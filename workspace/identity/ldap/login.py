@@ -117,7 +117,13 @@ def too_many(_error: RateLimitExceeded):
     refused = LoginRefused(
         "rate_limited", "Too many failed sign-in attempts. Wait a few minutes, then try again.", 429
     )
-    return _refuse(refused, _fields())
+    fields = _fields()
+    org = find_signin_org(fields["org"].strip())
+    if org is not None:
+        # The org's admins see the lockout in the audit log, as they see failures.
+        record_failure(org, fields["username"].strip(), refused.reason, ip=request.remote_addr)
+        db.session.commit()
+    return _refuse(refused, fields)
 
 
 def init_app(app) -> None:

@@ -13,6 +13,7 @@ from workspace.core.events import record_event
 from workspace.core.models import Account, Org
 from workspace.errors import ServiceError
 from workspace.identity.domains.models import verified_domain_names
+from workspace.identity.domains.normalize import email_domain
 from workspace.identity.ldap import directory
 from workspace.identity.ldap.directory import DirectoryError
 from workspace.identity.ldap.filters import fill_filter
@@ -130,11 +131,13 @@ def _unavailable(exc: DirectoryError) -> LoginRefused:
 
 
 def _domain(email: str) -> str:
-    domain = email.rsplit("@", 1)[1].strip().rstrip(".").lower()
+    """The email's domain in the form verified domains are stored in (UTS #46), so
+    straße.de is compared as xn--strae-oqa.de and never as strasse.de."""
     try:
-        return domain.encode("idna").decode("ascii")
-    except UnicodeError:
-        return domain
+        return email_domain(email)
+    except ServiceError:
+        # Not a domain at all: shown as given, and matching no verified domain.
+        return email.rsplit("@", 1)[1].strip().lower()
 
 
 def directory_login(org: Org, username: str, password: str) -> tuple[Account, bool]:

@@ -2,8 +2,9 @@
 
 The email domain must be one this org has verified before the connection can be
 enabled (DESIGN §6): otherwise an org could route another company's people to its
-own IdP and sign in as them. Sign-in re-checks it, so removing the domain later
-stops sign-in at once.
+own IdP and sign in as them. Sign-in re-checks it, and removing the domain disables
+the connection, so sign-in stops at once. A domain another org has verified cannot be
+saved at all; a domain nobody has verified may sit in several orgs' disabled drafts.
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ from sqlalchemy.exc import IntegrityError
 from workspace.core.events import record_event
 from workspace.errors import ConflictError, NotFoundError, ServiceError
 from workspace.extensions import db
-from workspace.identity.domains.models import verified_domain_names
+from workspace.identity.domains.models import verified_domain_names, verifying_org
 from workspace.identity.domains.normalize import normalize_domain
+from workspace.identity.domains.service import domain_removed
 from workspace.identity.sso import oidc
 from workspace.identity.sso.models import SsoConnection
 from workspace.security.crypto import seal, unseal
@@ -99,14 +101,12 @@ def save_connection(
         raise ServiceError(
             "The groups claim is the name of a claim, such as groups.", field="groups_claim"
         )
-    other = db.session.scalar(
-        select(SsoConnection.org_id).where(
-            SsoConnection.email_domain == domain, SsoConnection.org_id != org_id
-        )
-    )
-    if other is not None:
+    owner = verifying_org(domain)
+    if owner is not None and owner != org_id:
         raise ConflictError(
-            f"Another organization already uses single sign-on for {domain}.", field="email_domain"
+            f"{domain} is verified by another organization; single sign-on for it is "
+            "theirs to configure.",
+            field="email_domain",
         )
     if data.enabled and domain not in verified_domain_names(org_id):
         raise ServiceError(
@@ -145,7 +145,8 @@ def save_connection(
     except IntegrityError as exc:
         db.session.rollback()
         raise ConflictError(
-            f"Another organization already uses single sign-on for {domain}.", field="email_domain"
+            f"Another organization has single sign-on enabled for {domain}.",
+            field="email_domain",
         ) from exc
     return conn
 
@@ -167,6 +168,26 @@ def set_enabled(org_id: uuid.UUID, enabled: bool, *, actor_id: uuid.UUID | None)
     )
     db.session.commit()
     return conn
+
+
+@domain_removed.connect
+def _disable_for_removed_domain(
+    org_id: uuid.UUID, *, domain: str, actor_id: uuid.UUID | None
+) -> None:
+    """A removed domain routes no one: the org's connection for it is disabled, which
+    also frees the domain for an org that verifies it next."""
+    conn = get_connection(org_id)
+    if conn is None or conn.email_domain != domain or not conn.enabled:
+        return
+    conn.enabled = False
+    conn.updated_at = utcnow()
+    record_event(
+        org_id,
+        "sso.connection.disabled",
+        actor_id=actor_id,
+        subject=domain,
+        reason="domain removed",
+    )
 
 
 def delete_connection(org_id: uuid.UUID, *, actor_id: uuid.UUID | None) -> None:

@@ -103,7 +103,8 @@ def groups_from_claims(claims: dict[str, Any], claim_name: str) -> list[str]:
         value = [value]
     if not isinstance(value, list):
         return []
-    return [g.strip() for g in value if isinstance(g, str) and g.strip()]
+    # A name with control characters matches no mapping (none can hold one).
+    return [g.strip() for g in value if isinstance(g, str) and g.strip() and g.isprintable()]
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 
-from sqlalchemy import ForeignKey, String, UniqueConstraint
+from sqlalchemy import ForeignKey, Index, String, UniqueConstraint, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from workspace.extensions import db
@@ -14,16 +14,32 @@ from workspace.types import UTCDateTime, created_at_column, uuid_pk
 
 
 class SsoConnection(db.Model):
-    """One OIDC identity provider per org (spec §2.2)."""
+    """One OIDC identity provider per org (spec §2.2).
+
+    The email domain is unique across orgs where it routes anyone: among enabled
+    connections. Enabling needs the domain verified by the org, and a domain is
+    verified by one org at most, so the live routing is unambiguous; a draft of an
+    org that never verified the domain can neither block the org that does nor
+    route anyone.
+    """
 
     __tablename__ = "sso_connections"
+    __table_args__ = (
+        Index(
+            "uq_sso_connections_enabled_email_domain",
+            "email_domain",
+            unique=True,
+            sqlite_where=text("enabled"),
+            postgresql_where=text("enabled"),
+        ),
+    )
 
     id: Mapped[uuid.UUID] = uuid_pk()
     org_id: Mapped[uuid.UUID] = mapped_column(
         ForeignKey("orgs.id", ondelete="CASCADE"), unique=True
     )
-    #: Lowercased, normalized like verified domains; unique across orgs.
-    email_domain: Mapped[str] = mapped_column(String(253), unique=True)
+    #: Lowercased, normalized like verified domains; unique among enabled connections.
+    email_domain: Mapped[str] = mapped_column(String(253), index=True)
     #: Without a trailing slash; discovery lives under it.
     issuer_url: Mapped[str] = mapped_column(String(500))
     client_id: Mapped[str] = mapped_column(String(500))

@@ -17,7 +17,7 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 from authlib.oauth2.rfc7636 import create_s256_code_challenge
 from authlib.oidc.core import CodeIDToken
@@ -152,7 +152,9 @@ def exchange_code(
     ):
         form |= {"client_id": client_id, "client_secret": client_secret}
     else:
-        kwargs["auth"] = HTTPBasicAuth(client_id, client_secret)
+        # RFC 6749 §2.3.1: both are form-urlencoded before going into Basic auth,
+        # so a secret holding ':', '%' or non-ASCII survives the trip.
+        kwargs["auth"] = HTTPBasicAuth(quote(client_id, safe=""), quote(client_secret, safe=""))
     try:
         response = fetch("POST", meta.token_endpoint, data=form, **kwargs)
     except OutboundError as exc:

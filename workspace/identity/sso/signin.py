@@ -52,7 +52,11 @@ class SignInResult:
 
 
 def _usable_connection(domain: str) -> SsoConnection | None:
-    conn = db.session.scalar(select(SsoConnection).where(SsoConnection.email_domain == domain))
+    conn = db.session.scalar(
+        select(SsoConnection).where(
+            SsoConnection.email_domain == domain, SsoConnection.enabled.is_(True)
+        )
+    )
     if conn is None or not conn.enabled or not connection.domain_is_verified(conn):
         return None
     return conn
@@ -105,10 +109,15 @@ def _email_verified_false(*sources: dict[str, Any]) -> bool:
 def _display_name(profile: dict[str, Any]) -> str | None:
     name = profile.get("name")
     if isinstance(name, str) and name.strip():
-        return name.strip()[:200]
+        return _printable(name).strip()[:200] or None
     parts = [profile.get(k) for k in ("given_name", "family_name")]
     joined = " ".join(p.strip() for p in parts if isinstance(p, str) and p.strip())
-    return joined[:200] or None
+    return _printable(joined)[:200] or None
+
+
+def _printable(text: str) -> str:
+    """What the IdP sent, without control characters (PostgreSQL holds no NUL)."""
+    return "".join(ch for ch in text if ch.isprintable())
 
 
 def _idp_error_message(error: str) -> str:
@@ -189,6 +198,13 @@ def callback(
             org_id=org_id,
         )
     email = profile.get("email")
+    if isinstance(email, str) and "@" in email and not email.isprintable():
+        raise SignInRejected(
+            "Your identity provider sent an email address with control characters in "
+            "it, so you cannot be signed in. Ask your admin to check the email claim.",
+            reason="bad_email",
+            org_id=org_id,
+        )
     if not isinstance(email, str) or "@" not in email:
         raise SignInRejected(
             "Your identity provider sent no email address, so you cannot be "
@@ -235,5 +251,7 @@ def record_rejection(exc: SignInRejected) -> None:
     db.session.rollback()
     if exc.org_id is None:
         return
-    record_event(exc.org_id, "auth.sso.rejected", reason=exc.reason, message=exc.message)
+    record_event(
+        exc.org_id, "auth.sso.rejected", reason=exc.reason, message=_printable(exc.message)
+    )
     db.session.commit()

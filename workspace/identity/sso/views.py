@@ -158,7 +158,9 @@ def group_sync_preview(org: str):
     access = page_access(org, "org.manage_settings")
     email = (request.form.get("email") or "").strip()[:320]
     raw_groups = request.form.get("groups", "")[:10000]
-    groups = [g.strip() for line in raw_groups.splitlines() for g in line.split(",") if g.strip()]
+    # One group per line: names may hold commas (Active Directory DNs such as
+    # CN=Engineering,OU=Groups,DC=acme,DC=com).
+    groups = [line.strip() for line in raw_groups.splitlines() if line.strip()]
     result, error = None, None
     try:
         result = preview.preview(access.org.id, email=email, member_id=None, groups=groups)

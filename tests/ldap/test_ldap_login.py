@@ -275,7 +275,9 @@ def test_org_names_that_cannot_be_orgs_are_unknown_not_errors(client, ldap_acme)
     for ref in ("ac\x00me", "x" * 300, "ac\tme"):
         resp = post_json(client, ref, "ada", PASSWORDS["ada"])
         assert resp.status_code == 404, repr(ref)
-    assert client.get("/signin?org=ac%00me").status_code == 200
+    # In an address, a NUL is refused up front with a readable page (request guard).
+    page = client.get("/signin?org=ac%00me")
+    assert page.status_code == 400 and "NUL character" in page.get_data(as_text=True)
 
 
 def test_bad_json_is_a_400_not_a_500(client, ldap_acme):

@@ -151,3 +151,8 @@ def test_token_answers_are_never_cached(client, acme):
     resp = client.post(acme.url("/scim-token"), headers=acme.headers)
     assert resp.status_code in (200, 201) and json.loads(resp.data)["token"].startswith("scim_")
     assert resp.headers["Cache-Control"] == "no-store"
+
+
+def test_nul_in_a_filter_is_a_scim_400(scim):
+    resp = scim.get("/Users", query_string={"filter": 'userName eq "a\x00@example.test"'})
+    assert "NUL" in assert_scim_error(resp, 400)["detail"]

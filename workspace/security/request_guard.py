@@ -7,10 +7,11 @@
   ``RecursionError`` near a thousand levels, and no request of ours needs more than a
   handful.
 
-Query strings and form fields are checked on every route; JSON bodies on every route
-that lets Flask parse them. The SCIM and MCP endpoints read their own bodies (each
-answers in its own error format) and call :func:`check_json` themselves; they are
-marked with :func:`reads_own_body`.
+Query strings are checked on every route. Bodies (form fields and JSON) are checked
+on every route but those marked with :func:`reads_own_body`, which take care of their
+own: SCIM and MCP (each answers in its own error format and calls :func:`load_json`),
+and directory sign-in (a username with a NUL is a failed, audited login attempt, not a
+malformed request).
 """
 
 from __future__ import annotations
@@ -97,15 +98,20 @@ def _too_deep() -> str:
     return f"The JSON body is nested more than {MAX_JSON_DEPTH} levels deep."
 
 
+def _check_fields(fields: Any, what: str) -> None:
+    for key, value in fields.items(multi=True):
+        if "\x00" in key or "\x00" in value:
+            name = key.replace("\x00", "")
+            raise RefusedRequest(_nul(f"The {what} {name!r}"), name or None)
+
+
 def _check_request() -> None:
-    for source, what in ((request.args, "query parameter"), (request.form, "form field")):
-        for key, value in source.items(multi=True):
-            if "\x00" in key or "\x00" in value:
-                name = key.replace("\x00", "")
-                raise RefusedRequest(_nul(f"The {what} {name!r}"), name or None)
+    _check_fields(request.args, "query parameter")
     view = current_app.view_functions.get(request.endpoint or "")
-    own = request.blueprint in _OWN_BODY_BLUEPRINTS or getattr(view, "_reads_own_body", False)
-    if own or not request.is_json:
+    if request.blueprint in _OWN_BODY_BLUEPRINTS or getattr(view, "_reads_own_body", False):
+        return
+    _check_fields(request.form, "form field")
+    if not request.is_json:
         return
     if not request.get_data(cache=True):
         return

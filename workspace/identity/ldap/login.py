@@ -31,6 +31,7 @@ from workspace.identity.ldap.signin import (
     find_signin_org,
     record_failure,
 )
+from workspace.security.request_guard import reads_own_body
 
 bp = Blueprint("ldap_signin", __name__)
 
@@ -60,6 +61,7 @@ def _username_key() -> str:
 
 
 @bp.post("/auth/ldap/login")
+@reads_own_body  # NUL in a username is an audited failed attempt, escaped per RFC 4515
 @limiter.limit(FAILED_PER_ADDRESS, deduct_when=_failed)
 @limiter.limit(FAILED_PER_USERNAME, key_func=_username_key, deduct_when=_failed)
 def login():

@@ -206,12 +206,20 @@ def points_figure(points: list[dict[str, Any]], chart_type: str = "bar") -> go.F
         # nothing), and half a category of room each side keeps end labels whole.
         fig.update_xaxes(type="category", range=[-0.5, len(keys) - 0.5])
         fig.update_yaxes(rangemode="tozero")
-        return _whole_ticks(_layout(fig), values)
+        return _short_labels(_whole_ticks(_layout(fig), values), keys)
     fig = go.Figure(
         go.Bar(x=keys, y=values, marker_color=ACCENT, hovertemplate="%{x}: %{y}<extra></extra>")
     )
     fig.update_xaxes(type="category")
-    return _whole_ticks(_layout(fig), values)
+    return _short_labels(_whole_ticks(_layout(fig), values), keys)
+
+
+def _short_labels(fig: go.Figure, keys: list[str]) -> go.Figure:
+    """Category labels cut to fit under their bar (the hover shows the whole name),
+    and room made below the plot for what is left."""
+    shown = [k if len(k) <= 16 else k[:15] + "…" for k in keys]
+    fig.update_xaxes(tickmode="array", tickvals=keys, ticktext=shown, automargin=True)
+    return fig
 
 
 def _whole_ticks(fig: go.Figure, values: list[float]) -> go.Figure:

@@ -186,7 +186,9 @@ def _zero_points(scope: Scope, dimension: str) -> list[dict[str, Any]]:
         )
     )
     # An org with no project yet shows the workflow every new project starts with.
-    shown = set(names) or {n for n, category, _ in DEFAULT_STATES if category != "triage"}
+    shown = set(names) or {
+        n for n, category, _ in DEFAULT_STATES if category != StateCategory.TRIAGE
+    }
     return [{"key": name, "value": 0, "id": None} for name in sorted(shown, key=str.lower)]
 
 

@@ -27,11 +27,11 @@ from workspace.errors import NotFoundError, ServiceError
 from workspace.extensions import db
 from workspace.types import utcnow
 
-#: Fields a caller may change, beside ``archived``.
 #: Deepest offset a task list pages to: far past any real project, and well inside
 #: what SQLite's and PostgreSQL's integers hold.
 MAX_OFFSET = 10_000_000
 
+#: Fields a caller may change, beside ``archived``.
 EDITABLE = (
     "title",
     "description",

@@ -16,6 +16,7 @@ malformed request).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -61,8 +62,6 @@ def reads_own_body(target: F | Blueprint) -> F | Blueprint:
 def load_json(raw: str | bytes) -> Any:
     """``json.loads`` that turns runaway nesting into :class:`InputRefused` and leaves
     other malformed input to raise ``ValueError`` as usual."""
-    import json
-
     try:
         data = json.loads(raw)
     except RecursionError as exc:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from datetime import date, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, false, literal, not_, or_, select, true
+from sqlalchemy import ColumnElement, and_, false, not_, or_, select, true
 
 from workspace.analytics.pql.parser import (
     And,
@@ -41,7 +41,7 @@ from workspace.core.models import (
     TaskKind,
 )
 from workspace.core.models.projects import COUNTED_CATEGORIES
-from workspace.dbfunctions import unicode_lower
+from workspace.dbfunctions import equals_ignoring_case, unicode_lower
 from workspace.extensions import db
 
 ENUMS = {
@@ -138,7 +138,7 @@ class Compiler:
     def _resolve(self, field: str, value: Value) -> list[uuid.UUID]:
         if value.kind == "function":  # currentUser(), checked by the parser
             return [self.current_account_id] if self.current_account_id else []
-        name = unicode_lower(literal(str(value.value).strip()))
+        name = str(value.value).strip()
         ids = list(db.session.scalars(_LOOKUPS[field](self.org_id, name)))
         if not ids:
             noun = {
@@ -199,38 +199,43 @@ class Compiler:
         return lowered.not_in([t.lower() for t in texts])
 
 
-def _states(org_id: uuid.UUID, name: ColumnElement[str]):
+def _states(org_id: uuid.UUID, name: str):
     return (
         select(State.id)
         .join(Project, Project.id == State.project_id)
-        .where(Project.org_id == org_id, unicode_lower(State.name) == name)
+        .where(Project.org_id == org_id, equals_ignoring_case(State.name, name))
     )
 
 
-def _people(org_id: uuid.UUID, name: ColumnElement[str]):
+def _people(org_id: uuid.UUID, name: str):
     return (
         select(Account.id)
         .join(OrgMember, OrgMember.account_id == Account.id)
         .where(
             OrgMember.org_id == org_id,
-            or_(unicode_lower(Account.email) == name, unicode_lower(Account.name) == name),
+            or_(
+                equals_ignoring_case(Account.email, name), equals_ignoring_case(Account.name, name)
+            ),
         )
     )
 
 
-def _projects(org_id: uuid.UUID, name: ColumnElement[str]):
+def _projects(org_id: uuid.UUID, name: str):
     return select(Project.id).where(
         Project.org_id == org_id,
-        or_(unicode_lower(Project.name) == name, unicode_lower(Project.identifier) == name),
+        or_(
+            equals_ignoring_case(Project.name, name),
+            equals_ignoring_case(Project.identifier, name),
+        ),
     )
 
 
-def _grouping(model: Any) -> Callable[[uuid.UUID, ColumnElement[str]], Any]:
-    def lookup(org_id: uuid.UUID, name: ColumnElement[str]):
+def _grouping(model: Any) -> Callable[[uuid.UUID, str], Any]:
+    def lookup(org_id: uuid.UUID, name: str):
         return (
             select(model.id)
             .join(Project, Project.id == model.project_id)
-            .where(Project.org_id == org_id, unicode_lower(model.name) == name)
+            .where(Project.org_id == org_id, equals_ignoring_case(model.name, name))
         )
 
     return lookup

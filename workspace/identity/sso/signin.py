@@ -57,7 +57,7 @@ def _usable_connection(domain: str) -> SsoConnection | None:
             SsoConnection.email_domain == domain, SsoConnection.enabled.is_(True)
         )
     )
-    if conn is None or not conn.enabled or not connection.domain_is_verified(conn):
+    if conn is None or not connection.domain_is_verified(conn):
         return None
     return conn
 

@@ -26,7 +26,7 @@ CAPABILITIES = (
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     from importlib import import_module
 
-    from workspace import cli, errors, web
+    from workspace import cli, error_handlers, web
     from workspace.config import load_config
     from workspace.extensions import csrf, db, htmx, limiter, migrate
     from workspace.security import request_guard
@@ -51,13 +51,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
     for name in CAPABILITIES:
         import_module(name).init_app(app)
-    # Bearer-token APIs carry no ambient credential for a cross-site form to ride on
-    # (the API accepts a session cookie on safe methods only), so CSRF does not apply.
-    for name, blueprint in app.blueprints.items():
-        if name == "api" or name.endswith("_api"):
-            csrf.exempt(blueprint)
 
-    errors.init_app(app)
+    error_handlers.init_app(app)
     web.init_app(app)
     cli.init_app(app)
     _sqlite_pragmas(app)

@@ -113,7 +113,8 @@ def create_token_command(email: str, org_ref: str, name: str) -> None:
     """Print a new API token for a member of an org (shown once)."""
     from workspace.auth.api_tokens import create_token
     from workspace.core.accounts import find_account
-    from workspace.security.permissions import find_org, membership
+    from workspace.core.orgs import active_membership as membership
+    from workspace.core.orgs import find_org
 
     org = find_org(org_ref)
     account = find_account(email)

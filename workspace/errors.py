@@ -1,66 +1,8 @@
-"""One place that turns failures into responses: problem+json under /api/, SCIM's
-own error schema under /scim/ (that blueprint registers it), HTML pages elsewhere."""
+"""The errors service functions raise: a request the service refuses for a reason the
+caller can fix. The request layer turns them into problem+json under ``/api/`` and
+readable pages elsewhere (:mod:`workspace.error_handlers`)."""
 
 from __future__ import annotations
-
-import logging
-
-from flask import Flask, render_template, request
-from flask_wtf.csrf import CSRFError
-from werkzeug.exceptions import HTTPException, InternalServerError
-
-from workspace.api.problems import ApiError, from_http_exception, problem_response
-
-log = logging.getLogger(__name__)
-
-
-def _wants_problem_json() -> bool:
-    return request.path.startswith("/api/")
-
-
-def init_app(app: Flask) -> None:
-    @app.errorhandler(ApiError)
-    def handle_api_error(error: ApiError):
-        return problem_response(error)
-
-    @app.errorhandler(ServiceError)
-    def handle_service_error(error: ServiceError):
-        if _wants_problem_json():
-            return problem_response(error.to_api_error())
-        return render_template("error.html", code=error.status, message=error.message), error.status
-
-    @app.errorhandler(CSRFError)
-    def handle_csrf(error: CSRFError):
-        message = "Your form expired or came from another site. Reload the page and try again."
-        if _wants_problem_json():
-            return problem_response(ApiError(400, message))
-        return render_template("error.html", code=400, message=message), 400
-
-    @app.errorhandler(HTTPException)
-    def handle_http(error: HTTPException):
-        if _wants_problem_json():
-            return problem_response(from_http_exception(error))
-        if request.path.startswith("/scim/"):
-            return error
-        response = error.get_response()
-        response.data = render_template("error.html", code=error.code, message=error.description)
-        response.content_type = "text/html; charset=utf-8"
-        return response
-
-    @app.errorhandler(Exception)
-    def handle_unexpected(error: Exception):
-        # Log the traceback server-side; the client gets no internals.
-        log.exception("unhandled error on %s %s", request.method, request.path)
-        # A failed statement leaves PostgreSQL's transaction aborted; the error page
-        # itself queries (the org switcher), so start clean.
-        from workspace.extensions import db
-
-        db.session.rollback()
-        if _wants_problem_json():
-            return problem_response(
-                ApiError(500, "Something went wrong on our side.", title="Internal error")
-            )
-        return render_template("error.html", code=500, message=InternalServerError.description), 500
 
 
 class ServiceError(Exception):
@@ -77,9 +19,10 @@ class ServiceError(Exception):
         self.message = message
         self.field = field
 
-    def to_api_error(self) -> ApiError:
+    def to_problem(self) -> dict:
+        """The fields a problem+json answer needs."""
         errors = [{"field": self.field, "message": self.message}] if self.field else None
-        return ApiError(self.status, self.message, errors=errors)
+        return {"status": self.status, "detail": self.message, "errors": errors}
 
 
 class NotFoundError(ServiceError):
@@ -92,3 +35,23 @@ class ConflictError(ServiceError):
 
 class ForbiddenError(ServiceError):
     status = 403
+
+
+class InputError(ServiceError):
+    """Input that fails its input model: a message per field, for the API's ``errors``
+    list and for the form that shows each beside its field."""
+
+    def __init__(self, message: str, errors: list[dict[str, str]]) -> None:
+        super().__init__(message, field=errors[0]["field"] if len(errors) == 1 else None)
+        self.errors = errors
+
+    @property
+    def by_field(self) -> dict[str, str]:
+        """The first message for each field, keyed by the field's name."""
+        out: dict[str, str] = {}
+        for err in self.errors:
+            out.setdefault(err["field"], err["message"])
+        return out
+
+    def to_problem(self) -> dict:
+        return {"status": self.status, "detail": self.message, "errors": self.errors}

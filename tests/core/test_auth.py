@@ -84,8 +84,8 @@ def test_deactivated_member_loses_session_and_token_access(client, app, acme):
     assert client.get("/o/acme/").status_code == 200
     with app.app_context():
         from workspace.core.accounts import deactivate_member
+        from workspace.core.orgs import active_membership as membership
         from workspace.extensions import db
-        from workspace.security.permissions import membership
 
         assert deactivate_member(membership(acme.org_id, mia.owner_id))
         db.session.commit()
@@ -96,7 +96,7 @@ def test_deactivated_member_loses_session_and_token_access(client, app, acme):
 def test_last_owner_cannot_be_deactivated(app, acme):
     with app.app_context():
         from workspace.core.accounts import deactivate_member
-        from workspace.security.permissions import membership
+        from workspace.core.orgs import active_membership as membership
 
         assert deactivate_member(membership(acme.org_id, acme.owner_id)) is False
         assert membership(acme.org_id, acme.owner_id).active

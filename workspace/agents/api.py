@@ -7,8 +7,6 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from flask import Blueprint
-
 from workspace.agents import ask, credits, members, settings
 from workspace.agents.models import settings_for
 from workspace.agents.schemas import (
@@ -24,11 +22,12 @@ from workspace.agents.schemas import (
 )
 from workspace.analytics.scope import make_scope
 from workspace.api import api_access, operation
+from workspace.api.blueprints import api_blueprint
 from workspace.extensions import db
 from workspace.security.permissions import require
 from workspace.security.tokens import display_prefix
 
-bp = Blueprint("agents_api", __name__, url_prefix="/api/v1/orgs/<uuid:org_id>")
+bp = api_blueprint("agents_api", __name__, "/api/v1/orgs/<uuid:org_id>")
 
 
 def settings_out(org_id: uuid.UUID) -> AiSettingsOut:

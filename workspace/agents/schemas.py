@@ -8,7 +8,7 @@ from datetime import datetime
 from pydantic import Field
 
 from workspace.agents.ask import MAX_REQUEST
-from workspace.api.operations import InputModel, OutputModel
+from workspace.api.models import InputModel, OutputModel
 
 
 class AiSettingsIn(InputModel):

@@ -21,7 +21,7 @@ from werkzeug.exceptions import HTTPException
 from workspace.analytics import rollups
 from workspace.analytics import service as analytics
 from workspace.analytics.scope import make_scope
-from workspace.api.operations import validation_errors
+from workspace.api.inputs import validation_errors
 from workspace.core import projects, tasks
 from workspace.core.models import Priority, State, TaskKind
 from workspace.core.schemas import ActivityOut, CommentOut, TaskOut

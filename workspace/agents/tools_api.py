@@ -11,21 +11,23 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
-from flask import Blueprint, Response, current_app, json, request
+from flask import Response, current_app, json, request
 
 from workspace.agents import mcp
 from workspace.agents.tools import TOOLS, ToolError, run_tool
 from workspace.api import api_account, operation
 from workspace.api.auth import bearer_token
-from workspace.api.operations import OutputModel
+from workspace.api.blueprints import api_blueprint
+from workspace.api.models import OutputModel
 from workspace.api.problems import ApiError
 from workspace.auth import api_tokens
 from workspace.core.models import Account, ApiToken, Org
+from workspace.core.orgs import active_membership as membership
 from workspace.extensions import db
-from workspace.security.permissions import Access, membership
+from workspace.security.permissions import Access
 from workspace.security.request_guard import InputRefused, load_json, reads_own_body
 
-bp = Blueprint("agent_tools_api", __name__, url_prefix="/api/v1/agent")
+bp = api_blueprint("agent_tools_api", __name__, "/api/v1/agent")
 
 NOT_AN_AGENT = (
     "The agent tool interface takes an agent's token; an admin creates agents "

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import uuid
 
-from flask import Blueprint, Response, stream_with_context
+from flask import Response, stream_with_context
 
 from workspace.analytics import export, rollups, service
 from workspace.analytics.schemas import (
@@ -27,9 +27,10 @@ from workspace.analytics.schemas import (
 )
 from workspace.analytics.scope import Scope, make_scope
 from workspace.api import api_access, operation
+from workspace.api.blueprints import api_blueprint
 from workspace.security.permissions import Access, require
 
-bp = Blueprint("analytics_api", __name__, url_prefix="/api/v1/orgs/<uuid:org_id>/analytics")
+bp = api_blueprint("analytics_api", __name__, "/api/v1/orgs/<uuid:org_id>/analytics")
 
 
 def _scope(org_id: uuid.UUID, query: ScopeQuery) -> tuple[Access, Scope]:

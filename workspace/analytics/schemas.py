@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from workspace.api.operations import OutputModel, QueryModel
+from workspace.api.models import OutputModel, QueryModel
 
 Dimension = Literal["status", "priority", "kind", "assignee", "project"]
 Metric = Literal["count", "done", "open"]

@@ -11,6 +11,7 @@ from workspace.api.problems import ApiError
 from workspace.auth import api_tokens
 from workspace.auth.sessions import current_account
 from workspace.core.models import Account, ApiToken
+from workspace.errors import NotFoundError
 from workspace.security.permissions import Access, org_access
 
 
@@ -52,6 +53,6 @@ def api_access(org_id: uuid.UUID | str) -> Access:
     account, token = api_account()
     access = org_access(org_id, account)
     if token is not None and token.org_id != access.org.id:
-        raise ApiError(404, "No such organization.")
+        raise NotFoundError("No such organization.")
     cache[org_id] = access
     return access

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, Flask, current_app, jsonify
+from flask import Flask, current_app, jsonify
 
+from workspace.api.blueprints import api_blueprint
 from workspace.api.openapi import build_openapi
 
-bp = Blueprint("api", __name__, url_prefix="/api/v1")
+bp = api_blueprint("api", __name__, "/api/v1")
 
 
 @bp.get("/openapi.json")

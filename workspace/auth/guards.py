@@ -1,15 +1,29 @@
-"""Page guards: sign-in required, then the org loaded through the permission layer."""
+"""The page gate: sign-in required, the org loaded and the declared action checked,
+one transaction per request.
+
+    @bp.post("/o/<org>/projects/<uuid:project_id>/settings")
+    @page(action="project.edit")
+    def project_settings(org, project_id, access): ...
+
+The JSON API's twin is :func:`workspace.api.operations.operation`.
+"""
 
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable
+from typing import Any
 from urllib.parse import urlsplit
 
 from flask import g, redirect, request, url_for
 
 from workspace.auth.sessions import current_account
-from workspace.security.permissions import Access, org_access, require
+from workspace.security.permissions import authorize_route, org_access
+from workspace.transaction import transactional
+
+#: The URL argument that names the org on every HTML org route.
+ORG_ARG = "org"
 
 
 def safe_next(target: str | None, default: str = "/") -> str:
@@ -24,18 +38,58 @@ def safe_next(target: str | None, default: str = "/") -> str:
     return target
 
 
+def signin_redirect():
+    """Send an anonymous visitor to sign in, and back here afterwards."""
+    return redirect(url_for("auth.signin", next=request.full_path.rstrip("?")))
+
+
+def page(action: str | None = None) -> Callable:
+    """Declare an HTML route: signed in, and for ``/o/<org>/`` routes the ``action``
+    this page performs (anonymous → sign-in, not a member → 404, not allowed → 403).
+    The view receives ``access`` when it names that parameter."""
+
+    def decorate(view: Callable) -> Callable:
+        wants_access = "access" in inspect.signature(view).parameters
+
+        @functools.wraps(view)
+        @transactional
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            account = current_account()
+            if account is None:
+                return signin_redirect()
+            if ORG_ARG in kwargs:
+                if action is None:
+                    raise RuntimeError(f"{view.__name__}: an org page must declare an action")
+                access = org_access(kwargs[ORG_ARG], account)
+                g.access = access  # the nav and error page show the org even on a 403
+                access = authorize_route(access, action, kwargs)
+                g.access = access
+                if wants_access:
+                    kwargs["access"] = access
+            return view(*args, **kwargs)
+
+        wrapper.permission_action = action  # type: ignore[attr-defined]
+        return wrapper
+
+    return decorate
+
+
 def login_required(view: Callable) -> Callable:
+    """Deprecated: use :func:`page`. Kept while views move onto the gate."""
+
     @functools.wraps(view)
     def wrapper(*args, **kwargs):
         if current_account() is None:
-            return redirect(url_for("auth.signin", next=request.full_path.rstrip("?")))
+            return signin_redirect()
         return view(*args, **kwargs)
 
     return wrapper
 
 
-def page_access(org_ref: str, action: str = "org.read") -> Access:
-    """The signed-in member's access to the org in the URL, kept for the templates."""
+def page_access(org_ref: str, action: str = "org.read"):
+    """Deprecated: use :func:`page`. Kept while views move onto the gate."""
+    from workspace.security.permissions import require
+
     access = org_access(org_ref, current_account())
     g.access = access
     require(access, action)

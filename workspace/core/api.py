@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import uuid
 
-from flask import Blueprint
-
 from workspace.api import api_access, operation
+from workspace.api.blueprints import api_blueprint
 from workspace.core import accounts, events, projects, tasks
 from workspace.core.schemas import (
     ActivityOut,
@@ -42,7 +41,7 @@ from workspace.errors import ServiceError
 from workspace.extensions import db
 from workspace.security.permissions import require
 
-bp = Blueprint("core_api", __name__, url_prefix="/api/v1/orgs/<uuid:org_id>")
+bp = api_blueprint("core_api", __name__, "/api/v1/orgs/<uuid:org_id>")
 
 
 @bp.get("")

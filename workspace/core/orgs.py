@@ -49,3 +49,24 @@ def orgs_for_account(account_id: uuid.UUID) -> list[Org]:
             .order_by(Org.name)
         )
     )
+
+
+def find_org(ref: str | uuid.UUID) -> Org | None:
+    """An org by UUID or slug."""
+    if isinstance(ref, uuid.UUID):
+        return db.session.get(Org, ref)
+    try:
+        return db.session.get(Org, uuid.UUID(ref))
+    except ValueError:
+        return db.session.scalar(select(Org).where(Org.slug == ref.lower()))
+
+
+def active_membership(org_id: uuid.UUID, account_id: uuid.UUID) -> OrgMember | None:
+    """The account's membership of the org, when it is active."""
+    return db.session.scalar(
+        select(OrgMember).where(
+            OrgMember.org_id == org_id,
+            OrgMember.account_id == account_id,
+            OrgMember.active.is_(True),
+        )
+    )

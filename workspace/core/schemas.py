@@ -8,7 +8,7 @@ from typing import Annotated
 
 from pydantic import Field, StringConstraints
 
-from workspace.api.operations import InputModel, OutputModel, QueryModel
+from workspace.api.models import InputModel, OutputModel, QueryModel
 from workspace.core.models import Priority, ProjectRole, StateCategory, TaskKind
 from workspace.core.tasks import MAX_OFFSET
 

@@ -6,15 +6,14 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 
-from flask import Blueprint
-
 from workspace.api import api_access, operation
-from workspace.api.operations import OutputModel
+from workspace.api.blueprints import api_blueprint
+from workspace.api.models import OutputModel
 from workspace.errors import NotFoundError
 from workspace.scim import tokens
 from workspace.security.permissions import require
 
-bp = Blueprint("scim_api", __name__, url_prefix="/api/v1/orgs/<uuid:org_id>")
+bp = api_blueprint("scim_api", __name__, "/api/v1/orgs/<uuid:org_id>")
 
 
 class ScimTokenOut(OutputModel):

@@ -15,8 +15,8 @@ def scim_group() -> None:
 @click.argument("org_ref")
 def token_command(org_ref: str) -> None:
     """Print a new SCIM token for ORG_REF (slug or id); the old one stops working."""
+    from workspace.core.orgs import find_org
     from workspace.scim.tokens import generate_token
-    from workspace.security.permissions import find_org
 
     org = find_org(org_ref)
     if org is None:

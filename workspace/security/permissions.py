@@ -1,20 +1,35 @@
-"""The one place that answers "may this member do this in this org or project".
+"""The one place that answers "may this member do this here".
 
-Views load the org through :func:`org_access` (another org's objects are 404, never
-403) and then call :func:`require` with an action name from :data:`ACTIONS`. Org
-owners and admins act as project admins everywhere.
+Every org route declares its action once (``@operation(..., action=...)`` for the JSON
+API, ``@page(action=...)`` for HTML); the request wrapper loads the caller's
+:class:`Access` through :func:`org_access` (another org, or not a member: 404, so an
+org's existence never leaks) and calls :func:`authorize_route`, which checks the
+action's :class:`Rule` against the org role, the project role of the project named in
+the URL, and, for object rules, the object a loader hands to :func:`require_object`.
+
+Everything raises the service errors (:class:`NotFoundError`, :class:`ForbiddenError`),
+so callers never catch two kinds of failure. Unknown action names raise ``KeyError``:
+deny by default.
 """
 
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
 from sqlalchemy import select
-from werkzeug.exceptions import Forbidden, NotFound
 
 from workspace.core.models import Account, Org, OrgMember, OrgRole, ProjectMember, ProjectRole
+from workspace.core.orgs import active_membership, find_org
+from workspace.core.projects import get_project
+from workspace.core.tasks import get_task
+from workspace.errors import ForbiddenError, NotFoundError
 from workspace.extensions import db
+
+#: An object-level check: ``(access, obj)`` → raises when the caller may not.
+ObjectRule = Callable[["Access", Any], None]
 
 
 @dataclass(frozen=True)
@@ -23,22 +38,76 @@ class Rule:
     org_role: OrgRole = OrgRole.MEMBER
     #: Lowest project role needed, when the action is about a project.
     project_role: ProjectRole | None = None
+    #: A check on the object itself (a dashboard's owner), applied by its loader.
+    object_rule: ObjectRule | None = None
+    #: Who the caller must be: ``"person"``, ``"agent"`` or ``None`` for either.
+    caller: str | None = None
+    #: What a refused caller reads.
+    message: str = "You are not allowed to do this."
 
 
-#: Every action a view can ask about. Deny by default: unknown names raise.
+# -- object rules ------------------------------------------------------------------------
+# Duck-typed on purpose: the permission layer sits below the capabilities that own
+# these models, so it reads their attributes without importing their classes.
+
+
+def dashboard_readable(access: Access, dashboard: Any) -> None:
+    """Your own dashboards and every Workspace one; someone's private one is a 404."""
+    if dashboard is None or dashboard.org_id != access.org.id:
+        raise NotFoundError("No such dashboard.")
+    if dashboard.owner_id != access.account.id and dashboard.visibility != "workspace":
+        raise NotFoundError("No such dashboard.")
+
+
+def dashboard_editable(access: Access, dashboard: Any) -> None:
+    """Only the owner changes a dashboard; publishing changes who reads, not who edits."""
+    dashboard_readable(access, dashboard)
+    if dashboard.owner_id != access.account.id:
+        raise ForbiddenError("Only the dashboard's owner can change it.")
+
+
+#: Every action a route can declare. Deny by default: unknown names raise.
 ACTIONS: dict[str, Rule] = {
     "org.read": Rule(),
-    "org.manage_settings": Rule(org_role=OrgRole.ADMIN),
-    "org.manage_members": Rule(org_role=OrgRole.ADMIN),
+    "org.manage_settings": Rule(
+        org_role=OrgRole.ADMIN, message="Only an org owner or admin can change these settings."
+    ),
+    "org.manage_members": Rule(
+        org_role=OrgRole.ADMIN, message="Only an org owner or admin can manage members."
+    ),
     "project.create": Rule(),
     "project.read": Rule(),
-    "project.edit": Rule(project_role=ProjectRole.ADMIN),
-    "project.manage_members": Rule(project_role=ProjectRole.ADMIN),
-    "project.manage_workflow": Rule(project_role=ProjectRole.ADMIN),
+    "project.edit": Rule(
+        project_role=ProjectRole.ADMIN, message="Only a project admin can change this project."
+    ),
+    "project.manage_members": Rule(
+        project_role=ProjectRole.ADMIN,
+        message="Only a project admin can manage project members.",
+    ),
+    "project.manage_workflow": Rule(
+        project_role=ProjectRole.ADMIN,
+        message="Only a project admin can change states, cycles and modules.",
+    ),
     "task.read": Rule(),
-    "task.comment": Rule(project_role=ProjectRole.COMMENTER),
-    "task.write": Rule(project_role=ProjectRole.MEMBER),
+    "task.comment": Rule(
+        project_role=ProjectRole.COMMENTER,
+        message="You need at least the commenter role in this project to comment.",
+    ),
+    "task.write": Rule(
+        project_role=ProjectRole.MEMBER,
+        message="You need the member role in this project to change its tasks.",
+    ),
     "analytics.read": Rule(),
+    "dashboard.read": Rule(object_rule=dashboard_readable),
+    "dashboard.edit": Rule(object_rule=dashboard_editable),
+    "ai.ask": Rule(),
+    "agent.use_tools": Rule(
+        caller="agent",
+        message=(
+            "The agent tool interface takes an agent's token; an admin creates agents "
+            "and their tokens in Settings > Agents."
+        ),
+    ),
 }
 
 _ORG_RANK = {OrgRole.MEMBER: 1, OrgRole.ADMIN: 2, OrgRole.OWNER: 3}
@@ -51,6 +120,8 @@ class Access:
     account: Account
     org: Org
     member: OrgMember
+    #: The action the route declared; object loaders check against it.
+    action: str | None = field(default=None, compare=False)
 
     @property
     def role(self) -> OrgRole:
@@ -61,35 +132,15 @@ class Access:
         return self.role.manages_settings
 
 
-def find_org(ref: str | uuid.UUID) -> Org | None:
-    """An org by UUID or slug."""
-    if isinstance(ref, uuid.UUID):
-        return db.session.get(Org, ref)
-    try:
-        return db.session.get(Org, uuid.UUID(ref))
-    except ValueError:
-        return db.session.scalar(select(Org).where(Org.slug == ref.lower()))
-
-
-def membership(org_id: uuid.UUID, account_id: uuid.UUID) -> OrgMember | None:
-    return db.session.scalar(
-        select(OrgMember).where(
-            OrgMember.org_id == org_id,
-            OrgMember.account_id == account_id,
-            OrgMember.active.is_(True),
-        )
-    )
-
-
 def org_access(org_ref: str | uuid.UUID, account: Account | None) -> Access:
     """The caller's access to an org; 404 when the org is unknown or they are not an
     active member, so an org's existence never leaks."""
     org = find_org(org_ref)
     if org is None or account is None:
-        raise NotFound("No such organization.")
-    member = membership(org.id, account.id)
+        raise NotFoundError("No such organization.")
+    member = active_membership(org.id, account.id)
     if member is None:
-        raise NotFound("No such organization.")
+        raise NotFoundError("No such organization.")
     return Access(account=account, org=org, member=member)
 
 
@@ -107,7 +158,10 @@ def project_role(access: Access, project_id: uuid.UUID) -> ProjectRole | None:
 
 
 def can(access: Access, action: str, project_id: uuid.UUID | None = None) -> bool:
+    """Whether the caller may do ``action`` (in ``project_id`` for project actions)."""
     rule = ACTIONS[action]
+    if rule.caller == "agent" and not access.account.is_agent:
+        return False
     if _ORG_RANK[access.role] < _ORG_RANK[rule.org_role]:
         return False
     if rule.project_role is None:
@@ -119,16 +173,38 @@ def can(access: Access, action: str, project_id: uuid.UUID | None = None) -> boo
 
 
 def require(access: Access, action: str, project_id: uuid.UUID | None = None) -> None:
+    """Raise :class:`ForbiddenError` with the action's message unless :func:`can`."""
     if not can(access, action, project_id):
-        raise Forbidden(_FORBIDDEN_MESSAGES.get(action, "You are not allowed to do this."))
+        raise ForbiddenError(ACTIONS[action].message)
 
 
-_FORBIDDEN_MESSAGES = {
-    "org.manage_settings": "Only an org owner or admin can change these settings.",
-    "org.manage_members": "Only an org owner or admin can manage members.",
-    "project.edit": "Only a project admin can change this project.",
-    "project.manage_members": "Only a project admin can manage project members.",
-    "project.manage_workflow": "Only a project admin can change states, cycles and modules.",
-    "task.comment": "You need at least the commenter role in this project to comment.",
-    "task.write": "You need the member role in this project to change its tasks.",
-}
+def require_object(access: Access, obj: Any, action: str | None = None) -> None:
+    """Apply the object rule of ``action`` (default: the route's declared action)."""
+    name = action or access.action
+    if name is None:
+        raise RuntimeError("require_object needs an action: the route declared none")
+    rule = ACTIONS[name]
+    if rule.object_rule is not None:
+        rule.object_rule(access, obj)
+
+
+def project_in_url(access: Access, url_args: Mapping[str, Any]) -> uuid.UUID | None:
+    """The project a URL names, directly or through its task; 404 when it is not in
+    the caller's org (never a 403 that would confirm it exists elsewhere)."""
+    if "project_id" in url_args:
+        return get_project(access.org.id, url_args["project_id"]).id
+    if "task_id" in url_args:
+        return get_task(access.org.id, url_args["task_id"]).project_id
+    return None
+
+
+def authorize_route(access: Access, action: str, url_args: Mapping[str, Any]) -> Access:
+    """The gate every org route passes: the declared ``action`` against the caller's
+    roles and the project the URL names. Returns the access, remembering the action
+    for object loaders."""
+    rule = ACTIONS[action]
+    project_id = project_in_url(access, url_args) if rule.project_role else None
+    if rule.project_role is not None and project_id is None:
+        raise RuntimeError(f"action {action!r} needs a project in the URL")
+    require(access, action, project_id)
+    return Access(account=access.account, org=access.org, member=access.member, action=action)

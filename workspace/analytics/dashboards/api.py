@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import uuid
 
-from flask import Blueprint, Response
+from flask import Response
 
 from workspace.analytics.dashboards import compute, export, service
 from workspace.analytics.dashboards.models import Dashboard, Visibility
@@ -24,10 +24,11 @@ from workspace.analytics.dashboards.schemas import (
     WidgetOut,
 )
 from workspace.api import api_access, operation
+from workspace.api.blueprints import api_blueprint
 from workspace.extensions import db
 from workspace.security.permissions import Access, require
 
-bp = Blueprint("dashboards_api", __name__, url_prefix="/api/v1/orgs/<uuid:org_id>")
+bp = api_blueprint("dashboards_api", __name__, "/api/v1/orgs/<uuid:org_id>")
 TAG = "dashboards"
 WRITE_ERRORS = (400, 401, 403, 404)
 

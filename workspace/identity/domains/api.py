@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import uuid
 
-from flask import Blueprint
-
 from workspace.api import api_access, operation
+from workspace.api.blueprints import api_blueprint
 from workspace.identity.domains import service
 from workspace.identity.domains.schemas import DomainCreate, DomainOut, DomainVerifyOut
 from workspace.security.permissions import require
 
-bp = Blueprint("domains_api", __name__, url_prefix="/api/v1/orgs/<uuid:org_id>")
+bp = api_blueprint("domains_api", __name__, "/api/v1/orgs/<uuid:org_id>")
 
 
 @bp.get("/domains")

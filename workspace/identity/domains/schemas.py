@@ -7,7 +7,7 @@ from datetime import datetime
 
 from pydantic import Field
 
-from workspace.api.operations import InputModel, OutputModel
+from workspace.api.models import InputModel, OutputModel
 from workspace.identity.domains.models import VerifiedDomain
 
 

@@ -7,16 +7,17 @@ from __future__ import annotations
 
 import uuid
 
-from flask import Blueprint, request
+from flask import request
 
 from workspace.api import api_access, operation
-from workspace.api.operations import parse_body
+from workspace.api.blueprints import api_blueprint
+from workspace.api.inputs import parse_body
 from workspace.extensions import db
 from workspace.identity.ldap import service
 from workspace.identity.ldap.schemas import LdapConnectionIn, LdapConnectionOut, LdapTestOut
 from workspace.security.permissions import require
 
-bp = Blueprint("ldap_api", __name__, url_prefix="/api/v1/orgs/<uuid:org_id>")
+bp = api_blueprint("ldap_api", __name__, "/api/v1/orgs/<uuid:org_id>")
 
 
 @bp.get("/ldap")

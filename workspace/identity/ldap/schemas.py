@@ -6,7 +6,7 @@ from typing import Annotated
 
 from pydantic import StringConstraints
 
-from workspace.api.operations import InputModel, OutputModel
+from workspace.api.models import InputModel, OutputModel
 from workspace.identity.ldap.service import ConnectionInput
 
 Short = Annotated[str, StringConstraints(max_length=500)]

@@ -44,7 +44,7 @@ class DirectoryPerson:
 def find_signin_org(ref: str | None) -> Org | None:
     """The org a person typed (slug or id); None for anything that cannot be one,
     including control characters PostgreSQL would refuse to compare."""
-    from workspace.security.permissions import find_org
+    from workspace.core.orgs import find_org
 
     ref = (ref or "").strip()
     if not ref or len(ref) > 100 or not ref.isprintable():

@@ -5,9 +5,8 @@ from __future__ import annotations
 import uuid
 from dataclasses import asdict
 
-from flask import Blueprint
-
 from workspace.api import api_access, operation
+from workspace.api.blueprints import api_blueprint
 from workspace.identity.sso import connection, groupsync, preview
 from workspace.identity.sso.models import SsoConnection
 from workspace.identity.sso.schemas import (
@@ -23,7 +22,7 @@ from workspace.identity.sso.schemas import (
 )
 from workspace.security.permissions import require
 
-bp = Blueprint("sso_api", __name__, url_prefix="/api/v1/orgs/<uuid:org_id>")
+bp = api_blueprint("sso_api", __name__, "/api/v1/orgs/<uuid:org_id>")
 
 
 def connection_out(conn: SsoConnection) -> SsoConnectionOut:

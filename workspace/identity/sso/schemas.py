@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from workspace.api.operations import InputModel, OutputModel
+from workspace.api.models import InputModel, OutputModel
 
 Role = Literal["viewer", "commenter", "member", "admin"]
 

@@ -1,0 +1,87 @@
+"""One input path: every request body, query string and HTML form is validated by a
+pydantic input model, so a field has one length limit and one message wherever it is
+typed.
+
+    class ProjectCreate(InputModel):
+        name: str = Field(min_length=1, max_length=200)
+
+    body = parse_body(ProjectCreate)   # JSON API: 400 problem+json naming each field
+    form = parse_form(ProjectCreate)   # HTML form: InputError.by_field beside each field
+
+Too long is an error shown on the field, never a silent cut.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+from flask import request
+from pydantic import BaseModel, ValidationError
+from werkzeug.datastructures import MultiDict
+
+from workspace.api.problems import ApiError
+from workspace.errors import InputError
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def validation_errors(exc: ValidationError) -> list[dict[str, str]]:
+    out = []
+    for err in exc.errors(include_url=False):
+        loc = ".".join(str(part) for part in err["loc"]) or "body"
+        out.append({"field": loc, "message": err["msg"]})
+    return out
+
+
+def parse_body(model: type[M]) -> M:
+    if not request.mimetype or not request.is_json:
+        raise ApiError(415, "Send the request body as JSON with 'Content-Type: application/json'.")
+    data = request.get_json(silent=True)
+    if data is None:
+        raise ApiError(400, "The request body is not valid JSON.")
+    if not isinstance(data, dict):
+        raise ApiError(400, "The request body must be a JSON object.")
+    return validate(model, data, "Some fields are missing or invalid.")
+
+
+def validate(model: type[M], data: Any, message: str) -> M:
+    """``model`` from ``data``, or an :class:`InputError` naming each field at fault."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise InputError(message, validation_errors(exc)) from exc
+
+
+def _from_multidict(model: type[BaseModel], values: MultiDict, *, blank_is_absent: bool) -> dict:
+    data: dict[str, Any] = {}
+    for name, info in model.model_fields.items():
+        key = info.alias or name
+        found = values.getlist(key)
+        if blank_is_absent:
+            found = [v for v in found if v.strip()]
+        if not found:
+            continue
+        annotation = str(info.annotation)
+        data[key] = found if annotation.startswith(("list", "typing.List")) else found[-1]
+    return data
+
+
+def parse_form(model: type[M], form: Mapping[str, Any] | None = None) -> M:
+    """An HTML form through the same input model as the JSON API.
+
+    Keys the model does not name (the CSRF token, a submit button) are ignored; a blank
+    field counts as not given, so an optional one takes its default and a required one
+    is reported missing.
+    """
+    values = form if form is not None else request.form
+    if not isinstance(values, MultiDict):
+        values = MultiDict(values)
+    data = _from_multidict(model, values, blank_is_absent=True)
+    return validate(model, data, "Some fields need your attention.")
+
+
+def parse_query(model: type[M]) -> M:
+    """The query string through its model (repeated keys for list fields)."""
+    data = _from_multidict(model, request.args, blank_is_absent=False)
+    return validate(model, data, "Some query parameters are invalid.")

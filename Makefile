@@ -1,7 +1,7 @@
 # Workspace: two commands on a fresh machine.
 #   make run   venv, install, migrate, seed the demo on first run, serve on :5000
 #   make test  install what the tests need (PostgreSQL client libs, slapd, Chromium)
-#              and run the whole suite on SQLite and PostgreSQL
+#              and run the whole suite on SQLite and PostgreSQL, in two xdist workers
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -9,6 +9,10 @@ HOST ?= 127.0.0.1
 PORT ?= 5000
 TEST_DATABASE_URL ?= postgresql://postgres@127.0.0.1:5432/test
 PYTEST_ARGS ?=
+# Two workers, each its own session (own SQLite file, PostgreSQL database, slapd,
+# OIDC provider, live server, Chromium); a file's tests stay on one worker so its
+# module fixtures are built once. PYTEST_XDIST= runs serially.
+PYTEST_XDIST ?= -n 2 --dist loadfile
 
 export FLASK_APP := app
 
@@ -43,7 +47,7 @@ test-deps:
 test: install test-deps
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	TEST_DATABASE_URL=$(TEST_DATABASE_URL) $(BIN)/pytest $(PYTEST_ARGS)
+	TEST_DATABASE_URL=$(TEST_DATABASE_URL) $(BIN)/pytest $(PYTEST_XDIST) $(PYTEST_ARGS)
 
 lint:
 	$(BIN)/ruff check . && $(BIN)/ruff format --check .

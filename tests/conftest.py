@@ -18,6 +18,13 @@ from flask_migrate import upgrade
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
+from tests.factories import (  # noqa: F401  (re-exported for older imports)
+    PASSWORD,
+    OrgFixture,
+    add_person,
+    login,
+    make_org,
+)
 from workspace import create_app
 from workspace.extensions import db
 
@@ -62,6 +69,9 @@ def app_session(database_url, tmp_path_factory) -> Iterator[Flask]:
             "RATELIMIT_ENABLED": False,
             "BASE_URL": "http://localhost",
             "API_URL": "http://localhost",
+            # Cheap scrypt: verification reads the cost from each hash, so this only
+            # makes the many test passwords fast to set and check.
+            "PASSWORD_HASH_METHOD": "scrypt:1024:8:1",
         }
     )
     with app.app_context():
@@ -96,67 +106,6 @@ def client(app: Flask):
     return app.test_client()
 
 
-@dataclass
-class OrgFixture:
-    org_id: uuid.UUID
-    slug: str
-    owner_id: uuid.UUID
-    owner_email: str
-    password: str
-    token: str
-
-    @property
-    def headers(self) -> dict[str, str]:
-        return {"Authorization": f"Bearer {self.token}"}
-
-    def url(self, path: str = "") -> str:
-        return f"/api/v1/orgs/{self.org_id}{path}"
-
-
-PASSWORD = "correct horse battery"
-
-
-def make_org(app: Flask, name: str, owner_email: str) -> OrgFixture:
-    """An org with an owner who has a password and an API token."""
-    with app.app_context():
-        return _make_org(name, owner_email)
-
-
-def _make_org(name: str, owner_email: str) -> OrgFixture:
-    from workspace.auth.api_tokens import create_token
-    from workspace.auth.passwords import set_password
-    from workspace.core.accounts import ensure_account
-    from workspace.core.orgs import create_org
-
-    owner = ensure_account(owner_email, name + " Owner", email_verified=True)
-    set_password(owner, PASSWORD)
-    org = create_org(name, owner)
-    db.session.commit()
-    _, raw = create_token(owner, org, "tests")
-    return OrgFixture(org.id, org.slug, owner.id, owner.email, PASSWORD, raw)
-
-
-def add_person(app: Flask, org_id: uuid.UUID, email: str, role: str = "member") -> OrgFixture:
-    """Another member of an org, with their own token."""
-    with app.app_context():
-        return _add_person(org_id, email, role)
-
-
-def _add_person(org_id: uuid.UUID, email: str, role: str) -> OrgFixture:
-    from workspace.auth.api_tokens import create_token
-    from workspace.auth.passwords import set_password
-    from workspace.core.accounts import add_member, ensure_account
-    from workspace.core.models import Org
-
-    org = db.session.get(Org, org_id)
-    account = ensure_account(email, email.split("@")[0].title(), email_verified=True)
-    set_password(account, PASSWORD)
-    add_member(org, account, role)
-    db.session.commit()
-    _, raw = create_token(account, org, "tests")
-    return OrgFixture(org.id, org.slug, account.id, account.email, PASSWORD, raw)
-
-
 @pytest.fixture
 def acme(app) -> OrgFixture:
     return make_org(app, "Acme", "owner@acme.test")
@@ -165,12 +114,6 @@ def acme(app) -> OrgFixture:
 @pytest.fixture
 def globex(app) -> OrgFixture:
     return make_org(app, "Globex", "owner@globex.test")
-
-
-def login(client, email: str, password: str = PASSWORD) -> None:
-    """Sign a test client in through the real sign-in form."""
-    resp = client.post("/signin", data={"email": email, "password": password})
-    assert resp.status_code == 302, resp.get_data(as_text=True)
 
 
 @dataclass

@@ -1,0 +1,134 @@
+"""Shared test factories: orgs, people, sign-in, projects and tasks.
+
+Test modules import these from here, never from each other; ``tests/conftest.py``
+re-exports the org helpers and builds its fixtures on them.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from flask import Flask
+
+from workspace.extensions import db
+
+PASSWORD = "correct horse battery"
+PROBLEM = "application/problem+json"
+
+
+@dataclass
+class OrgFixture:
+    org_id: uuid.UUID
+    slug: str
+    owner_id: uuid.UUID
+    owner_email: str
+    password: str
+    token: str
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.token}"}
+
+    def url(self, path: str = "") -> str:
+        return f"/api/v1/orgs/{self.org_id}{path}"
+
+
+def make_org(app: Flask, name: str, owner_email: str) -> OrgFixture:
+    """An org with an owner who has a password and an API token."""
+    with app.app_context():
+        return _make_org(name, owner_email)
+
+
+def _make_org(name: str, owner_email: str) -> OrgFixture:
+    from workspace.auth.api_tokens import create_token
+    from workspace.auth.passwords import set_password
+    from workspace.core.accounts import ensure_account
+    from workspace.core.orgs import create_org
+
+    owner = ensure_account(owner_email, name + " Owner", email_verified=True)
+    set_password(owner, PASSWORD)
+    org = create_org(name, owner)
+    db.session.commit()
+    _, raw = create_token(owner, org, "tests")
+    db.session.commit()
+    return OrgFixture(org.id, org.slug, owner.id, owner.email, PASSWORD, raw)
+
+
+def add_person(app: Flask, org_id: uuid.UUID, email: str, role: str = "member") -> OrgFixture:
+    """Another member of an org, with their own token."""
+    with app.app_context():
+        return _add_person(org_id, email, role)
+
+
+def _add_person(org_id: uuid.UUID, email: str, role: str) -> OrgFixture:
+    from workspace.auth.api_tokens import create_token
+    from workspace.auth.passwords import set_password
+    from workspace.core.accounts import add_member, ensure_account
+    from workspace.core.models import Org
+
+    org = db.session.get(Org, org_id)
+    account = ensure_account(email, email.split("@")[0].title(), email_verified=True)
+    set_password(account, PASSWORD)
+    add_member(org, account, role)
+    db.session.commit()
+    _, raw = create_token(account, org, "tests")
+    db.session.commit()
+    return OrgFixture(org.id, org.slug, account.id, account.email, PASSWORD, raw)
+
+
+def login(client, email: str, password: str = PASSWORD) -> None:
+    """Sign a test client in through the real sign-in form."""
+    resp = client.post("/signin", data={"email": email, "password": password})
+    assert resp.status_code == 302, resp.get_data(as_text=True)
+
+
+def create_project(client, org: OrgFixture, name: str = "Web App", identifier: str = "WEB") -> dict:
+    """A project made through the JSON API as the org's token holder."""
+    resp = client.post(
+        org.url("/projects"), json={"name": name, "identifier": identifier}, headers=org.headers
+    )
+    assert resp.status_code == 201, resp.get_json()
+    return resp.get_json()
+
+
+def project_states(client, org: OrgFixture, project_id: str) -> dict[str, dict]:
+    """The project's workflow states by name."""
+    resp = client.get(org.url(f"/projects/{project_id}/states"), headers=org.headers)
+    assert resp.status_code == 200, resp.get_json()
+    return {s["name"]: s for s in resp.get_json()}
+
+
+def setup_project(client, org: OrgFixture) -> tuple[dict, dict[str, dict]]:
+    """A fresh project and its states by name."""
+    project = create_project(client, org)
+    return project, project_states(client, org, project["id"])
+
+
+def new_task(client, org: OrgFixture, project: dict, **fields: Any) -> dict:
+    """A task in ``project`` made through the JSON API."""
+    resp = client.post(
+        org.url(f"/projects/{project['id']}/tasks"),
+        json={"title": "Fix login", **fields},
+        headers=org.headers,
+    )
+    assert resp.status_code == 201, resp.get_json()
+    return resp.get_json()
+
+
+def assert_problem(resp, status: int, field: str | None = None) -> None:
+    """The response is an RFC 9457 problem with ``status`` (and an error on ``field``)."""
+    assert resp.status_code == status, resp.get_data(as_text=True)
+    assert resp.mimetype == PROBLEM
+    body = resp.get_json()
+    assert body["status"] == status and body["title"] and body["detail"]
+    if field:
+        assert field in [e["field"] for e in body.get("errors", [])], body
+
+
+def get_json(client, org: OrgFixture, path: str, **params: Any) -> Any:
+    """GET an org API path with the org's token; asserts 200 and returns the JSON."""
+    resp = client.get(org.url(path), query_string=params, headers=org.headers)
+    assert resp.status_code == 200, resp.get_json()
+    return resp.get_json()

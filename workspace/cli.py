@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
+import secrets
+from pathlib import Path
+
 import click
 from flask import Flask, current_app
 from flask.cli import AppGroup, with_appcontext
+from sqlalchemy import select
 
+from workspace import seed
+from workspace.auth.api_tokens import create_token
+from workspace.auth.passwords import set_password
+from workspace.core.accounts import ensure_account, find_account
+from workspace.core.models import Org
+from workspace.core.orgs import active_membership, create_org, find_org
+from workspace.errors import ServiceError
 from workspace.extensions import db
 
 
 def init_app(app: Flask) -> None:
-    from workspace.core import seed
-
     app.cli.add_command(demo_command)
     app.cli.add_command(orgs_group)
     app.cli.add_command(tokens_group)
@@ -29,12 +38,6 @@ def init_app(app: Flask) -> None:
 )
 def demo_command(task_count: int, password: str | None, if_empty: bool) -> None:
     """Seed the demo org "Acme" on an empty database."""
-    from pathlib import Path
-
-    from sqlalchemy import select
-
-    from workspace.core import seed
-    from workspace.core.models import Org
 
     base = current_app.config["BASE_URL"]
     # The demo password is kept beside the database so `make run` can repeat it;
@@ -57,6 +60,7 @@ def demo_command(task_count: int, password: str | None, if_empty: bool) -> None:
         raise click.ClickException(str(exc)) from exc
     if result is None:
         raise click.ClickException("The demo org 'acme' exists already; nothing seeded.")
+    db.session.commit()
     saved.parent.mkdir(parents=True, exist_ok=True)
     saved.write_text(result.password)
     saved.chmod(0o600)
@@ -76,12 +80,6 @@ def orgs_group() -> None:
 @click.option("--password", default=None, help="Password for a new owner account.")
 def create_org_command(name: str, owner_email: str, slug: str | None, password: str | None) -> None:
     """Create an org and its owner (the account is created when absent)."""
-    import secrets
-
-    from workspace.auth.passwords import set_password
-    from workspace.core.accounts import ensure_account
-    from workspace.core.orgs import create_org
-    from workspace.errors import ServiceError
 
     new_password = None
     try:
@@ -111,14 +109,11 @@ def tokens_group() -> None:
 @click.option("--name", default="CLI token")
 def create_token_command(email: str, org_ref: str, name: str) -> None:
     """Print a new API token for a member of an org (shown once)."""
-    from workspace.auth.api_tokens import create_token
-    from workspace.core.accounts import find_account
-    from workspace.core.orgs import active_membership as membership
-    from workspace.core.orgs import find_org
 
     org = find_org(org_ref)
     account = find_account(email)
-    if org is None or account is None or membership(org.id, account.id) is None:
+    if org is None or account is None or active_membership(org.id, account.id) is None:
         raise click.ClickException(f"{email} is not an active member of {org_ref}.")
     _, raw = create_token(account, org, name)
+    db.session.commit()  # a command is one unit of work, like a request
     click.echo(raw)

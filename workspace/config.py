@@ -1,4 +1,4 @@
-"""Configuration from the environment (DESIGN §2).
+"""Configuration from the environment (README.md#production).
 
 Secrets that are absent on first run are generated into the instance folder so a
 fresh checkout runs with no setup; production sets them explicitly.

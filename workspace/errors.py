@@ -37,6 +37,10 @@ class ForbiddenError(ServiceError):
     status = 403
 
 
+class UnsupportedMediaError(ServiceError):
+    status = 415
+
+
 class InputError(ServiceError):
     """Input that fails its input model: a message per field, for the API's ``errors``
     list and for the form that shows each beside its field."""

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, Flask, current_app, g, redirect, request, url_for
+from flask import Blueprint, Flask, g, redirect, request, url_for
 
+from workspace.auth.guards import page
 from workspace.auth.sessions import current_account
 from workspace.core.orgs import orgs_for_account
 
@@ -11,12 +12,10 @@ bp = Blueprint("web", __name__)
 
 
 @bp.get("/")
+@page()
 def home():
     """Signed in: the first org's home (or creating one). Otherwise: sign in."""
-    account = current_account()
-    if account is None:
-        return redirect(url_for("auth.signin"))
-    orgs = orgs_for_account(account.id)
+    orgs = orgs_for_account(current_account().id)
     if not orgs:
         return redirect(url_for("core_pages.new_org"))
     return redirect(url_for("core_pages.org_home", org=orgs[0].slug))
@@ -27,14 +26,8 @@ def healthz():
     return {"ok": True}
 
 
-def has_endpoint(name: str) -> bool:
-    """Lets shared templates link to capabilities that may not be installed."""
-    return name in current_app.view_functions
-
-
 def init_app(app: Flask) -> None:
     app.register_blueprint(bp)
-    app.jinja_env.globals["has_endpoint"] = has_endpoint
 
     @app.context_processor
     def page_context():

@@ -1,13 +1,23 @@
-/* Analytics charts: each [data-plotly="id"] element is drawn from the figure JSON in
-   <script type="application/json" id="id">, which the server rendered with Plotly.
-   Runs on load and after every HTMX swap (tabs and filters replace the panel). */
+/* The one chart drawer, for the analytics tabs, the Ask box, dashboards and the
+   printable export. Each [data-plotly="id"] element is drawn from the figure JSON in
+   <script type="application/json" id="id">, which the server rendered with Plotly
+   (workspace/analytics/charts.py).
+
+   On a page: drawn on load and after every HTMX swap (tabs, filters and widget bodies
+   arrive as partials, some as out-of-band swaps outside the element that asked).
+   In the printable export (<html data-print>): static charts sized to their box, then
+   the print dialog once every chart is drawn. */
 (function () {
   "use strict";
 
-  var CONFIG = { displayModeBar: false, responsive: true };
+  var INTERACTIVE = { displayModeBar: false, responsive: true };
+  var PRINTED = { staticPlot: true, displayModeBar: false };
+  var FAILED = "This chart could not be drawn.";
 
-  function draw(root) {
-    if (!window.Plotly || !root || !root.querySelectorAll) return;
+  /* Draw every chart under root not drawn yet; resolves when all are. */
+  function draw(root, printed) {
+    if (!window.Plotly || !root || !root.querySelectorAll) return Promise.resolve(0);
+    var jobs = [];
     var targets = root.querySelectorAll("[data-plotly]");
     for (var i = 0; i < targets.length; i++) {
       var el = targets[i];
@@ -16,18 +26,37 @@
       if (!source) continue;
       try {
         var figure = JSON.parse(source.textContent);
-        window.Plotly.newPlot(el, figure.data, figure.layout, CONFIG);
+        if (printed) figure.layout.width = el.clientWidth || 600;
+        jobs.push(window.Plotly.newPlot(el, figure.data, figure.layout, printed ? PRINTED : INTERACTIVE));
         el.setAttribute("data-drawn", "1");
       } catch (e) {
-        el.textContent = "This chart could not be drawn; the table shows the same figures.";
+        el.textContent = el.getAttribute("data-plotly-failed") || FAILED;
       }
     }
+    return Promise.all(jobs).then(function () { return jobs.length; });
+  }
+
+  window.WorkspaceCharts = { draw: draw };
+
+  var printed = document.documentElement.hasAttribute("data-print");
+
+  function start() {
+    if (!printed) {
+      draw(document, false);
+      return;
+    }
+    draw(document, true).then(function (count) {
+      document.body.setAttribute("data-charts-drawn", count);
+      window.print();
+    });
   }
 
   if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", function () { draw(document); });
+    document.addEventListener("DOMContentLoaded", start);
   } else {
-    draw(document);
+    start();
   }
-  document.addEventListener("htmx:afterSettle", function (event) { draw(event.target); });
+  if (!printed) {
+    document.addEventListener("htmx:afterSettle", function () { draw(document, false); });
+  }
 })();

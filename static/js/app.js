@@ -194,6 +194,18 @@
     }
   });
 
+  // A refused form answers 400/422 with the message by its field (and the request's
+  // writes rolled back). HTMX drops 4xx answers by default; a form marked
+  // data-swap-errors shows that answer where its result goes instead.
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var detail = event.detail || {};
+    var status = detail.xhr ? detail.xhr.status : 0;
+    if ((status === 400 || status === 422) && detail.elt && detail.elt.closest("[data-swap-errors]")) {
+      detail.shouldSwap = true;
+      detail.isError = false;
+    }
+  });
+
   document.addEventListener("htmx:responseError", function (event) {
     var detail = event.detail || {};
     showFlash(errorMessage(detail.xhr), "error");

@@ -1,32 +1,11 @@
-/* Dashboard pages. Draws each [data-plotly] chart from the figure JSON the server put
-   in <script type="application/json" id="...">, on load and after every HTMX swap
-   (each widget body arrives as a partial), and makes the owner's grid sortable.
+/* Dashboard pages: the owner's sortable grid and the widget form's live preview.
+   Charts are drawn by analytics.js, the one chart drawer every page shares.
 
    Reordering: SortableJS moves the cards inside form#widget-grid; its "end" event
    triggers the form's hx-post, which sends the hidden widget inputs in their new
    order, and the server rewrites the positions. */
 (function () {
   "use strict";
-
-  var CONFIG = { displayModeBar: false, responsive: true };
-
-  function draw(root) {
-    if (!window.Plotly || !root || !root.querySelectorAll) return;
-    var targets = root.querySelectorAll("[data-plotly]");
-    for (var i = 0; i < targets.length; i++) {
-      var el = targets[i];
-      if (el.getAttribute("data-drawn")) continue;
-      var source = document.getElementById(el.getAttribute("data-plotly"));
-      if (!source) continue;
-      try {
-        var figure = JSON.parse(source.textContent);
-        window.Plotly.newPlot(el, figure.data, figure.layout, CONFIG);
-        el.setAttribute("data-drawn", "1");
-      } catch (e) {
-        el.textContent = "This chart could not be drawn.";
-      }
-    }
-  }
 
   function sortable(root) {
     if (!window.Sortable || !root || !root.querySelectorAll) return;
@@ -45,9 +24,36 @@
     }
   }
 
+  // True when a field no longer holds the value the server rendered.
+  function edited(form) {
+    for (var i = 0; i < form.elements.length; i++) {
+      var el = form.elements[i];
+      if (el.tagName === "SELECT") {
+        for (var j = 0; j < el.options.length; j++) {
+          if (el.options[j].selected !== el.options[j].defaultSelected) return true;
+        }
+      } else if (el.type !== "hidden" && "defaultValue" in el && el.value !== el.defaultValue) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // The widget form shows while Plotly (at the end of the page) still loads, before
+  // htmx attaches its "change" trigger. A choice made in that gap sent no preview
+  // request, so the preview kept the old chart: ask for it once htmx listens.
+  function catchUpPreview(root) {
+    if (!window.htmx || !root.querySelectorAll) return;
+    var forms = root.querySelectorAll("form.widget-form[hx-get]");
+    for (var i = 0; i < forms.length; i++) {
+      window.htmx.process(forms[i]);
+      if (edited(forms[i])) window.htmx.trigger(forms[i], "change");
+    }
+  }
+
   function init(root) {
-    draw(root);
     sortable(root);
+    catchUpPreview(root);
   }
 
   if (document.readyState === "loading") {
@@ -55,6 +61,4 @@
   } else {
     init(document);
   }
-  // Widget bodies arrive as out-of-band swaps, outside the element that asked.
-  document.addEventListener("htmx:afterSettle", function () { draw(document); });
 })();

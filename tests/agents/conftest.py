@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import OrgFixture
+from tests.factories import OrgFixture, create_project, new_task
 
 GOOD = {
     "metric": "open",
@@ -147,11 +147,7 @@ def configure_model(client, org: OrgFixture, model: FakeModel, key: str = API_KE
 
 
 def make_project(client, org: OrgFixture, name: str = "Web App", ident: str = "WEB") -> dict:
-    resp = client.post(
-        org.url("/projects"), json={"name": name, "identifier": ident}, headers=org.headers
-    )
-    assert resp.status_code == 201, resp.get_json()
-    return resp.get_json()
+    return create_project(client, org, name, ident)
 
 
 def states_by_name(client, org: OrgFixture, project_id: str) -> dict[str, str]:
@@ -160,10 +156,4 @@ def states_by_name(client, org: OrgFixture, project_id: str) -> dict[str, str]:
 
 
 def make_task(client, org: OrgFixture, project_id: str, **fields: Any) -> dict:
-    resp = client.post(
-        org.url(f"/projects/{project_id}/tasks"),
-        json={"title": "Task", **fields},
-        headers=org.headers,
-    )
-    assert resp.status_code == 201, resp.get_json()
-    return resp.get_json()
+    return new_task(client, org, {"id": project_id}, **{"title": "Task", **fields})

@@ -1,4 +1,4 @@
-"""Ask-a-chart against a fake OpenAI-compatible model on loopback (spec §4.4)."""
+"""Ask-a-chart against a fake OpenAI-compatible model on loopback (docs/ai.md)."""
 
 from __future__ import annotations
 

@@ -171,3 +171,39 @@ def test_mcp_accept_batches_and_malformed_messages(client, live_server, acme):
     }
     nul = requests.post(url, json=call, headers=auth, timeout=10)
     assert nul.status_code == 400 and "NUL" in nul.json()["error"]["message"]
+
+
+def test_a_refused_call_in_a_batch_keeps_the_calls_before_it(client, live_server, acme):
+    """The request commits once; each tool call runs in its own savepoint, so a
+    refused call undoes only itself."""
+    project = make_project(client, acme)
+    agent = client.post(
+        acme.url("/agents"),
+        json={"name": "Bot", "project_ids": [project["id"]]},
+        headers=acme.headers,
+    ).get_json()
+    create = {"project_id": project["id"], "title": "Kept"}
+    batch = [
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": "create_task", "arguments": create},
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "create_task", "arguments": {**create, "state": "No such state"}},
+        },
+    ]
+    resp = requests.post(
+        live_server.url + MCP,
+        json=batch,
+        headers={"Authorization": f"Bearer {agent['token']}"},
+        timeout=10,
+    )
+    answers = {a["id"]: a["result"] for a in resp.json()}
+    assert answers[1]["isError"] is False and answers[2]["isError"] is True
+    listed = client.get(acme.url(f"/projects/{project['id']}/tasks"), headers=acme.headers)
+    assert [t["title"] for t in listed.get_json()["items"]] == ["Kept"]

@@ -127,3 +127,17 @@ def test_ask_box_is_on_the_analytics_and_dashboard_pages(client, acme):
     ).get_data(as_text=True)
     options = re.findall(r'<option value="([^"]+)"( selected)?>', answer)
     assert dict(options) == {first.get_json()["id"]: "", here: " selected"}
+
+
+def test_agent_form_refuses_too_long_input_on_its_field(client, acme):
+    """The form goes through the API's AgentCreate: too long is an error beside the
+    field (a 400 that creates nothing), never a silent cut."""
+    login(client, acme.owner_email)
+    resp = client.post(
+        f"/o/{acme.slug}/settings/agents", data={"name": "Bot", "description": "d" * 501}
+    )
+    html = resp.get_data(as_text=True)
+    assert resp.status_code == 400 and "at most 500 characters" in html
+    assert 'id="f-description-error"' in html
+    agents = client.get(acme.url("/agents"), headers=acme.headers).get_json()
+    assert agents == []

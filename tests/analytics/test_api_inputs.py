@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from tests.conftest import add_person
+from tests.factories import add_person, new_task
 from workspace.core.models import Org
 from workspace.extensions import db
 
@@ -118,13 +118,7 @@ def test_empty_org_gives_zeros_everywhere(client, acme):
 
 
 def _task(client, org, project, **fields):
-    resp = client.post(
-        org.url(f"/projects/{project['id']}/tasks"),
-        json={"title": "T", **fields},
-        headers=org.headers,
-    )
-    assert resp.status_code == 201, resp.get_json()
-    return resp.get_json()
+    return new_task(client, org, project, **{"title": "T", **fields})
 
 
 def test_overdue_uses_the_org_time_zone(app, client, acme):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import io
 
-from tests.analytics.test_rollups import get
+from tests.factories import get_json
 
 
 def read_csv(resp):
@@ -19,7 +19,7 @@ def test_export_matches_overview_in_long_format(client, dataset):
     assert resp.is_streamed
     assert "attachment" in resp.headers["Content-Disposition"]
     rows = read_csv(resp)
-    overview = get(client, dataset, "overview")
+    overview = get_json(client, dataset.org, "/analytics/overview")
     assert rows[0] == ["metric", "dimension", "value"]
     assert rows[1:5] == [
         ["total", "", str(overview["total"])],
@@ -50,7 +50,7 @@ def test_export_honors_project_scope(client, dataset):
     assert rows[1] == [
         "total",
         "",
-        str(get(client, dataset, "overview", project_id=project)["total"]),
+        str(get_json(client, dataset.org, "/analytics/overview", project_id=project)["total"]),
     ]
     whole = read_csv(client.get(dataset.url("/analytics/export.csv"), headers=dataset.org.headers))
     assert int(rows[1][2]) < int(whole[1][2])

@@ -1,5 +1,5 @@
 """The scope renders exactly the partial index's predicate, so both planners use the
-covering index ix_tasks_counted for the rollups (NOTES.md)."""
+covering index ix_tasks_counted for the rollups (docs/analytics.md#how-it-stays-fast)."""
 
 from __future__ import annotations
 

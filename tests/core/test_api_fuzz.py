@@ -11,7 +11,7 @@ import schemathesis
 from hypothesis import HealthCheck, given, settings
 from schemathesis import checks
 
-from tests.core.test_api_projects import create_project
+from tests.factories import create_project
 
 CHECKS = [
     checks.not_a_server_error,

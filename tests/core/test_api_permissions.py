@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import add_person
-from tests.core.test_api_projects import assert_problem
-from tests.core.test_api_tasks import new_task, setup_project
+from tests.factories import add_person, assert_problem, new_task, setup_project
 
 #: (name, method, path template, body, lowest project role allowed)
 WRITES = [

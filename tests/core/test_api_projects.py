@@ -6,26 +6,7 @@ import uuid
 
 import pytest
 
-from tests.conftest import add_person
-
-PROBLEM = "application/problem+json"
-
-
-def create_project(client, org, name="Web App", identifier="WEB"):
-    resp = client.post(
-        org.url("/projects"), json={"name": name, "identifier": identifier}, headers=org.headers
-    )
-    assert resp.status_code == 201, resp.get_json()
-    return resp.get_json()
-
-
-def assert_problem(resp, status, field=None):
-    assert resp.status_code == status, resp.get_data(as_text=True)
-    assert resp.mimetype == PROBLEM
-    body = resp.get_json()
-    assert body["status"] == status and body["title"] and body["detail"]
-    if field:
-        assert field in [e["field"] for e in body.get("errors", [])], body
+from tests.factories import add_person, assert_problem, create_project
 
 
 def test_read_org_and_members(client, acme):

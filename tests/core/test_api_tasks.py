@@ -4,27 +4,7 @@ from __future__ import annotations
 
 import uuid
 
-from tests.conftest import add_person
-from tests.core.test_api_projects import assert_problem, create_project
-
-
-def setup_project(client, org):
-    project = create_project(client, org)
-    states = client.get(
-        org.url(f"/projects/{project['id']}/states"), headers=org.headers
-    ).get_json()
-    by_name = {s["name"]: s for s in states}
-    return project, by_name
-
-
-def new_task(client, org, project, **fields):
-    resp = client.post(
-        org.url(f"/projects/{project['id']}/tasks"),
-        json={"title": "Fix login", **fields},
-        headers=org.headers,
-    )
-    assert resp.status_code == 201, resp.get_json()
-    return resp.get_json()
+from tests.factories import add_person, assert_problem, new_task, setup_project
 
 
 def test_create_defaults_to_backlog_and_numbers_tasks(client, acme):

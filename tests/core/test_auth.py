@@ -36,8 +36,10 @@ def test_revoked_session_stops_working(client, app, acme):
     assert client.get("/o/acme/").status_code == 200
     with app.app_context():
         from workspace.auth.sessions import revoke_sessions
+        from workspace.extensions import db
 
         assert revoke_sessions(acme.owner_id) == 1
+        db.session.commit()
     resp = client.get("/o/acme/")
     assert resp.status_code == 302 and "/signin" in resp.headers["Location"]
 
@@ -56,9 +58,11 @@ def test_revoked_token_stops_working(client, app, acme):
     assert client.get(acme.url(), headers=acme.headers).status_code == 200
     with app.app_context():
         from workspace.auth.api_tokens import list_tokens, revoke_token
+        from workspace.extensions import db
 
         (token,) = list_tokens(acme.owner_id, acme.org_id)
         assert revoke_token(acme.owner_id, acme.org_id, token.id)
+        db.session.commit()
     resp = client.get(acme.url(), headers=acme.headers)
     assert resp.status_code == 401
 
@@ -206,3 +210,23 @@ def test_an_unexpected_database_failure_still_renders_the_error_page(client, acm
     html = resp.get_data(as_text=True)
     assert "Something went wrong" in html and "no_such_table" not in html
     assert "Acme" in html  # the org switcher queried after the failure
+
+
+def test_password_hashes_of_any_cost_verify(app):
+    """Tests hash cheaply (PASSWORD_HASH_METHOD); each hash names its own cost, so
+    production-cost hashes and cheap ones both verify."""
+    from werkzeug.security import generate_password_hash
+
+    from workspace.auth.passwords import DEFAULT_METHOD, check_password, set_password
+    from workspace.core.models import Account
+
+    with app.app_context():
+        cheap = Account(email="a@example.test", name="A")
+        set_password(cheap, PASSWORD)
+        assert cheap.password_hash.startswith(app.config["PASSWORD_HASH_METHOD"] + "$")
+        strong = Account(email="b@example.test", name="B")
+        strong.password_hash = generate_password_hash(PASSWORD, method=DEFAULT_METHOD)
+        assert DEFAULT_METHOD == "scrypt:32768:8:1"  # production cost unchanged
+        for account in (cheap, strong):
+            assert check_password(account, PASSWORD)
+            assert not check_password(account, PASSWORD + "x")

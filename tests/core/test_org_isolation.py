@@ -11,7 +11,7 @@ import uuid
 
 import pytest
 
-from tests.core.test_api_projects import create_project
+from tests.factories import create_project
 
 ORG_PREFIX = "/api/v1/orgs/<uuid:org_id>"
 

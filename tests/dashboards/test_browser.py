@@ -8,11 +8,14 @@ import re
 from pathlib import Path
 
 from PIL import Image
+from playwright.sync_api import expect
 
-from tests.conftest import PASSWORD
 from tests.dashboards.conftest import World, add_widget, new_dashboard
+from tests.factories import PASSWORD
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+#: How long a user-visible change may take on a busy machine (ms).
+SHOWN = 20_000
 
 
 def colored_pixels(png: bytes) -> int:
@@ -42,7 +45,9 @@ def add_widget_in_form(page, title: str, chart_type: str) -> None:
     page.fill("#f-title", title)
     page.select_option("#f-chart_type", chart_type)
     # The preview follows the form before anything is saved.
-    page.wait_for_selector(f"#widget-preview [data-chart-type={chart_type}]")
+    expect(page.locator(f"#widget-preview [data-chart-type={chart_type}]")).to_be_visible(
+        timeout=SHOWN
+    )
     page.click("button[value=save]")
     page.wait_for_selector(f"#widget-grid .widget-title:text-is('{title}')")
 
@@ -103,7 +108,9 @@ def test_build_drag_span_filter_publish(live_server, world: World, page, browser
     # Edit "First" into a donut: the preview redraws before anything is saved.
     page.locator("#widget-grid .widget-card", has_text="First").locator(".edit-widget").click()
     page.select_option("#f-chart_type", "donut")
-    page.wait_for_selector("#widget-preview [data-chart-type=donut] .main-svg")
+    expect(page.locator("#widget-preview [data-chart-type=donut] .main-svg").first).to_be_visible(
+        timeout=SHOWN
+    )
     page.click("button[value=save]")
     card = page.locator("#widget-grid .widget-card", has_text="First")
     card.locator("[data-chart-type=donut] .main-svg").first.wait_for()
@@ -154,6 +161,29 @@ def test_build_drag_span_filter_publish(live_server, world: World, page, browser
     finally:
         other.close()
     assert failed == []
+
+
+def test_a_choice_made_while_the_page_loads_still_updates_the_preview(
+    live_server, world: World, client, page
+):
+    """The widget form is on screen before the scripts at the end of the page (Plotly,
+    then htmx's listeners) are ready; a chart chosen in that gap must still reach the
+    preview. Holding the Plotly download back makes the gap certain."""
+    dash = new_dashboard(client, world.acme, name="Slow network")
+    sign_in(page, live_server.url, world.acme.owner_email)
+    held = []
+    page.route("**/vendor/plotly-basic.min.js", lambda route: held.append(route))
+    page.goto(
+        f"{live_server.url}/o/{world.acme.slug}/dashboards/{dash['id']}/widgets/new",
+        wait_until="commit",
+    )
+    page.select_option("#f-chart_type", "donut")
+    expect(page.locator("#widget-preview [data-chart-type=bar]")).to_be_visible(timeout=SHOWN)
+    assert len(held) == 1  # the choice was made while the page was still loading
+    held[0].continue_()
+    expect(page.locator("#widget-preview [data-chart-type=donut] .main-svg").first).to_be_visible(
+        timeout=SHOWN
+    )
 
 
 def test_export_page_draws_every_chart_and_prints(live_server, world: World, client, page):

@@ -189,3 +189,25 @@ def test_move_buttons_reorder_without_javascript(client, world: World):
         ("C", 1),
         ("B", 2),
     ]
+
+
+def test_too_long_input_is_refused_on_its_field_not_cut(client, world: World):
+    """The forms go through the API's input models: a title over 200 characters is an
+    error beside the title (a 400 that saves nothing), never silently shortened."""
+    dash = new_dashboard(client, world.acme)
+    login(client, world.acme.owner_email)
+    long_title = "T" * 201
+    resp = client.post(
+        _page(world, dash["id"], "/widgets/new"), data={"title": long_title, "action": "save"}
+    )
+    html = resp.get_data(as_text=True)
+    assert resp.status_code == 400
+    assert 'id="f-title-error"' in html and "at most 200 characters" in html
+    saved = client.get(world.url(f"/dashboards/{dash['id']}"), headers=world.acme.headers)
+    assert saved.get_json()["widgets"] == []
+    blank = client.post(f"/o/{world.acme.slug}/dashboards", data={"name": "  "})
+    assert blank.status_code == 400 and 'id="f-name-error"' in blank.get_data(as_text=True)
+    renamed = client.post(_page(world, dash["id"], "/settings"), data={"name": "N" * 201})
+    assert renamed.status_code == 400 and "at most 200 characters" in renamed.get_data(as_text=True)
+    saved = client.get(world.url(f"/dashboards/{dash['id']}"), headers=world.acme.headers)
+    assert saved.get_json()["name"] == "Team"

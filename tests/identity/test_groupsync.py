@@ -1,4 +1,4 @@
-"""Group mappings and reconcile (spec §3.6), through real SSO sign-ins where the
+"""Group mappings and reconcile (docs/sso.md#group-sync), through real SSO sign-ins where the
 claim matters and through the dry-run preview."""
 
 from __future__ import annotations
@@ -6,20 +6,14 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from tests.conftest import login
+from tests.factories import create_project, login
 from workspace.core.models import ProjectMember
 from workspace.extensions import db
 from workspace.identity.sso.groupsync import groups_from_claims
 
 
 def _project(client, org, identifier):
-    resp = client.post(
-        org.url("/projects"),
-        headers=org.headers,
-        json={"name": f"Project {identifier}", "identifier": identifier},
-    )
-    assert resp.status_code == 201, resp.get_json()
-    return resp.get_json()["id"]
+    return create_project(client, org, f"Project {identifier}", identifier)["id"]
 
 
 def _map(client, org, group, project_id, role):

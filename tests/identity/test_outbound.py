@@ -1,4 +1,4 @@
-"""The outbound HTTP guard (DESIGN §6), against real sockets on loopback."""
+"""The outbound HTTP guard (docs/security.md), against real sockets on loopback."""
 
 from __future__ import annotations
 

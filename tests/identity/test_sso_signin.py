@@ -1,5 +1,5 @@
 """SSO sign-in end to end against a real OIDC provider process, and every way it
-must refuse (spec §4.1, §7; DESIGN §6)."""
+must refuse (docs/sso.md#why-a-sign-in-is-refused)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from joserfc import jwt
 from joserfc.jwk import RSAKey
 from sqlalchemy import func, select
 
-from tests.conftest import login
+from tests.factories import create_project, login
 from tests.identity.conftest import _local
 from workspace.core.models import Account, OrgMember, ProjectMember
 from workspace.extensions import db
@@ -37,11 +37,7 @@ def _account(app, email):
 
 
 def _project(client, org, name, identifier):
-    resp = client.post(
-        org.url("/projects"), headers=org.headers, json={"name": name, "identifier": identifier}
-    )
-    assert resp.status_code == 201, resp.get_json()
-    return resp.get_json()["id"]
+    return create_project(client, org, name, identifier)["id"]
 
 
 def _map(client, org, group, project_id, role):

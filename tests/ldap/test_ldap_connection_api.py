@@ -1,4 +1,4 @@
-"""The LDAP connection's JSON API and its connection test (spec §4.4, DESIGN §4)."""
+"""The LDAP connection's JSON API and its connection test (docs/ldap.md#test-the-connection)."""
 
 from __future__ import annotations
 

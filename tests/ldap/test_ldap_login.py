@@ -1,4 +1,4 @@
-"""Directory sign-in against the session's real slapd (spec §4.1, DESIGN §6)."""
+"""Directory sign-in against the session's real slapd (docs/ldap.md#signing-in)."""
 
 from __future__ import annotations
 

@@ -18,10 +18,13 @@ SCIM_JSON = "application/scim+json"
 
 
 def new_scim_token(app, org_id: uuid.UUID) -> str:
+    from workspace.extensions import db
     from workspace.scim.tokens import generate_token
 
     with app.app_context():
-        return generate_token(org_id, None)[1]
+        raw = generate_token(org_id, None)[1]
+        db.session.commit()  # the service flushes; outside a request the caller commits
+        return raw
 
 
 @dataclass

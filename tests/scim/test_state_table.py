@@ -1,4 +1,4 @@
-"""Spec §3.2, the SCIM user state table, row by row (plus §3.3 for the token)."""
+"""The SCIM user states of docs/scim.md, row by row (plus the token lifecycle)."""
 
 from __future__ import annotations
 
@@ -151,7 +151,7 @@ def test_put_without_active_means_active(app, scim):
 
 
 def test_token_states(app, client, acme, scim):
-    """§3.3: none -> configured (shown once) -> new token revokes old -> revoked."""
+    """Token: none -> configured (shown once) -> new token revokes old -> revoked."""
     first = scim.token
     assert scim.get("/Users").status_code == 200
     resp = client.post(acme.url("/scim-token"), headers=acme.headers)

@@ -3,17 +3,17 @@
 ``models`` settings and AI runs; ``client`` the OpenAI-compatible HTTP call;
 ``spec``/``offline``/``ask`` turning a sentence into a chart; ``credits`` the monthly
 pool; ``settings`` model settings; ``members`` agent members; ``tools`` the agent
-tool registry; ``mcp`` the MCP server; ``api``, ``tools_api`` and ``pages`` the thin
-blueprints.
+tool registry; ``mcp`` the MCP server; ``api`` (JSON), ``tools_api`` (the agent tool
+interface) and ``views`` (HTML) the thin blueprints.
 """
 
 from flask import Flask
 
+from workspace.agents import api, tools_api, views
+
 
 def init_app(app: Flask) -> None:
     """Register the AI/agents API, the agent tool interface and the pages."""
-    from workspace.agents import api, pages, tools_api
-
     app.register_blueprint(api.bp)
     app.register_blueprint(tools_api.bp)
-    app.register_blueprint(pages.bp)
+    app.register_blueprint(views.bp)

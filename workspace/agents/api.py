@@ -1,6 +1,7 @@
-"""The AI and agents JSON API (DESIGN §3): model settings, ask-a-chart, credits,
-agents. Settings and agents are owner/admin only; asking and credits are for any
-member (an agent included: its asks are recorded as its own)."""
+"""The AI and agents JSON API (docs/api.md): model settings, ask-a-chart, credits,
+agents. Settings (``org.manage_settings``) and agents (``org.manage_members``) are
+owner/admin only; asking (``ai.ask``) and credits (``analytics.read``) are for any
+member (an agent included: its asks are recorded as its own). The request commits."""
 
 from __future__ import annotations
 
@@ -21,10 +22,9 @@ from workspace.agents.schemas import (
     CreditsOut,
 )
 from workspace.analytics.scope import make_scope
-from workspace.api import api_access, operation
+from workspace.api import operation
 from workspace.api.blueprints import api_blueprint
-from workspace.extensions import db
-from workspace.security.permissions import require
+from workspace.security.permissions import Access
 from workspace.security.tokens import display_prefix
 
 bp = api_blueprint("agents_api", __name__, "/api/v1/orgs/<uuid:org_id>")
@@ -44,21 +44,25 @@ def settings_out(org_id: uuid.UUID) -> AiSettingsOut:
 
 
 @bp.get("/ai-settings")
-@operation("Read the org's model settings", tag="ai", response=AiSettingsOut)
-def read_settings(org_id: uuid.UUID):
+@operation(
+    "Read the org's model settings", tag="ai", response=AiSettingsOut, action="org.manage_settings"
+)
+def read_settings(org_id: uuid.UUID, access: Access):
     """``has_api_key`` instead of the key, which is never returned."""
-    access = api_access(org_id)
-    require(access, "org.manage_settings")
     return settings_out(access.org.id)
 
 
 @bp.put("/ai-settings")
-@operation("Save the org's model settings", tag="ai", body=AiSettingsIn, response=AiSettingsOut)
-def save_settings(org_id: uuid.UUID, body: AiSettingsIn):
+@operation(
+    "Save the org's model settings",
+    tag="ai",
+    body=AiSettingsIn,
+    response=AiSettingsOut,
+    action="org.manage_settings",
+)
+def save_settings(org_id: uuid.UUID, access: Access, body: AiSettingsIn):
     """An OpenAI-compatible endpoint. Omit ``api_key`` (or send it blank) to keep
     the stored one; the first save needs it."""
-    access = api_access(org_id)
-    require(access, "org.manage_settings")
     settings.save_settings(
         access.org.id,
         base_url=body.base_url,
@@ -66,39 +70,40 @@ def save_settings(org_id: uuid.UUID, body: AiSettingsIn):
         api_key=body.api_key,
         actor_id=access.account.id,
     )
-    db.session.commit()
     return settings_out(access.org.id)
 
 
 @bp.post("/ai-settings/test")
-@operation("Test the org's model settings", tag="ai", response=AiTestOut)
-def test_settings(org_id: uuid.UUID):
+@operation(
+    "Test the org's model settings", tag="ai", response=AiTestOut, action="org.manage_settings"
+)
+def test_settings(org_id: uuid.UUID, access: Access):
     """One tiny call with the saved settings; ``ok: false`` carries the provider's
     error. Costs no credits."""
-    access = api_access(org_id)
-    require(access, "org.manage_settings")
     result = settings.test_settings(access.org.id)
     return AiTestOut(ok=result.ok, message=result.message)
 
 
 @bp.post("/analytics/ask")
-@operation("Ask for a chart in plain words", tag="analytics", body=AskIn, response=AskOut)
-def ask_chart(org_id: uuid.UUID, body: AskIn):
+@operation(
+    "Ask for a chart in plain words", tag="analytics", body=AskIn, response=AskOut, action="ai.ask"
+)
+def ask_chart(org_id: uuid.UUID, access: Access, body: AskIn):
     """Never an error for an unusable model answer: the default chart (count by
     status, "Work items by status") comes back with ``fallback: true``."""
-    access = api_access(org_id)
-    require(access, "analytics.read")
     scope = make_scope(access.org, body.project_id)
     result: dict[str, Any] = ask.ask_chart(scope, access.account, body.text)
-    db.session.commit()
     return AskOut.model_validate(result)
 
 
 @bp.get("/analytics/credits")
-@operation("AI credit usage this calendar month (UTC)", tag="analytics", response=CreditsOut)
-def read_credits(org_id: uuid.UUID):
-    access = api_access(org_id)
-    require(access, "analytics.read")
+@operation(
+    "AI credit usage this calendar month (UTC)",
+    tag="analytics",
+    response=CreditsOut,
+    action="analytics.read",
+)
+def read_credits(org_id: uuid.UUID, access: Access):
     return CreditsOut.model_validate(credits.usage(access.org.id))
 
 
@@ -116,10 +121,10 @@ def agent_out(row: members.AgentRow) -> dict[str, Any]:
 
 
 @bp.get("/agents")
-@operation("List the org's agents", tag="agents", response=list[AgentOut])
-def list_agents(org_id: uuid.UUID):
-    access = api_access(org_id)
-    require(access, "org.manage_members")
+@operation(
+    "List the org's agents", tag="agents", response=list[AgentOut], action="org.manage_members"
+)
+def list_agents(org_id: uuid.UUID, access: Access):
     return [AgentOut.model_validate(agent_out(r)) for r in members.list_agents(access.org.id)]
 
 
@@ -130,11 +135,10 @@ def list_agents(org_id: uuid.UUID):
     body=AgentCreate,
     response=AgentCreated,
     status=201,
+    action="org.manage_members",
 )
-def create_agent(org_id: uuid.UUID, body: AgentCreate):
+def create_agent(org_id: uuid.UUID, access: Access, body: AgentCreate):
     """The response holds the agent's token; it is never shown again."""
-    access = api_access(org_id)
-    require(access, "org.manage_members")
     account, member, raw = members.create_agent(
         access.org,
         name=body.name,

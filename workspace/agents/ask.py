@@ -1,4 +1,4 @@
-"""Ask-a-chart (spec §4.4): a sentence in, a real chart out, never an error.
+"""Ask-a-chart (docs/ai.md#asking-for-a-chart): a sentence in, a real chart out, never an error.
 
 The org's model is asked, with a strict JSON schema (structured output), for a metric,
 a dimension and a title (and optionally one kind or priority to narrow to); the
@@ -20,11 +20,13 @@ from typing import Any
 from sqlalchemy import select
 
 from workspace.agents import client, credits, offline
+from workspace.agents.client import provider_text
 from workspace.agents.models import AiRun, AiSettings, settings_for
 from workspace.agents.spec import DEFAULT, KINDS, MAX_TITLE, PRIORITIES, ChartSpec, title_for
 from workspace.analytics import service as analytics
-from workspace.analytics.dimensions import DIMENSIONS, METRICS, UNASSIGNED
+from workspace.analytics.dimensions import UNASSIGNED
 from workspace.analytics.scope import Scope
+from workspace.analytics.vocabulary import DIMENSIONS, METRICS
 from workspace.core.models import Account, Project, State, StateCategory
 from workspace.core.projects import DEFAULT_STATES
 from workspace.errors import ServiceError
@@ -99,15 +101,10 @@ def parse_answer(text: str) -> ChartSpec | None:
     if dimension == "priority":
         priority = None
     title = data.get("title")
-    title = " ".join(_storable(title).split())[:MAX_TITLE] if isinstance(title, str) else ""
+    title = provider_text(" ".join(title.split()), MAX_TITLE) if isinstance(title, str) else ""
     return ChartSpec(
         metric, dimension, title or title_for(metric, dimension, kind, priority), kind, priority
     )
-
-
-def _storable(text: str) -> str:
-    """A provider's text as the database can keep it: PostgreSQL text holds no NUL."""
-    return text.replace("\x00", "\ufffd")
 
 
 def _ask_model(row: AiSettings, text: str, org_id: uuid.UUID, now: datetime) -> Attempt:
@@ -128,7 +125,7 @@ def _ask_model(row: AiSettings, text: str, org_id: uuid.UUID, now: datetime) -> 
             "timeout" if exc.kind == "timeout" else "provider_error",
             fallback=True,
             model=row.model,
-            raw=_storable(exc.body or exc.message)[:RAW_LIMIT],
+            raw=provider_text(exc.body or exc.message, RAW_LIMIT),
             latency_ms=exc.latency_ms,
         )
     spec = parse_answer(answer.content)
@@ -137,7 +134,7 @@ def _ask_model(row: AiSettings, text: str, org_id: uuid.UUID, now: datetime) -> 
         "ok" if spec else "invalid_answer",
         fallback=spec is None,
         model=row.model,
-        raw=_storable(answer.content)[:RAW_LIMIT],
+        raw=provider_text(answer.content, RAW_LIMIT),
         prompt_tokens=answer.prompt_tokens,
         completion_tokens=answer.completion_tokens,
         latency_ms=answer.latency_ms,
@@ -166,7 +163,7 @@ def _points(scope: Scope, account_id: uuid.UUID, spec: ChartSpec) -> list[dict[s
 
 def _zero_points(scope: Scope, dimension: str) -> list[dict[str, Any]]:
     """Every value of the dimension at 0: what a chart over nothing shows, so that an
-    answer is never empty (spec §4.4)."""
+    answer is never empty (docs/ai.md#never-an-error)."""
     if dimension == "priority":
         return [{"key": p, "value": 0, "id": None} for p in PRIORITIES]
     if dimension == "kind":
@@ -195,7 +192,7 @@ def _zero_points(scope: Scope, dimension: str) -> list[dict[str, Any]]:
 def ask_chart(
     scope: Scope, account: Account, text: str, *, now: datetime | None = None
 ) -> dict[str, Any]:
-    """Answer a chart request and record the attempt. The caller commits."""
+    """Answer a chart request and record the attempt (flushed; the request commits)."""
     text = text.strip()
     if not text:
         raise ServiceError("Say what chart you want, e.g. 'open bugs by assignee'.", field="text")
@@ -232,7 +229,7 @@ def ask_chart(
         fallback=attempt.fallback,
         metric=attempt.spec.metric,
         dimension=attempt.spec.dimension,
-        title=attempt.spec.title[:200],
+        title=attempt.spec.title,
         prompt_tokens=attempt.prompt_tokens,
         completion_tokens=attempt.completion_tokens,
         latency_ms=attempt.latency_ms,

@@ -18,6 +18,18 @@ import requests
 
 from workspace.security.outbound import OutboundError, fetch
 
+#: How much of a provider's answer body we keep (stored on the run, shown to an admin).
+BODY_LIMIT = 4000
+#: How much of a provider's error message an admin reads.
+DETAIL_LIMIT = 300
+
+
+def provider_text(text: str, limit: int) -> str:
+    """Text a model provider sent, fitted to what we store or show: no NUL (PostgreSQL
+    text holds none) and at most ``limit`` characters. Deliberately cut: it is the
+    provider's text, never what a user typed (that is refused when too long)."""
+    return text.replace("\x00", "\ufffd")[:limit]
+
 
 @dataclass
 class Completion:
@@ -78,7 +90,7 @@ def chat(
         kind = "timeout" if _is_timeout(exc) else "unreachable"
         raise ModelError(kind, str(exc), latency_ms=elapsed) from exc
     elapsed = int((time.monotonic() - started) * 1000)
-    body = response.text[:4000]
+    body = provider_text(response.text, BODY_LIMIT)
     if response.status_code >= 400:
         raise ModelError(
             "provider_error",
@@ -129,9 +141,9 @@ def _error_detail(body: str) -> str:
     try:
         error = json.loads(body).get("error")
         if isinstance(error, dict) and isinstance(error.get("message"), str):
-            return error["message"][:300]
+            return provider_text(error["message"], DETAIL_LIMIT)
         if isinstance(error, str):
-            return error[:300]
+            return provider_text(error, DETAIL_LIMIT)
     except (ValueError, AttributeError):
         pass
-    return body[:300] or "no details"
+    return provider_text(body, DETAIL_LIMIT) or "no details"

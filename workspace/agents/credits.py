@@ -1,4 +1,4 @@
-"""AI credits (spec §2.11, §8): a monthly pool per org, spent by model calls.
+"""AI credits (docs/ai.md#ai-credits): a monthly pool per org, spent by model calls.
 
 Pool: 500 credits per billable seat per calendar month in UTC. A billable seat is an
 active human member; agents are members but not seats. Seats are counted at the

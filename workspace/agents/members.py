@@ -1,4 +1,4 @@
-"""Agents as org members (spec §1): created by admins, acting through a token.
+"""Agents as org members (docs/agents.md): created by admins, acting through a token.
 
 An agent is an :class:`Account` of kind ``agent`` with an ordinary org membership
 (role member), so every rollup counts its work exactly like a person's. It gets no
@@ -15,13 +15,13 @@ from dataclasses import dataclass
 
 from sqlalchemy import select
 
-from workspace.auth import api_tokens
+from workspace.auth import api_tokens, membership
+from workspace.auth.models import ApiToken
 from workspace.core.accounts import add_member
 from workspace.core.events import record_event
 from workspace.core.models import (
     Account,
     AccountKind,
-    ApiToken,
     Org,
     OrgMember,
     OrgRole,
@@ -30,7 +30,6 @@ from workspace.core.models import (
 from workspace.core.projects import get_project, set_project_member
 from workspace.errors import NotFoundError, ServiceError
 from workspace.extensions import db
-from workspace.types import utcnow
 
 AGENT_EMAIL_DOMAIN = "agents.invalid"
 
@@ -68,9 +67,9 @@ def create_agent(
     account = Account(
         id=account_id,
         email=f"agent-{account_id.hex}@{AGENT_EMAIL_DOMAIN}",
-        name=name[:200],
+        name=name,
         kind=AccountKind.AGENT,
-        description=(description or "").strip()[:500] or None,
+        description=(description or "").strip() or None,
         email_verified=False,
     )
     db.session.add(account)
@@ -137,16 +136,8 @@ def get_agent(org_id: uuid.UUID, account_id: uuid.UUID) -> OrgMember:
 def remove_agent(member: OrgMember, *, actor_id: uuid.UUID | None) -> None:
     """Deactivate the agent's membership and revoke its tokens; its work stays
     attributed to it. The caller commits."""
-    now = utcnow()
-    member.active, member.deactivated_at = False, now
-    for token in db.session.scalars(
-        select(ApiToken).where(
-            ApiToken.account_id == member.account_id,
-            ApiToken.org_id == member.org_id,
-            ApiToken.revoked_at.is_(None),
-        )
-    ):
-        token.revoked_at = now
+    # The same deactivation as any member's: membership off, tokens revoked.
+    membership.deactivate_member(member, actor_id=actor_id, via="agents")
     record_event(
         member.org_id,
         "agent.removed",

@@ -1,4 +1,4 @@
-"""The org's model settings and the record of every model attempt (spec §2.10-2.11)."""
+"""The org's model settings and the record of every model attempt (docs/ai.md)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ class AiSettings(db.Model):
     #: e.g. ``https://api.openai.com/v1``; ``/chat/completions`` is appended.
     base_url: Mapped[str] = mapped_column(String(500))
     model: Mapped[str] = mapped_column(String(200))
-    #: The API key, sealed with this row's id (DESIGN §6); never returned.
+    #: The API key, sealed with this row's id (docs/security.md); never returned.
     api_key_sealed: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = created_at_column()
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, onupdate=utcnow)

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
+from typing import Literal
 
 from pydantic import Field
 
 from workspace.agents.ask import MAX_REQUEST
-from workspace.api.models import InputModel, OutputModel
+from workspace.agents.spec import KINDS, PRIORITIES
+from workspace.analytics.dashboards.service import MAX_TITLE
+from workspace.analytics.vocabulary import Dimension, Metric
+from workspace.inputs import InputModel, OutputModel
 
 
 class AiSettingsIn(InputModel):
@@ -39,6 +43,18 @@ class AskIn(InputModel):
         description=f"What to chart, in plain words; at most {MAX_REQUEST} characters.",
     )
     project_id: uuid.UUID | None = Field(None, description="Only this project's tasks.")
+
+
+class SaveAnswerIn(InputModel):
+    """An answer saved as a widget (the Ask box's "Save as widget" form)."""
+
+    dashboard_id: uuid.UUID
+    title: str | None = Field(None, max_length=MAX_TITLE)
+    metric: Metric
+    dimension: Dimension
+    kind: Literal[KINDS] | None = None  # type: ignore[valid-type]
+    priority: Literal[PRIORITIES] | None = None  # type: ignore[valid-type]
+    project_id: uuid.UUID | None = None
 
 
 class AskPoint(OutputModel):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from workspace.analytics.dimensions import DIMENSIONS, METRICS
+from workspace.analytics.vocabulary import DIMENSIONS, METRICS
 from workspace.core.models import Priority, TaskKind
 
 KINDS = tuple(k.value for k in TaskKind)

@@ -1,4 +1,4 @@
-"""The agent tool interface (spec §1): what an agent can do, each with a JSON schema.
+"""The agent tool interface (docs/agents.md): what an agent can do, each with a JSON schema.
 
 One registry serves both transports - the plain JSON routes under ``/api/v1/agent/``
 and the MCP server - so a tool is declared once: a name, a description, a pydantic
@@ -21,17 +21,17 @@ from werkzeug.exceptions import HTTPException
 from workspace.analytics import rollups
 from workspace.analytics import service as analytics
 from workspace.analytics.scope import make_scope
-from workspace.api.inputs import validation_errors
+from workspace.analytics.vocabulary import Dimension, Metric
 from workspace.core import projects, tasks
 from workspace.core.models import Priority, State, TaskKind
+from workspace.core.models.projects import COUNTED_CATEGORIES
 from workspace.core.schemas import ActivityOut, CommentOut, TaskOut
 from workspace.errors import ServiceError
 from workspace.extensions import db
+from workspace.inputs import validation_errors
 from workspace.security.permissions import Access, require
 
-Metric = Literal["count", "done", "open"]
-Dimension = Literal["status", "priority", "kind", "assignee", "project"]
-Category = Literal["backlog", "unstarted", "started", "completed", "cancelled"]
+Category = Literal[tuple(c.value for c in COUNTED_CATEGORIES)]  # type: ignore[valid-type]
 PriorityName = Literal[tuple(p.value for p in Priority)]  # type: ignore[valid-type]
 KindName = Literal[tuple(k.value for k in TaskKind)]  # type: ignore[valid-type]
 
@@ -196,7 +196,6 @@ def create_task(access: Access, args: CreateTaskArgs) -> dict[str, Any]:
         state_id=state.id if state else None,
         assignee_id=access.account.id if args.assign_to_me else None,
     )
-    db.session.commit()
     return _task_json(task)
 
 
@@ -205,7 +204,6 @@ def set_task_state(access: Access, args: SetStateArgs) -> dict[str, Any]:
     require(access, "task.write", task.project_id)
     state = _state_ref(task.project_id, args.state)
     tasks.update_task(task, access.account.id, {"state_id": state.id})
-    db.session.commit()
     return _task_json(task)
 
 
@@ -213,7 +211,6 @@ def assign_task_to_me(access: Access, args: TaskArgs) -> dict[str, Any]:
     task = tasks.get_task(access.org.id, args.task_id)
     require(access, "task.write", task.project_id)
     tasks.update_task(task, access.account.id, {"assignee_id": access.account.id})
-    db.session.commit()
     return _task_json(task)
 
 
@@ -221,7 +218,6 @@ def comment_on_task(access: Access, args: CommentArgs) -> dict[str, Any]:
     task = tasks.get_task(access.org.id, args.task_id)
     require(access, "task.comment", task.project_id)
     comment = tasks.add_comment(task, access.account.id, args.body)
-    db.session.commit()
     return CommentOut.model_validate(comment).model_dump(mode="json")
 
 
@@ -334,11 +330,12 @@ def run_tool(access: Access, name: str, arguments: Any) -> Any:
             400, "Some arguments are missing or invalid.", validation_errors(exc)
         ) from exc
     try:
-        return tool.handler(access, args)
+        # A savepoint per call: a refused call undoes only its own changes, never
+        # those of an earlier call in the same MCP batch. The request commits.
+        with db.session.begin_nested():
+            return tool.handler(access, args)
     except ServiceError as exc:
-        db.session.rollback()
         errors = [{"field": exc.field, "message": exc.message}] if exc.field else None
         raise ToolError(exc.status, exc.message, errors) from exc
     except HTTPException as exc:
-        db.session.rollback()
         raise ToolError(exc.code or 400, exc.description or "Refused.") from exc

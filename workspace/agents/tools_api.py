@@ -1,9 +1,10 @@
-"""The agent tool interface over HTTP: ``/api/v1/agent/`` (spec §1).
+"""The agent tool interface over HTTP: ``/api/v1/agent/`` (docs/agents.md#the-tool-interface).
 
 ``GET /tools`` lists the tools with their JSON schemas, ``POST /tools/<name>`` runs
 one with a JSON object of arguments, and ``POST /mcp`` serves the same tools as an
-MCP server. Only an agent's token is accepted: the org is the token's org and the
-actor is the agent.
+MCP server. Only an agent's token is accepted (the ``agent.use_tools`` action): the
+org is the token's org and the actor is the agent. These URLs name no org, so
+:func:`agent_access` loads it from the token and applies the action itself.
 """
 
 from __future__ import annotations
@@ -18,21 +19,22 @@ from workspace.agents.tools import TOOLS, ToolError, run_tool
 from workspace.api import api_account, operation
 from workspace.api.auth import bearer_token
 from workspace.api.blueprints import api_blueprint
-from workspace.api.models import OutputModel
 from workspace.api.problems import ApiError
 from workspace.auth import api_tokens
-from workspace.core.models import Account, ApiToken, Org
+from workspace.auth.models import ApiToken
+from workspace.core.models import Account, Org
 from workspace.core.orgs import active_membership as membership
+from workspace.errors import ForbiddenError, ServiceError
 from workspace.extensions import db
-from workspace.security.permissions import Access
+from workspace.inputs import OutputModel
+from workspace.security.permissions import ACTIONS, Access, authorize_route
 from workspace.security.request_guard import InputRefused, load_json, reads_own_body
+from workspace.transaction import transactional
 
 bp = api_blueprint("agent_tools_api", __name__, "/api/v1/agent")
 
-NOT_AN_AGENT = (
-    "The agent tool interface takes an agent's token; an admin creates agents "
-    "and their tokens in Settings > Agents."
-)
+#: What every route here does; its rule admits agents only.
+ACTION = "agent.use_tools"
 
 
 class ToolOut(OutputModel):
@@ -47,26 +49,35 @@ class ToolResult(OutputModel):
     result: Any
 
 
-def _access_for(account: Account, token: ApiToken | None) -> Access:
-    if token is None or not account.is_agent:
-        raise ApiError(403, NOT_AN_AGENT)
+def agent_access(account: Account, token: ApiToken | None) -> Access:
+    """The calling agent's access to its token's org, checked against
+    ``agent.use_tools`` (403 for a person or a browser session; 401 for an agent no
+    longer in its org)."""
+    if token is None:  # a browser session is a person's
+        raise ForbiddenError(ACTIONS[ACTION].message)
     member = membership(token.org_id, account.id)
     if member is None:
+        if not account.is_agent:
+            raise ForbiddenError(ACTIONS[ACTION].message)
         raise ApiError(401, "This agent is no longer a member of its organization.")
-    return Access(account=account, org=db.session.get(Org, token.org_id), member=member)
+    access = Access(account=account, org=db.session.get(Org, token.org_id), member=member)
+    return authorize_route(access, ACTION, {})
 
 
-def agent_access() -> Access:
-    """The calling agent's access to its org (401 without a valid token, 403 for a
-    person's token)."""
-    account, token = api_account()
-    return _access_for(account, token)
+def _caller_access() -> Access:
+    """The agent behind this request's bearer token (401 without a valid one)."""
+    return agent_access(*api_account())
 
 
 @bp.get("/tools")
-@operation("List the agent tools with their JSON schemas", tag="agent", response=list[ToolOut])
+@operation(
+    "List the agent tools with their JSON schemas",
+    tag="agent",
+    response=list[ToolOut],
+    action=ACTION,
+)
 def list_tools():
-    agent_access()
+    _caller_access()
     return [ToolOut.model_validate(t.describe()) for t in TOOLS.values()]
 
 
@@ -76,10 +87,11 @@ def list_tools():
     tag="agent",
     response=ToolResult,
     errors=(400, 401, 403, 404, 415),
+    action=ACTION,
 )
 def call_tool(name: str):
     """The body is the tool's arguments (see its ``inputSchema``); ``{}`` for none."""
-    access = agent_access()
+    access = _caller_access()
     if request.get_data() and not request.is_json:
         raise ApiError(415, "Send the arguments as JSON with 'Content-Type: application/json'.")
     arguments = request.get_json(silent=True) if request.get_data() else {}
@@ -116,6 +128,7 @@ def _origin_allowed() -> bool:
 
 @bp.route("/mcp", methods=["GET", "POST", "DELETE"])
 @reads_own_body  # JSON-RPC errors, not problem+json
+@transactional
 def mcp_endpoint():
     """One JSON-RPC message per POST; answers in application/json."""
     if not _origin_allowed():
@@ -129,9 +142,11 @@ def mcp_endpoint():
             **{"WWW-Authenticate": 'Bearer realm="agent"'},
         )
     try:
-        access = _access_for(token.account, token)
+        access = agent_access(token.account, token)
     except ApiError as exc:
         return _rpc(mcp.error(None, mcp.INVALID_REQUEST, exc.detail), exc.status)
+    except ServiceError as exc:
+        return _rpc(mcp.error(None, mcp.INVALID_REQUEST, exc.message), exc.status)
     if request.method != "POST":
         # No server-initiated stream and no sessions to end (transport allows 405).
         return _rpc(None, 405, Allow="POST")

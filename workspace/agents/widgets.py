@@ -1,30 +1,27 @@
 """Saving an ask-a-chart answer as a dashboard widget, through the dashboards service.
 
-Imported lazily: dashboards are their own capability, and ask-a-chart works without
-them (the "Save as widget" control is then simply not offered).
+The dashboard must be one the caller may change: the ``dashboard.edit`` object rule
+(another's private dashboard is a 404, another's shared one a 403).
 """
 
 from __future__ import annotations
 
-import importlib.util
 import uuid
-from typing import Any
 
-from workspace.core.models import Org
+from workspace.analytics.dashboards import service as dashboards
+from workspace.analytics.dashboards.models import Dashboard, Widget
+from workspace.security.permissions import Access, can_object
+
+#: The action a saved answer needs on its dashboard.
+EDIT = "dashboard.edit"
 
 
-def available() -> bool:
-    return importlib.util.find_spec("workspace.analytics.dashboards.service") is not None
-
-
-def own_dashboards(org_id: uuid.UUID, account_id: uuid.UUID) -> list[Any]:
-    """Dashboards the account may add widgets to (its own)."""
-    if not available():
-        return []
-    from workspace.analytics.dashboards import service
-
+def own_dashboards(access: Access) -> list[Dashboard]:
+    """Dashboards the caller may add widgets to (its own)."""
     return [
-        d for d in service.list_dashboards(org_id, account_id) if service.can_edit(d, account_id)
+        d
+        for d in dashboards.list_dashboards(access.org.id, access.account.id)
+        if can_object(access, d, EDIT)
     ]
 
 
@@ -35,26 +32,23 @@ def answer_filter(kind: str | None, priority: str | None) -> str | None:
 
 
 def save_as_widget(
-    org: Org,
-    account_id: uuid.UUID,
+    access: Access,
     dashboard_id: uuid.UUID,
     *,
-    title: str,
+    title: str | None,
     metric: str,
     dimension: str,
     kind: str | None = None,
     priority: str | None = None,
     project_id: uuid.UUID | None = None,
-) -> Any:
-    """Append the answer's chart to one of the account's dashboards (a 404 for another's
-    private dashboard, a 403 for a shared one it does not own). The caller commits."""
-    from workspace.analytics.dashboards import service
-
-    dashboard = service.get_editable(org.id, dashboard_id, account_id)
-    return service.add_widget(
+) -> Widget:
+    """Append the answer's chart to one of the caller's dashboards (flushed; the
+    request commits)."""
+    dashboard = dashboards.load_dashboard(access, dashboard_id, EDIT)
+    return dashboards.add_widget(
         dashboard,
-        org,
-        account_id,
+        access.org,
+        access.account.id,
         {
             "title": title,
             "chart_type": "bar",

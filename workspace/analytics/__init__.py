@@ -2,11 +2,11 @@
 
 from flask import Flask
 
+from workspace.analytics import api, dashboards, views
+
 
 def init_app(app: Flask) -> None:
     """Register the analytics API and pages."""
-    from workspace.analytics import api, dashboards, views
-
     dashboards.init_app(app)
     app.register_blueprint(api.bp)
     app.register_blueprint(views.bp)

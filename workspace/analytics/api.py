@@ -1,7 +1,8 @@
-"""The analytics JSON API (DESIGN §3): read-only rollups over the tasks that count.
+"""The analytics JSON API (docs/api.md): read-only rollups over the tasks that count.
 
-Bearer token or, for GET, the browser session (``api_access``). Every view: access,
-then scope (a project of another org is a 404), then one service call.
+Bearer token or, for GET, the browser session. Every route declares
+``analytics.read``; the view makes the scope (a project of another org is a 404),
+then one service call.
 """
 
 from __future__ import annotations
@@ -26,17 +27,15 @@ from workspace.analytics.schemas import (
     WorkloadRow,
 )
 from workspace.analytics.scope import Scope, make_scope
-from workspace.api import api_access, operation
+from workspace.api import operation
 from workspace.api.blueprints import api_blueprint
-from workspace.security.permissions import Access, require
+from workspace.security.permissions import Access
 
 bp = api_blueprint("analytics_api", __name__, "/api/v1/orgs/<uuid:org_id>/analytics")
 
 
-def _scope(org_id: uuid.UUID, query: ScopeQuery) -> tuple[Access, Scope]:
-    access = api_access(org_id)
-    require(access, "analytics.read")
-    return access, make_scope(access.org, query.project_id)
+def _scope(access: Access, query: ScopeQuery) -> Scope:
+    return make_scope(access.org, query.project_id)
 
 
 @bp.get("/overview")
@@ -45,9 +44,10 @@ def _scope(org_id: uuid.UUID, query: ScopeQuery) -> tuple[Access, Scope]:
     tag="analytics",
     query=ScopeQuery,
     response=OverviewOut,
+    action="analytics.read",
 )
-def overview(org_id: uuid.UUID, query: ScopeQuery):
-    _, scope = _scope(org_id, query)
+def overview(org_id: uuid.UUID, access: Access, query: ScopeQuery):
+    scope = _scope(access, query)
     return OverviewOut.model_validate(rollups.overview(scope))
 
 
@@ -57,9 +57,10 @@ def overview(org_id: uuid.UUID, query: ScopeQuery):
     tag="analytics",
     query=ScopeQuery,
     response=FlowOut,
+    action="analytics.read",
 )
-def flow(org_id: uuid.UUID, query: ScopeQuery):
-    _, scope = _scope(org_id, query)
+def flow(org_id: uuid.UUID, access: Access, query: ScopeQuery):
+    scope = _scope(access, query)
     return FlowOut.model_validate(rollups.flow(scope))
 
 
@@ -69,9 +70,10 @@ def flow(org_id: uuid.UUID, query: ScopeQuery):
     tag="analytics",
     query=ScopeQuery,
     response=list[WorkloadRow],
+    action="analytics.read",
 )
-def workload(org_id: uuid.UUID, query: ScopeQuery):
-    _, scope = _scope(org_id, query)
+def workload(org_id: uuid.UUID, access: Access, query: ScopeQuery):
+    scope = _scope(access, query)
     return [WorkloadRow.model_validate(r) for r in rollups.workload(scope)]
 
 
@@ -81,9 +83,10 @@ def workload(org_id: uuid.UUID, query: ScopeQuery):
     tag="analytics",
     query=ScatterQuery,
     response=list[ScatterPoint],
+    action="analytics.read",
 )
-def scatter(org_id: uuid.UUID, query: ScatterQuery):
-    _, scope = _scope(org_id, query)
+def scatter(org_id: uuid.UUID, access: Access, query: ScatterQuery):
+    scope = _scope(access, query)
     return [ScatterPoint.model_validate(p) for p in rollups.scatter(scope, query.dimension)]
 
 
@@ -93,16 +96,23 @@ def scatter(org_id: uuid.UUID, query: ScatterQuery):
     tag="analytics",
     query=ForecastQuery,
     response=ForecastOut,
+    action="analytics.read",
 )
-def forecast(org_id: uuid.UUID, query: ForecastQuery):
-    _, scope = _scope(org_id, query)
+def forecast(org_id: uuid.UUID, access: Access, query: ForecastQuery):
+    scope = _scope(access, query)
     return ForecastOut.model_validate(rollups.forecast(scope, query.weeks))
 
 
 @bp.get("/pivot")
-@operation("Counts by two dimensions", tag="analytics", query=PivotQuery, response=PivotOut)
-def pivot(org_id: uuid.UUID, query: PivotQuery):
-    _, scope = _scope(org_id, query)
+@operation(
+    "Counts by two dimensions",
+    tag="analytics",
+    query=PivotQuery,
+    response=PivotOut,
+    action="analytics.read",
+)
+def pivot(org_id: uuid.UUID, access: Access, query: PivotQuery):
+    scope = _scope(access, query)
     return PivotOut.model_validate(rollups.pivot(scope, query.row, query.col))
 
 
@@ -112,9 +122,10 @@ def pivot(org_id: uuid.UUID, query: PivotQuery):
     tag="analytics",
     query=CustomQuery,
     response=CustomOut,
+    action="analytics.read",
 )
-def custom(org_id: uuid.UUID, query: CustomQuery):
-    access, scope = _scope(org_id, query)
+def custom(org_id: uuid.UUID, access: Access, query: CustomQuery):
+    scope = _scope(access, query)
     result = service.custom_chart(
         scope,
         access.account.id,
@@ -133,9 +144,10 @@ def custom(org_id: uuid.UUID, query: CustomQuery):
     tag="analytics",
     query=ScopeQuery,
     media_type="text/csv",
+    action="analytics.read",
 )
-def export_csv(org_id: uuid.UUID, query: ScopeQuery):
-    _, scope = _scope(org_id, query)
+def export_csv(org_id: uuid.UUID, access: Access, query: ScopeQuery):
+    scope = _scope(access, query)
     figures = rollups.overview(scope)
     name = f"analytics-{scope.org.slug}" + (f"-{scope.project.identifier}" if scope.project else "")
     return Response(

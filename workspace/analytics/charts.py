@@ -29,7 +29,6 @@ PRIORITY_COLORS = {
     "low": "#5b8fd0",
     "none": "#b8bec9",
 }
-CHART_TYPES = ("bar", "line", "area", "donut", "pie")
 _LAYOUT = dict(
     margin=dict(l=48, r=16, t=16, b=48),
     height=300,

@@ -18,8 +18,6 @@ from sqlalchemy import select
 from workspace.core.models import Account, Priority, Project, State, Task, TaskKind
 from workspace.extensions import db
 
-DIMENSIONS = ("status", "priority", "kind", "assignee", "project")
-METRICS = ("count", "done", "open")
 UNASSIGNED = "unassigned"
 
 _ENUM_ORDER = {

@@ -1,4 +1,4 @@
-"""The overview as long-format CSV (spec §4.3), streamed row by row.
+"""The overview as long-format CSV (docs/analytics.md#csv-export), streamed row by row.
 
 Columns ``metric, dimension, value``: the scalars first (``total``, ``completed``,
 ``completion_rate``, ``overdue``, dimension empty), then one row per bucket with the

@@ -1,4 +1,4 @@
-"""The rollups of spec §4.4, each a single pass in SQL over "the tasks that count".
+"""The rollups of docs/analytics.md, each a single pass in SQL over "the tasks that count".
 
 Every figure is a ``count(*) FILTER (WHERE ...)`` column of one statement (SQLAlchemy's
 ``func.count().filter(...)``, which SQLite 3.30+ and PostgreSQL both render), so a
@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, and_, func, literal_column, or_, select
 
 from workspace.analytics import dimensions
-from workspace.analytics.scope import CLOSED_CATEGORIES, OPEN_WORK_CATEGORIES, Scope
+from workspace.analytics.scope import Scope, overdue_condition
 from workspace.core.models import (
     Account,
     Cycle,
@@ -28,7 +28,7 @@ from workspace.core.models import (
     TaskActivity,
     TaskKind,
 )
-from workspace.core.models.projects import COUNTED_CATEGORIES
+from workspace.core.models.projects import COUNTED_CATEGORIES, OPEN_CATEGORIES
 from workspace.extensions import db
 
 COMPLETED = StateCategory.COMPLETED.value
@@ -42,15 +42,6 @@ PROJECTION_BASIS = 4
 def rate(done: int, total: int, places: int) -> float:
     """Completion rate; 0 when nothing is in scope."""
     return round(done / total, places) if total else 0.0
-
-
-def overdue_condition(scope: Scope) -> ColumnElement[bool]:
-    """Due before today (org time zone) and neither completed nor cancelled."""
-    return and_(
-        Task.due_date.is_not(None),
-        Task.due_date < scope.today,
-        Task.state_category.not_in([c.value for c in CLOSED_CATEGORIES]),
-    )
 
 
 def overview(scope: Scope) -> dict[str, Any]:
@@ -100,7 +91,7 @@ def flow(scope: Scope) -> dict[str, Any]:
         .scalar_subquery()
     )
     since = _epoch_seconds(func.coalesce(last_change, Task.created_at))
-    open_values = [c.value for c in OPEN_WORK_CATEGORIES]
+    open_values = [c.value for c in OPEN_CATEGORIES]
     rows = db.session.execute(
         select(Task.state_category, func.count(), func.avg(since))
         .where(*scope.where(), Task.state_category.in_(open_values))

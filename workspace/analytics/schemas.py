@@ -8,10 +8,9 @@ from typing import Literal
 
 from pydantic import Field
 
-from workspace.api.models import OutputModel, QueryModel
+from workspace.analytics.vocabulary import Dimension, Metric
+from workspace.inputs import OutputModel, QueryModel
 
-Dimension = Literal["status", "priority", "kind", "assignee", "project"]
-Metric = Literal["count", "done", "open"]
 PriorityName = Literal["urgent", "high", "medium", "low", "none"]
 
 

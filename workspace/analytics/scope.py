@@ -4,7 +4,7 @@ A task counts when it is live: not in triage, not archived, not a draft, not
 deleted, in the org (and the project, when one is given). The conditions are written
 so SQLAlchemy renders them exactly as the partial index ``ix_tasks_counted`` states
 its predicate (``COUNTED_TASKS_PREDICATE``); otherwise neither SQLite nor PostgreSQL
-can prove the index applies (NOTES.md).
+can prove the index applies (docs/analytics.md#how-it-stays-fast).
 """
 
 from __future__ import annotations
@@ -16,13 +16,10 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sqlalchemy import ColumnElement, and_, false, literal_column
 
-from workspace.core.models import Org, Project, StateCategory, Task
+from workspace.core.models import Org, Project, Task
+from workspace.core.models.projects import CLOSED_CATEGORIES
 from workspace.core.projects import get_project
 from workspace.errors import NotFoundError
-
-#: Categories that still hold work (flow's WIP); completed and cancelled are closed.
-OPEN_WORK_CATEGORIES = (StateCategory.BACKLOG, StateCategory.UNSTARTED, StateCategory.STARTED)
-CLOSED_CATEGORIES = (StateCategory.COMPLETED, StateCategory.CANCELLED)
 
 
 def counted_predicate() -> ColumnElement[bool]:
@@ -78,6 +75,15 @@ class Scope:
     def day_start(self, day: date) -> datetime:
         """Midnight of ``day`` in the org's zone, as an aware UTC datetime."""
         return datetime.combine(day, time(), self.tz).astimezone(UTC)
+
+
+def overdue_condition(scope: Scope) -> ColumnElement[bool]:
+    """Due before today (org time zone) and neither completed nor cancelled."""
+    return and_(
+        Task.due_date.is_not(None),
+        Task.due_date < scope.today,
+        Task.state_category.not_in([c.value for c in CLOSED_CATEGORIES]),
+    )
 
 
 def org_zone(org: Org) -> ZoneInfo:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from flask import Blueprint, abort, render_template, request
+from flask import Blueprint, render_template, request
 from pydantic import BaseModel, ValidationError
 
 from workspace.analytics import charts, rollups, service
@@ -22,10 +22,11 @@ from workspace.analytics.schemas import (
     ScopeQuery,
 )
 from workspace.analytics.scope import Scope, make_scope
-from workspace.auth.guards import login_required, page_access
+from workspace.auth.guards import page
 from workspace.core import projects
-from workspace.errors import ServiceError
-from workspace.extensions import db, htmx
+from workspace.errors import NotFoundError, ServiceError
+from workspace.extensions import htmx
+from workspace.security.permissions import Access
 
 bp = Blueprint("analytics_pages", __name__)
 
@@ -58,12 +59,11 @@ def _read_args(model: type[BaseModel]) -> tuple[Any, str | None]:
 
 @bp.get("/o/<org>/analytics", defaults={"tab": "overview"})
 @bp.get("/o/<org>/analytics/<tab>")
-@login_required
-def index(org: str, tab: str):
+@page(action="analytics.read")
+def index(org: str, tab: str, access: Access):
     """Analytics for the org or one project; HTMX requests get just the tab body."""
-    access = page_access(org, "analytics.read")
     if tab not in TABS:
-        abort(404)
+        raise NotFoundError("No such analytics tab.")
     query, warning = _read_args(TABS[tab][1])
     try:
         scope = make_scope(access.org, query.project_id)
@@ -82,8 +82,7 @@ def index(org: str, tab: str):
     }
     try:
         context.update(_TAB_BUILDERS[tab](scope, query, access.account.id))
-    except ServiceError as exc:
-        db.session.rollback()
+    except ServiceError as exc:  # a bad filter or status: the tab says what to fix
         context["error"] = exc
     if htmx:
         return render_template("analytics/_body.html", **context)

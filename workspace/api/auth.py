@@ -9,8 +9,9 @@ from flask import g, request
 
 from workspace.api.problems import ApiError
 from workspace.auth import api_tokens
+from workspace.auth.models import ApiToken
 from workspace.auth.sessions import current_account
-from workspace.core.models import Account, ApiToken
+from workspace.core.models import Account
 from workspace.errors import NotFoundError
 from workspace.security.permissions import Access, org_access
 

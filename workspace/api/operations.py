@@ -25,7 +25,7 @@ from flask import Response, g, json
 from pydantic import BaseModel
 
 from workspace.api.auth import api_access, api_account
-from workspace.api.inputs import parse_body, parse_query
+from workspace.inputs import parse_body, parse_query
 from workspace.security.permissions import authorize_route
 from workspace.transaction import transactional
 

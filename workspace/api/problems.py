@@ -1,4 +1,4 @@
-"""RFC 9457 problem details for every JSON API failure (DESIGN §3)."""
+"""RFC 9457 problem details for every JSON API failure (docs/api.md#errors)."""
 
 from __future__ import annotations
 

@@ -6,10 +6,12 @@ import uuid
 
 from sqlalchemy import select
 
+from workspace.auth.models import ApiToken
 from workspace.core.events import record_event
-from workspace.core.models import Account, ApiToken, Org
+from workspace.core.models import Account, Org
 from workspace.extensions import db
 from workspace.security import tokens
+from workspace.transaction import commit_early
 from workspace.types import utcnow
 
 PREFIX = "ws_"
@@ -36,7 +38,7 @@ def create_token(
         subject=row.name,
         for_account=account.email,
     )
-    db.session.commit()
+    db.session.flush()
     return row, raw
 
 
@@ -50,9 +52,8 @@ def authenticate(raw: str) -> ApiToken | None:
         return None
     now = utcnow()
     if tokens.due_for_touch(row.last_used_at, now):
-        # Committed alone so the request's own work holds no lock on this row.
         row.last_used_at = now
-        db.session.commit()
+        commit_early("a token's last-used touch is kept on reads and refused requests")
     return row
 
 
@@ -76,5 +77,5 @@ def revoke_token(account_id: uuid.UUID, org_id: uuid.UUID, token_id: uuid.UUID) 
         return False
     row.revoked_at = utcnow()
     record_event(org_id, "api_token.revoked", actor_id=account_id, subject=row.name)
-    db.session.commit()
+    db.session.flush()
     return True

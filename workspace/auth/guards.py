@@ -72,25 +72,3 @@ def page(action: str | None = None) -> Callable:
         return wrapper
 
     return decorate
-
-
-def login_required(view: Callable) -> Callable:
-    """Deprecated: use :func:`page`. Kept while views move onto the gate."""
-
-    @functools.wraps(view)
-    def wrapper(*args, **kwargs):
-        if current_account() is None:
-            return signin_redirect()
-        return view(*args, **kwargs)
-
-    return wrapper
-
-
-def page_access(org_ref: str, action: str = "org.read"):
-    """Deprecated: use :func:`page`. Kept while views move onto the gate."""
-    from workspace.security.permissions import require
-
-    access = org_access(org_ref, current_account())
-    g.access = access
-    require(access, action)
-    return access

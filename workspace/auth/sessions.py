@@ -13,9 +13,11 @@ from datetime import timedelta
 from flask import current_app, g, request, session
 from sqlalchemy import select, update
 
-from workspace.core.models import Account, AuthSession
+from workspace.auth.models import AuthSession
+from workspace.core.models import Account
 from workspace.extensions import db
 from workspace.security import tokens
+from workspace.transaction import commit_early
 from workspace.types import utcnow
 
 _SESSION_KEY = "sid"
@@ -35,7 +37,7 @@ def start_session(account: Account, method: str) -> AuthSession:
         expires_at=utcnow() + lifetime,
     )
     db.session.add(row)
-    db.session.commit()
+    db.session.flush()
     session.clear()
     session.permanent = True
     session[_SESSION_KEY] = raw
@@ -57,7 +59,7 @@ def current_session() -> AuthSession | None:
         if row and row.revoked_at is None and row.expires_at > now:
             if row.last_seen_at is None or now - row.last_seen_at > _TOUCH_EVERY:
                 row.last_seen_at = now
-                db.session.commit()
+                commit_early("a session's last-seen touch is kept whatever the request does")
             g.current_session = row
     return g.current_session
 
@@ -73,18 +75,18 @@ def end_session() -> None:
     row = current_session()
     if row is not None:
         row.revoked_at = utcnow()
-        db.session.commit()
+        db.session.flush()
     session.pop(_SESSION_KEY, None)
     g.current_session = None
     g.current_account = None
 
 
 def revoke_sessions(account_id: uuid.UUID) -> int:
-    """Revoke every open session of an account; returns how many were open."""
+    """Revoke every open session of an account; returns how many were open. The
+    caller's transaction commits it."""
     result = db.session.execute(
         update(AuthSession)
         .where(AuthSession.account_id == account_id, AuthSession.revoked_at.is_(None))
         .values(revoked_at=utcnow())
     )
-    db.session.commit()
     return result.rowcount

@@ -1,10 +1,9 @@
-"""The workspace domain: orgs, members, projects, workflow, tasks and activity."""
+"""The workspace domain: orgs, members, projects, workflow, tasks and activity.
+Models and services only; the tracker and the other capabilities serve them."""
 
 from flask import Flask
 
 
 def init_app(app: Flask) -> None:
-    from workspace.core import api, views
-
-    app.register_blueprint(api.bp)
-    app.register_blueprint(views.bp)
+    """Nothing to register: core has no routes. Kept so the capability list stays
+    uniform."""

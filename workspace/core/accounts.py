@@ -8,7 +8,7 @@ from sqlalchemy import func, select, update
 
 from workspace.core.events import record_event
 from workspace.core.models import Account, AccountKind, Org, OrgMember, OrgRole
-from workspace.errors import ConflictError, NotFoundError, ServiceError
+from workspace.errors import NotFoundError, ServiceError
 from workspace.extensions import db
 from workspace.types import utcnow
 
@@ -156,14 +156,3 @@ def require_active_member(org_id: uuid.UUID, account_id: uuid.UUID, field: str) 
             "That account is not an active member of this organization.", field=field
         )
     return member.account
-
-
-def create_person(email: str, name: str, password: str | None) -> Account:
-    from workspace.auth.passwords import set_password
-
-    if find_account(email) is not None:
-        raise ConflictError("An account with this email already exists.", field="email")
-    account = ensure_account(email, name)
-    if password:
-        set_password(account, password)
-    return account

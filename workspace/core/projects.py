@@ -109,17 +109,36 @@ def list_projects(org_id: uuid.UUID, *, include_archived: bool = False) -> list[
 
 def update_project(
     project: Project,
+    actor_id: uuid.UUID | None,
     *,
     name: str | None = None,
     description: str | None = None,
     archived: bool | None = None,
 ) -> Project:
-    if name is not None:
+    """Rename, describe, archive or restore; records ``project.updated`` with what
+    actually changed (``old -> new`` per field), and nothing when nothing did."""
+    changes: dict[str, list] = {}
+    if name is not None and name != project.name:
+        if not name.strip():
+            raise ServiceError("Give the project a name.", field="name")
+        changes["name"] = [project.name, name]
         project.name = name
-    if description is not None:
+    if description is not None and description != project.description:
+        changes["description"] = [project.description, description]
         project.description = description
-    if archived is not None:
-        project.archived_at = (project.archived_at or utcnow()) if archived else None
+    if archived is not None and archived != (project.archived_at is not None):
+        changes["archived"] = [not archived, archived]
+        project.archived_at = utcnow() if archived else None
+    if changes:
+        record_event(
+            project.org_id,
+            "project.updated",
+            actor_id=actor_id,
+            subject=project.name,
+            project_id=str(project.id),
+            changes=changes,
+        )
+    db.session.flush()
     return project
 
 
@@ -153,9 +172,11 @@ def set_project_member(
     role: ProjectRole,
     *,
     source: MembershipSource = MembershipSource.MANUAL,
+    actor_id: uuid.UUID | None = None,
 ) -> ProjectMember:
     """Add an org member to the project, or change their role (which makes a synced
-    membership manual: a person took it over)."""
+    membership manual: a person took it over). Records ``project.member_added`` or
+    ``project.member_changed``."""
     require_active_member(project.org_id, account_id, field="account_id")
     member = db.session.scalar(
         select(ProjectMember).where(
@@ -167,10 +188,37 @@ def set_project_member(
             project_id=project.id, account_id=account_id, role=role, source=source
         )
         db.session.add(member)
+        kind, old_role = "project.member_added", None
     else:
+        kind, old_role = "project.member_changed", str(member.role)
         member.role, member.source = role, source
     db.session.flush()
+    record_event(
+        project.org_id,
+        kind,
+        actor_id=actor_id,
+        subject=member.account.email,
+        project_id=str(project.id),
+        role=str(role),
+        old_role=old_role,
+        source=str(source),
+    )
     return member
+
+
+def remove_project_member(member: ProjectMember, actor_id: uuid.UUID | None) -> None:
+    """Take a member off the project; their org membership and work stay."""
+    project = db.session.get(Project, member.project_id)
+    record_event(
+        project.org_id,
+        "project.member_removed",
+        actor_id=actor_id,
+        subject=member.account.email,
+        project_id=str(project.id),
+        role=str(member.role),
+    )
+    db.session.delete(member)
+    db.session.flush()
 
 
 def get_project_member(project: Project, member_id: uuid.UUID) -> ProjectMember:
@@ -192,7 +240,12 @@ def list_states(project_id: uuid.UUID) -> list[State]:
 
 
 def create_state(
-    project: Project, name: str, category: StateCategory, color: str | None = None
+    project: Project,
+    name: str,
+    category: StateCategory,
+    color: str | None = None,
+    *,
+    actor_id: uuid.UUID | None = None,
 ) -> State:
     if db.session.scalar(
         select(State.id).where(
@@ -215,6 +268,7 @@ def create_state(
     )
     db.session.add(state)
     db.session.flush()
+    _workflow_event(project, "project.state_created", actor_id, name, category=str(category))
     return state
 
 
@@ -229,7 +283,12 @@ def list_cycles(project_id: uuid.UUID) -> list[Cycle]:
 
 
 def create_cycle(
-    project: Project, name: str, start_date: date | None, end_date: date | None
+    project: Project,
+    name: str,
+    start_date: date | None,
+    end_date: date | None,
+    *,
+    actor_id: uuid.UUID | None = None,
 ) -> Cycle:
     if start_date and end_date and end_date < start_date:
         raise ServiceError("A cycle cannot end before it starts.", field="end_date")
@@ -237,6 +296,7 @@ def create_cycle(
     cycle = Cycle(project_id=project.id, name=name, start_date=start_date, end_date=end_date)
     db.session.add(cycle)
     db.session.flush()
+    _workflow_event(project, "project.cycle_created", actor_id, name)
     return cycle
 
 
@@ -248,12 +308,29 @@ def list_modules(project_id: uuid.UUID) -> list[Module]:
     )
 
 
-def create_module(project: Project, name: str, description: str = "") -> Module:
+def create_module(
+    project: Project, name: str, description: str = "", *, actor_id: uuid.UUID | None = None
+) -> Module:
     _unique_name(Module, project.id, name, "module")
     module = Module(project_id=project.id, name=name, description=description)
     db.session.add(module)
     db.session.flush()
+    _workflow_event(project, "project.module_created", actor_id, name)
     return module
+
+
+def _workflow_event(
+    project: Project, kind: str, actor_id: uuid.UUID | None, name: str, **data: str
+) -> None:
+    record_event(
+        project.org_id,
+        kind,
+        actor_id=actor_id,
+        subject=name,
+        project_id=str(project.id),
+        project=project.name,
+        **data,
+    )
 
 
 def _unique_name(model, project_id: uuid.UUID, name: str, noun: str) -> None:

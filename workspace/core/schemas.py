@@ -1,4 +1,6 @@
-"""JSON shapes of the core API: input models validate, output models document."""
+"""Input and output shapes of the core domain, shared by the tracker's JSON API, its
+HTML forms (through ``parse_form``) and the agent tools: input models validate,
+output models document."""
 
 from __future__ import annotations
 
@@ -8,9 +10,9 @@ from typing import Annotated
 
 from pydantic import Field, StringConstraints
 
-from workspace.api.models import InputModel, OutputModel, QueryModel
 from workspace.core.models import Priority, ProjectRole, StateCategory, TaskKind
 from workspace.core.tasks import MAX_OFFSET
+from workspace.inputs import InputModel, OutputModel, QueryModel
 
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
 Title = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)]
@@ -222,3 +224,13 @@ class EventQuery(QueryModel):
     kind: Annotated[str, StringConstraints(max_length=64)] | None = None
     limit: int = Field(default=100, ge=1, le=500)
     offset: int = Field(default=0, ge=0, le=MAX_OFFSET)
+
+
+class OrgCreate(InputModel):
+    """A new organization; the slug is derived from the name when not given."""
+
+    name: Annotated[str, StringConstraints(strip_whitespace=True, max_length=200)] = ""
+    slug: (
+        Annotated[str, StringConstraints(strip_whitespace=True, to_lower=True, max_length=63)]
+        | None
+    ) = None

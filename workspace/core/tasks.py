@@ -23,6 +23,7 @@ from workspace.core.models import (
     TaskActivity,
     TaskKind,
 )
+from workspace.core.models.projects import OPEN_CATEGORIES
 from workspace.errors import NotFoundError, ServiceError
 from workspace.extensions import db
 from workspace.types import utcnow
@@ -43,6 +44,9 @@ EDITABLE = (
     "module_id",
     "due_date",
 )
+
+#: Fields a change may not clear.
+NOT_NULL = ("title", "state_id", "priority", "kind", "archived")
 
 
 @dataclass
@@ -119,6 +123,8 @@ def create_task(
     description: str = "",
     created_at: datetime | None = None,
 ) -> Task:
+    if not (title or "").strip():
+        raise ServiceError("A task needs a title.", field="title")
     if project.archived_at is not None:
         raise ServiceError("This project is archived; restore it to add tasks.")
     state = _state_in(project.id, state_id) if state_id else _default_state(project.id)
@@ -154,7 +160,7 @@ def create_task(
             task_id=task.id,
             actor_id=actor_id,
             field="created",
-            new_value=title[:500],
+            new_value=_preview(title),
             new_category=state.category,
             created_at=now,
         )
@@ -162,10 +168,19 @@ def create_task(
     return task
 
 
+#: What an activity row keeps of a changed value: a preview for the history, which
+#: fits its column; the task itself holds the full text.
+ACTIVITY_PREVIEW = 500
+
+
+def _preview(text: str) -> str:
+    return text[:ACTIVITY_PREVIEW]
+
+
 def _as_text(value: Any) -> str | None:
     if value is None:
         return None
-    return (value.isoformat() if isinstance(value, date) else str(value))[:500]
+    return _preview(value.isoformat() if isinstance(value, date) else str(value))
 
 
 def update_task(
@@ -176,6 +191,9 @@ def update_task(
     unknown = set(changes) - set(EDITABLE) - {"archived"}
     if unknown:
         raise ServiceError(f"These fields cannot be changed: {', '.join(sorted(unknown))}.")
+    for required in NOT_NULL:
+        if required in changes and changes[required] is None:
+            raise ServiceError(f"{required} cannot be null.", field=required)
     project = db.session.get(Project, task.project_id)
     _check_refs(project, {k: v for k, v in changes.items() if k != "state_id"})
     now = at or utcnow()
@@ -258,11 +276,7 @@ def list_tasks(
     if not flt.include_archived:
         conditions.append(Task.archived_at.is_(None))
     if flt.open_only:
-        conditions.append(
-            Task.state_category.in_(
-                (StateCategory.BACKLOG, StateCategory.UNSTARTED, StateCategory.STARTED)
-            )
-        )
+        conditions.append(Task.state_category.in_(OPEN_CATEGORIES))
     for column, value in (
         (Task.project_id, flt.project_id),
         (Task.state_id, flt.state_id),
@@ -306,7 +320,7 @@ def add_comment(task: Task, author_id: uuid.UUID, body: str) -> Comment:
             task_id=task.id,
             actor_id=author_id,
             field="comment",
-            new_value=body[:500],
+            new_value=_preview(body),
         )
     )
     db.session.flush()

@@ -1,20 +1,14 @@
-"""Identity: verified domains, OIDC single sign-on with group sync, LDAP sign-in."""
+"""Identity: verified domains, OIDC single sign-on with group sync, LDAP sign-in.
 
-from importlib import import_module
+Each subpackage registers its own blueprints (one for its JSON API, one for its
+settings pages, and the public sign-in routes where it has them).
+"""
 
 from flask import Flask
 
-SUBPACKAGES = (
-    "workspace.identity.domains",
-    "workspace.identity.sso",
-    "workspace.identity.ldap",
-)
+from workspace.identity import domains, ldap, sso
 
 
 def init_app(app: Flask) -> None:
-    for name in SUBPACKAGES:
-        import_module(name).init_app(app)
-    # Registered last: subpackages add their page routes to it in their init_app.
-    from workspace.identity.pages import bp
-
-    app.register_blueprint(bp)
+    for subpackage in (domains, sso, ldap):
+        subpackage.init_app(app)

@@ -1,15 +1,15 @@
-"""SCIM 2.0 user provisioning (spec §2.4, §2.5, §3.2, §3.3, §4.2; DESIGN §5): the
+"""SCIM 2.0 user provisioning (docs/scim.md): the
 org's bearer token, its settings page and JSON API, and the SCIM endpoints an IdP
 such as Okta or Entra ID drives."""
 
 from flask import Flask
 
+from workspace.extensions import csrf
+from workspace.scim import api, cli, errors, routing, views
+
 
 def init_app(app: Flask) -> None:
     """Register the SCIM endpoints, the token API and page, and ``flask scim``."""
-    from workspace.extensions import csrf
-    from workspace.scim import api, cli, errors, routing, views
-
     # SCIM carries its own bearer authentication and no ambient credential.
     csrf.exempt(routing.bp)
     errors.init_app(app)

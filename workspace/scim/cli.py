@@ -5,21 +5,28 @@ from __future__ import annotations
 
 import click
 
+from workspace.core.orgs import find_org
+from workspace.scim.tokens import generate_token
+from workspace.transaction import transactional
+
 
 @click.group("scim")
 def scim_group() -> None:
     """SCIM provisioning."""
 
 
-@scim_group.command("token")
-@click.argument("org_ref")
-def token_command(org_ref: str) -> None:
-    """Print a new SCIM token for ORG_REF (slug or id); the old one stops working."""
-    from workspace.core.orgs import find_org
-    from workspace.scim.tokens import generate_token
-
+@transactional
+def _new_token(org_ref: str) -> str:
+    """One unit of work, committed like a request when it returns."""
     org = find_org(org_ref)
     if org is None:
         raise click.ClickException(f"No organization {org_ref!r}.")
     _, raw = generate_token(org.id, None)
-    click.echo(raw)
+    return raw
+
+
+@scim_group.command("token")
+@click.argument("org_ref")
+def token_command(org_ref: str) -> None:
+    """Print a new SCIM token for ORG_REF (slug or id); the old one stops working."""
+    click.echo(_new_token(org_ref))

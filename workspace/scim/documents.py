@@ -148,7 +148,7 @@ def attributes_of(document: InputUser) -> Attributes:
 
 
 def email_of(attrs: Attributes) -> str:
-    """Spec §3.2: the email is userName when it is one, else the first emails entry."""
+    """docs/scim.md: the email is userName when it is one, else the first emails entry."""
     if is_email(attrs.user_name):
         return attrs.user_name.strip().lower()
     for entry in attrs.emails or []:

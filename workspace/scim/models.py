@@ -15,7 +15,7 @@ from workspace.types import UTCDateTime, created_at_column, utcnow, uuid_pk
 
 
 class ScimToken(db.Model):
-    """The one bearer token an org's IdP uses (spec §2.4). Generating a new one
+    """The one bearer token an org's IdP uses (docs/scim.md#token-lifecycle). Generating a new one
     rewrites this row, which is what revokes the old value."""
 
     __tablename__ = "scim_tokens"

@@ -2,7 +2,8 @@
 
 Thin views: authenticate the org's bearer token, parse the request into
 scim2-models documents, call one service function, answer
-``application/scim+json``. Every request is scoped to the org in the URL.
+``application/scim+json``. Every request is scoped to the org in the URL and is one
+transaction (:func:`~workspace.transaction.transactional`): a SCIM error rolls it back.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from workspace.scim.resources import (
     user_resource_type,
 )
 from workspace.security.request_guard import InputRefused, load_json, reads_own_body
+from workspace.transaction import transactional
 
 bp = Blueprint("scim", __name__, url_prefix="/scim/v2/orgs/<uuid:org_id>")
 errors.install(bp)
@@ -169,6 +171,7 @@ def _one(user: users.ScimMember, status: int = 200) -> Response:
 
 
 @bp.get("/ServiceProviderConfig")
+@transactional
 def service_provider_config_view(org_id: uuid.UUID) -> Response:
     config = service_provider_config()
     config.meta = Meta(
@@ -185,11 +188,13 @@ def _discovery_list(items: list[Any]) -> Response:
 
 
 @bp.get("/ResourceTypes")
+@transactional
 def resource_types(org_id: uuid.UUID) -> Response:
     return _discovery_list([_with_meta(user_resource_type(), org_id, "ResourceTypes", "User")])
 
 
 @bp.get("/ResourceTypes/<name>")
+@transactional
 def resource_type(org_id: uuid.UUID, name: str) -> Response:
     if name != "User":
         raise NotFoundException(detail=f"No resource type {name!r}; this service has User.")
@@ -197,11 +202,13 @@ def resource_type(org_id: uuid.UUID, name: str) -> Response:
 
 
 @bp.get("/Schemas")
+@transactional
 def schemas(org_id: uuid.UUID) -> Response:
     return _discovery_list([_with_meta(s, org_id, "Schemas", s.id) for s in discovery_schemas()])
 
 
 @bp.get("/Schemas/<schema_id>")
+@transactional
 def schema(org_id: uuid.UUID, schema_id: str) -> Response:
     for item in discovery_schemas():
         if item.id == schema_id:
@@ -220,18 +227,21 @@ def _with_meta(item: Any, org_id: uuid.UUID, endpoint: str, item_id: str) -> Any
 
 
 @bp.get("/Users")
+@transactional
 def list_users(org_id: uuid.UUID) -> Response:
     return _list(_query_search(), org_id)
 
 
 @bp.post("/Users/.search")
 @bp.post("/.search")
+@transactional
 def search_users(org_id: uuid.UUID) -> Response:
     """RFC 7644 §3.4.3; the root search covers every resource type, here Users."""
     return _list(_search(_object(_body())), org_id)
 
 
 @bp.post("/Users")
+@transactional
 def create_user(org_id: uuid.UUID) -> Response:
     document = _validate(Context.RESOURCE_CREATION_REQUEST)
     user = users.create_user(g.scim_org, document, g.scim_token_prefix)
@@ -239,11 +249,13 @@ def create_user(org_id: uuid.UUID) -> Response:
 
 
 @bp.get("/Users/<user_id>")
+@transactional
 def read_user(org_id: uuid.UUID, user_id: str) -> Response:
     return _one(users.get_user(org_id, user_id))
 
 
 @bp.put("/Users/<user_id>")
+@transactional
 def replace_user(org_id: uuid.UUID, user_id: str) -> Response:
     user = users.get_user(org_id, user_id)
     document = _validate(Context.RESOURCE_REPLACEMENT_REQUEST)
@@ -251,6 +263,7 @@ def replace_user(org_id: uuid.UUID, user_id: str) -> Response:
 
 
 @bp.patch("/Users/<user_id>")
+@transactional
 def patch_user(org_id: uuid.UUID, user_id: str) -> Response:
     user = users.get_user(org_id, user_id)
     operations = patch.parse(_body())
@@ -259,6 +272,7 @@ def patch_user(org_id: uuid.UUID, user_id: str) -> Response:
 
 
 @bp.delete("/Users/<user_id>")
+@transactional
 def delete_user(org_id: uuid.UUID, user_id: str) -> Response:
     user = users.get_user(org_id, user_id)
     users.delete_user(g.scim_org, user, g.scim_token_prefix)
@@ -277,6 +291,7 @@ def _validate(ctx: Context) -> InputUser:
 
 
 @bp.get("/Groups")
+@transactional
 def list_groups(org_id: uuid.UUID) -> Response:
     listing = ListResponse[PublishedUser](
         total_results=0, start_index=1, items_per_page=0, resources=[]
@@ -285,5 +300,6 @@ def list_groups(org_id: uuid.UUID) -> Response:
 
 
 @bp.get("/Groups/<group_id>")
+@transactional
 def read_group(org_id: uuid.UUID, group_id: str) -> Response:
     raise NotFoundException(detail="This service provisions users only; it has no groups.")

@@ -1,4 +1,4 @@
-"""The org's SCIM bearer token (spec §2.4, §3.3): generate, revoke, read metadata,
+"""The org's SCIM bearer token (docs/scim.md#token-lifecycle): generate, revoke, read metadata,
 and authenticate a request. Stored as SHA-256, compared in constant time."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from workspace.core.events import record_event
 from workspace.extensions import db
 from workspace.scim.models import ScimToken
 from workspace.security import tokens
+from workspace.transaction import commit_early
 from workspace.types import utcnow
 
 PREFIX = "scim_"
@@ -38,7 +39,7 @@ def token_info(org_id: uuid.UUID) -> TokenInfo:
 
 
 def generate_token(org_id: uuid.UUID, actor_id: uuid.UUID | None) -> tuple[TokenInfo, str]:
-    """A new token for the org; any previous one stops working in the same commit.
+    """A new token for the org; any previous one stops working in the same transaction.
     Returns the metadata and the raw value, which is never available again."""
     raw = tokens.generate(PREFIX)
     row = _row(org_id)
@@ -51,7 +52,7 @@ def generate_token(org_id: uuid.UUID, actor_id: uuid.UUID | None) -> tuple[Token
     row.created_at = utcnow()
     row.last_used_at = None
     record_event(org_id, "scim.token.generated", actor_id=actor_id, subject=row.prefix)
-    db.session.commit()
+    db.session.flush()
     return token_info(org_id), raw
 
 
@@ -62,7 +63,7 @@ def revoke_token(org_id: uuid.UUID, actor_id: uuid.UUID | None) -> bool:
         return False
     db.session.delete(row)
     record_event(org_id, "scim.token.revoked", actor_id=actor_id, subject=row.prefix)
-    db.session.commit()
+    db.session.flush()
     return True
 
 
@@ -79,5 +80,5 @@ def authenticate(org_id: uuid.UUID, raw: str | None) -> ScimToken | None:
         # Committed on its own so that no lock on this row is held while the
         # request does its real work (concurrent provisioning must not queue here).
         row.last_used_at = now
-        db.session.commit()
+        commit_early("a SCIM token's last-used touch must not hold a row lock for the request")
     return row

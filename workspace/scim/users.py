@@ -1,4 +1,4 @@
-"""SCIM Users as org memberships (spec §3.2): provision, read, replace, patch,
+"""SCIM Users as org memberships (docs/scim.md): provision, read, replace, patch,
 deactivate. The SCIM id is the OrgMember id. Functions take plain arguments and
 scim2-models documents; they raise scim2-models exceptions, which the blueprint
 renders as SCIM errors (RFC 7644 §3.12)."""
@@ -14,12 +14,13 @@ from scim2_models import (
     ScimFilter,
     UniquenessException,
 )
-from sqlalchemy import ColumnElement, func, select, update
+from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.exc import IntegrityError
 
+from workspace.auth import membership
 from workspace.core import accounts
 from workspace.core.events import record_event
-from workspace.core.models import Account, AccountKind, ApiToken, Org, OrgMember, OrgRole
+from workspace.core.models import Account, AccountKind, Org, OrgMember, OrgRole
 from workspace.extensions import db
 from workspace.scim import filter as scim_filter
 from workspace.scim.documents import Attributes, attributes_of, email_of
@@ -95,7 +96,7 @@ def get_user(org_id: uuid.UUID, user_id: str) -> ScimMember:
 
 
 def create_user(org: Org, document: InputUser, token_prefix: str) -> ScimMember:
-    """POST /Users (spec §3.2 first row). The unique constraints on accounts,
+    """POST /Users (docs/scim.md#what-provisioning-does). The unique constraints on accounts,
     memberships and live userNames decide between concurrent creations: the
     loser's transaction fails and it answers 409."""
     attrs = attributes_of(document)
@@ -163,13 +164,15 @@ def _create(org: Org, attrs: Attributes, token_prefix: str) -> ScimMember:
     # An IdP may create a user already inactive; that is a provisioning followed
     # by a deactivation, and a deleted user comes back only if asked to be active.
     _set_active(scim_member, attrs.active is not False, token_prefix)
-    db.session.commit()
+    # Flushed here, inside create_user's retry, so a concurrent creation's unique
+    # violation surfaces as a 409 rather than at the request's commit.
+    db.session.flush()
     return scim_member
 
 
 def replace_user(org: Org, user: ScimMember, document: InputUser, token_prefix: str) -> ScimMember:
     """PUT /Users/{id} (RFC 7644 §3.5.1): the document replaces what SCIM stored;
-    ``active`` absent means true (spec §3.2)."""
+    ``active`` absent means true (docs/scim.md)."""
     attrs = attributes_of(document)
     if attrs.active is None:
         attrs.active = True
@@ -180,7 +183,7 @@ def patch_user(org: Org, user: ScimMember, patched: InputUser, token_prefix: str
     """PATCH /Users/{id}: ``patched`` is the current document with the operations
     applied (see :mod:`workspace.scim.patch`). Only an explicit ``active`` changes
     the state: removing the attribute or nulling it leaves the member as they are
-    (spec §3.2 reactivates on ``active`` true, and only PUT reads absent as true)."""
+    (docs/scim.md: reactivation on ``active`` true, and only PUT reads absent as true)."""
     attrs = attributes_of(patched)
     if attrs.active is None:
         attrs.active = user.member.active
@@ -197,7 +200,6 @@ def _write(user: ScimMember, attrs: Attributes, token_prefix: str) -> ScimMember
     attrs.user_name = current.user_name
     _set_active(user, bool(attrs.active), token_prefix)
     _store(user, attrs)
-    db.session.commit()
     return user
 
 
@@ -209,7 +211,7 @@ def delete_user(org: Org, user: ScimMember, token_prefix: str) -> None:
         _store(user, user.attributes)
     assert user.identity is not None
     user.identity.deleted_at = utcnow()
-    db.session.commit()
+    db.session.flush()
 
 
 def _store(user: ScimMember, attrs: Attributes) -> None:
@@ -234,7 +236,7 @@ def _store(user: ScimMember, attrs: Attributes) -> None:
 
 
 def _set_active(user: ScimMember, active: bool, token_prefix: str) -> None:
-    """Spec §3.2 transitions. Deactivation keeps the account and what it wrote,
+    """The transitions of docs/scim.md. Deactivation keeps the account and what it wrote,
     never touches the last owner, and cuts the member's API tokens for this org
     at once (sessions lose the org through the membership check)."""
     member = user.member
@@ -249,18 +251,9 @@ def _set_active(user: ScimMember, active: bool, token_prefix: str) -> None:
             by=f"SCIM token {token_prefix}",
         )
     elif not active and member.active:
-        if not accounts.deactivate_member(member, via="scim"):
+        if not membership.deactivate_member(member, via="scim"):
             db.session.rollback()
             raise MutabilityException(detail=LAST_OWNER)
-        db.session.execute(
-            update(ApiToken)
-            .where(
-                ApiToken.account_id == member.account_id,
-                ApiToken.org_id == member.org_id,
-                ApiToken.revoked_at.is_(None),
-            )
-            .values(revoked_at=utcnow())
-        )
         record_event(
             member.org_id,
             "scim.user.deactivated",

@@ -7,16 +7,18 @@ from __future__ import annotations
 
 from flask import Blueprint, current_app, flash, redirect, render_template, url_for
 
-from workspace.auth.guards import login_required, page_access
+from workspace.auth.guards import page
 from workspace.extensions import htmx
 from workspace.scim import tokens
+from workspace.security.permissions import Access
 
 bp = Blueprint("scim_pages", __name__)
 
+_ACTION = "org.manage_settings"
 _PAGE = {"nav_active": "settings", "settings_active": "scim_pages.settings"}
 
 
-def _render(access, new_token: str | None = None, status: int = 200):
+def _render(access: Access, new_token: str | None = None, status: int = 200):
     context = {
         "info": tokens.token_info(access.org.id),
         "new_token": new_token,
@@ -28,26 +30,24 @@ def _render(access, new_token: str | None = None, status: int = 200):
 
 
 @bp.get("/o/<org>/settings/scim", endpoint="settings")
-@login_required
-def settings_page(org: str):
+@page(action=_ACTION)
+def settings_page(org: str, access: Access):
     """Where an admin finds what to paste into the IdP's provisioning settings."""
-    return _render(page_access(org, "org.manage_settings"))
+    return _render(access)
 
 
 @bp.post("/o/<org>/settings/scim/token")
-@login_required
-def generate_token(org: str):
+@page(action=_ACTION)
+def generate_token(org: str, access: Access):
     """A new token, shown in this response only; the old one stops working."""
-    access = page_access(org, "org.manage_settings")
     _, raw = tokens.generate_token(access.org.id, access.account.id)
     return _render(access, new_token=raw)
 
 
 @bp.post("/o/<org>/settings/scim/token/revoke")
-@login_required
-def revoke_token(org: str):
+@page(action=_ACTION)
+def revoke_token(org: str, access: Access):
     """Cut the IdP off now."""
-    access = page_access(org, "org.manage_settings")
     revoked = tokens.revoke_token(access.org.id, access.account.id)
     if htmx:
         return _render(access)

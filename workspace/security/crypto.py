@@ -1,4 +1,4 @@
-"""AES-256-GCM sealing of secrets at rest (DESIGN §6).
+"""AES-256-GCM sealing of secrets at rest (docs/security.md#secrets-at-rest).
 
 A sealed value is ``v1:`` + base64(nonce || ciphertext+tag). The record's id is the
 associated data, so a ciphertext copied onto another row does not open.

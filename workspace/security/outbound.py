@@ -1,4 +1,4 @@
-"""The one guard every outbound HTTP request goes through (DESIGN §6).
+"""The one guard every outbound HTTP request goes through (docs/security.md#outbound-requests).
 
 OIDC discovery, JWKS, token and userinfo calls and DNS-over-HTTPS lookups all take
 URLs an org admin typed in. Without a guard, "issuer URL" becomes a way to make the

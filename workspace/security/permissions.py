@@ -188,6 +188,18 @@ def require_object(access: Access, obj: Any, action: str | None = None) -> None:
         rule.object_rule(access, obj)
 
 
+def can_object(access: Access, obj: Any, action: str) -> bool:
+    """Whether ``action`` is allowed on ``obj`` (its role rule and its object rule):
+    what a page asks to decide whether to show the controls, e.g. a dashboard's
+    owner controls under ``"dashboard.edit"``."""
+    try:
+        require(access, action)
+        require_object(access, obj, action)
+    except (ForbiddenError, NotFoundError):
+        return False
+    return True
+
+
 def project_in_url(access: Access, url_args: Mapping[str, Any]) -> uuid.UUID | None:
     """The project a URL names, directly or through its task; 404 when it is not in
     the caller's org (never a 403 that would confirm it exists elsewhere)."""

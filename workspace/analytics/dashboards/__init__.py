@@ -3,10 +3,10 @@ within the org, filtered in three layers, printable and exportable to PDF."""
 
 from flask import Flask
 
+from workspace.analytics.dashboards import api, views
+
 
 def init_app(app: Flask) -> None:
     """Register the dashboards API and pages (called from workspace.analytics)."""
-    from workspace.analytics.dashboards import api, models, pages  # noqa: F401
-
     app.register_blueprint(api.bp)
-    app.register_blueprint(pages.bp)
+    app.register_blueprint(views.bp)

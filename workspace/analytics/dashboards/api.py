@@ -1,7 +1,8 @@
-"""The dashboards JSON API (DESIGN §3): bearer token, or the session for GET.
+"""The dashboards JSON API (docs/api.md): bearer token, or the session for GET.
 
-Every view: access (another org is a 404), load the dashboard (a private one of
-someone else is a 404), the owner check for writes (403), one service call, commit.
+Every view: the gate (another org is a 404), the loader applying the route's
+``dashboard.read`` / ``dashboard.edit`` object rule (someone's private dashboard is a
+404, another's shared one is a 403 to change), one service call. The request commits.
 """
 
 from __future__ import annotations
@@ -23,36 +24,23 @@ from workspace.analytics.dashboards.schemas import (
     WidgetOrder,
     WidgetOut,
 )
-from workspace.api import api_access, operation
+from workspace.api import operation
 from workspace.api.blueprints import api_blueprint
-from workspace.extensions import db
-from workspace.security.permissions import Access, require
+from workspace.security.permissions import Access
 
 bp = api_blueprint("dashboards_api", __name__, "/api/v1/orgs/<uuid:org_id>")
 TAG = "dashboards"
 WRITE_ERRORS = (400, 401, 403, 404)
 
 
-def _access(org_id: uuid.UUID) -> Access:
-    access = api_access(org_id)
-    require(access, "analytics.read")
-    return access
-
-
-def _readable(org_id: uuid.UUID, dashboard_id: uuid.UUID) -> tuple[Access, Dashboard]:
-    access = _access(org_id)
-    return access, service.get_readable(access.org.id, dashboard_id, access.account.id)
-
-
-def _editable(org_id: uuid.UUID, dashboard_id: uuid.UUID) -> tuple[Access, Dashboard]:
-    access = _access(org_id)
-    return access, service.get_editable(access.org.id, dashboard_id, access.account.id)
-
-
 @bp.get("/dashboards")
-@operation("List my dashboards and the workspace's", tag=TAG, response=list[DashboardOut])
-def list_dashboards(org_id: uuid.UUID):
-    access = _access(org_id)
+@operation(
+    "List my dashboards and the workspace's",
+    tag=TAG,
+    response=list[DashboardOut],
+    action="analytics.read",
+)
+def list_dashboards(org_id: uuid.UUID, access: Access):
     rows = service.list_dashboards(access.org.id, access.account.id)
     return [DashboardOut.model_validate(d) for d in rows]
 
@@ -64,18 +52,19 @@ def list_dashboards(org_id: uuid.UUID):
     body=DashboardCreate,
     response=DashboardOut,
     status=201,
+    action="analytics.read",
 )
-def create_dashboard(org_id: uuid.UUID, body: DashboardCreate):
-    access = _access(org_id)
+def create_dashboard(org_id: uuid.UUID, access: Access, body: DashboardCreate):
     dashboard = service.create_dashboard(access.org, access.account.id, body.name, body.pql_filter)
-    db.session.commit()
     return DashboardOut.model_validate(dashboard)
 
 
 @bp.get("/dashboards/<uuid:dashboard_id>")
-@operation("Read a dashboard and its widgets", tag=TAG, response=DashboardOut)
-def read_dashboard(org_id: uuid.UUID, dashboard_id: uuid.UUID):
-    _, dashboard = _readable(org_id, dashboard_id)
+@operation(
+    "Read a dashboard and its widgets", tag=TAG, response=DashboardOut, action="dashboard.read"
+)
+def read_dashboard(org_id: uuid.UUID, dashboard_id: uuid.UUID, access: Access):
+    dashboard = service.load_dashboard(access, dashboard_id)
     return DashboardOut.model_validate(dashboard)
 
 
@@ -86,31 +75,35 @@ def read_dashboard(org_id: uuid.UUID, dashboard_id: uuid.UUID):
     body=DashboardPatch,
     response=DashboardOut,
     errors=WRITE_ERRORS,
+    action="dashboard.edit",
 )
-def update_dashboard(org_id: uuid.UUID, dashboard_id: uuid.UUID, body: DashboardPatch):
-    access, dashboard = _editable(org_id, dashboard_id)
+def update_dashboard(
+    org_id: uuid.UUID, dashboard_id: uuid.UUID, access: Access, body: DashboardPatch
+):
+    dashboard = service.load_dashboard(access, dashboard_id)
     changes = {k: getattr(body, k) for k in body.model_fields_set}
     service.update_dashboard(dashboard, access.org, access.account.id, **changes)
-    db.session.commit()
     return DashboardOut.model_validate(dashboard)
 
 
 @bp.delete("/dashboards/<uuid:dashboard_id>")
-@operation("Delete a dashboard", tag=TAG, status=204, errors=WRITE_ERRORS)
-def delete_dashboard(org_id: uuid.UUID, dashboard_id: uuid.UUID):
-    access, dashboard = _editable(org_id, dashboard_id)
+@operation("Delete a dashboard", tag=TAG, status=204, errors=WRITE_ERRORS, action="dashboard.edit")
+def delete_dashboard(org_id: uuid.UUID, dashboard_id: uuid.UUID, access: Access):
+    dashboard = service.load_dashboard(access, dashboard_id)
     service.delete_dashboard(dashboard, access.account.id)
-    db.session.commit()
 
 
 @bp.post("/dashboards/<uuid:dashboard_id>/publish")
 @operation(
-    "Let every org member read the dashboard", tag=TAG, response=DashboardOut, errors=WRITE_ERRORS
+    "Let every org member read the dashboard",
+    tag=TAG,
+    response=DashboardOut,
+    errors=WRITE_ERRORS,
+    action="dashboard.edit",
 )
-def publish(org_id: uuid.UUID, dashboard_id: uuid.UUID):
-    access, dashboard = _editable(org_id, dashboard_id)
+def publish(org_id: uuid.UUID, dashboard_id: uuid.UUID, access: Access):
+    dashboard = service.load_dashboard(access, dashboard_id)
     service.set_visibility(dashboard, access.account.id, Visibility.WORKSPACE)
-    db.session.commit()
     return DashboardOut.model_validate(dashboard)
 
 
@@ -120,11 +113,11 @@ def publish(org_id: uuid.UUID, dashboard_id: uuid.UUID):
     tag=TAG,
     response=DashboardOut,
     errors=WRITE_ERRORS,
+    action="dashboard.edit",
 )
-def make_private(org_id: uuid.UUID, dashboard_id: uuid.UUID):
-    access, dashboard = _editable(org_id, dashboard_id)
+def make_private(org_id: uuid.UUID, dashboard_id: uuid.UUID, access: Access):
+    dashboard = service.load_dashboard(access, dashboard_id)
     service.set_visibility(dashboard, access.account.id, Visibility.PRIVATE)
-    db.session.commit()
     return DashboardOut.model_validate(dashboard)
 
 
@@ -136,33 +129,40 @@ def make_private(org_id: uuid.UUID, dashboard_id: uuid.UUID):
     response=WidgetOut,
     status=201,
     errors=WRITE_ERRORS,
+    action="dashboard.edit",
 )
-def add_widget(org_id: uuid.UUID, dashboard_id: uuid.UUID, body: WidgetIn):
-    access, dashboard = _editable(org_id, dashboard_id)
+def add_widget(org_id: uuid.UUID, dashboard_id: uuid.UUID, access: Access, body: WidgetIn):
+    dashboard = service.load_dashboard(access, dashboard_id)
     raw = {k: getattr(body, k) for k in body.model_fields_set}
     widget = service.add_widget(dashboard, access.org, access.account.id, raw)
-    db.session.commit()
     return WidgetOut.model_validate(widget)
 
 
 @bp.patch("/dashboards/<uuid:dashboard_id>/widgets/<uuid:widget_id>")
-@operation("Change a widget", tag=TAG, body=WidgetIn, response=WidgetOut, errors=WRITE_ERRORS)
-def update_widget(org_id: uuid.UUID, dashboard_id: uuid.UUID, widget_id: uuid.UUID, body: WidgetIn):
-    access, dashboard = _editable(org_id, dashboard_id)
+@operation(
+    "Change a widget",
+    tag=TAG,
+    body=WidgetIn,
+    response=WidgetOut,
+    errors=WRITE_ERRORS,
+    action="dashboard.edit",
+)
+def update_widget(
+    org_id: uuid.UUID, dashboard_id: uuid.UUID, widget_id: uuid.UUID, access: Access, body: WidgetIn
+):
+    dashboard = service.load_dashboard(access, dashboard_id)
     widget = service.get_widget(dashboard, widget_id)
     raw = {k: getattr(body, k) for k in body.model_fields_set}
     service.update_widget(widget, access.org, access.account.id, raw)
-    db.session.commit()
     return WidgetOut.model_validate(widget)
 
 
 @bp.delete("/dashboards/<uuid:dashboard_id>/widgets/<uuid:widget_id>")
-@operation("Remove a widget", tag=TAG, status=204, errors=WRITE_ERRORS)
-def remove_widget(org_id: uuid.UUID, dashboard_id: uuid.UUID, widget_id: uuid.UUID):
-    access, dashboard = _editable(org_id, dashboard_id)
+@operation("Remove a widget", tag=TAG, status=204, errors=WRITE_ERRORS, action="dashboard.edit")
+def remove_widget(org_id: uuid.UUID, dashboard_id: uuid.UUID, widget_id: uuid.UUID, access: Access):
+    dashboard = service.load_dashboard(access, dashboard_id)
     widget = service.get_widget(dashboard, widget_id)
     service.remove_widget(dashboard, widget, access.account.id)
-    db.session.commit()
 
 
 @bp.post("/dashboards/<uuid:dashboard_id>/widgets/order")
@@ -172,11 +172,11 @@ def remove_widget(org_id: uuid.UUID, dashboard_id: uuid.UUID, widget_id: uuid.UU
     body=WidgetOrder,
     response=list[WidgetOut],
     errors=WRITE_ERRORS,
+    action="dashboard.edit",
 )
-def reorder_widgets(org_id: uuid.UUID, dashboard_id: uuid.UUID, body: WidgetOrder):
-    access, dashboard = _editable(org_id, dashboard_id)
+def reorder_widgets(org_id: uuid.UUID, dashboard_id: uuid.UUID, access: Access, body: WidgetOrder):
+    dashboard = service.load_dashboard(access, dashboard_id)
     widgets = service.reorder_widgets(dashboard, access.account.id, body.widget_ids)
-    db.session.commit()
     return [WidgetOut.model_validate(w) for w in widgets]
 
 
@@ -186,9 +186,10 @@ def reorder_widgets(org_id: uuid.UUID, dashboard_id: uuid.UUID, body: WidgetOrde
     tag=TAG,
     query=ViewQuery,
     response=ComputeOut,
+    action="dashboard.read",
 )
-def compute_dashboard(org_id: uuid.UUID, dashboard_id: uuid.UUID, query: ViewQuery):
-    access, dashboard = _readable(org_id, dashboard_id)
+def compute_dashboard(org_id: uuid.UUID, dashboard_id: uuid.UUID, access: Access, query: ViewQuery):
+    dashboard = service.load_dashboard(access, dashboard_id)
     results = compute.compute_dashboard(dashboard, access.org, access.account.id, query.filter)
     return ComputeOut.model_validate(
         {
@@ -210,9 +211,10 @@ def _views(access: Access, dashboard: Dashboard, view_filter: str | None):
     tag=TAG,
     query=ViewQuery,
     media_type="text/html",
+    action="dashboard.read",
 )
-def export_html(org_id: uuid.UUID, dashboard_id: uuid.UUID, query: ViewQuery):
-    access, dashboard = _readable(org_id, dashboard_id)
+def export_html(org_id: uuid.UUID, dashboard_id: uuid.UUID, access: Access, query: ViewQuery):
+    dashboard = service.load_dashboard(access, dashboard_id)
     html = export.render_html(dashboard, _views(access, dashboard, query.filter), query.filter)
     return Response(html, mimetype="text/html")
 
@@ -224,9 +226,10 @@ def export_html(org_id: uuid.UUID, dashboard_id: uuid.UUID, query: ViewQuery):
     query=ViewQuery,
     media_type="application/pdf",
     errors=(400, 401, 404, 503),
+    action="dashboard.read",
 )
-def export_pdf(org_id: uuid.UUID, dashboard_id: uuid.UUID, query: ViewQuery):
-    access, dashboard = _readable(org_id, dashboard_id)
+def export_pdf(org_id: uuid.UUID, dashboard_id: uuid.UUID, access: Access, query: ViewQuery):
+    dashboard = service.load_dashboard(access, dashboard_id)
     pdf = export.render_pdf(dashboard, _views(access, dashboard, query.filter), query.filter)
     filename = "".join(c if c.isalnum() else "-" for c in dashboard.name.lower()).strip("-")
     return Response(

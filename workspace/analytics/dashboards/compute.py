@@ -3,7 +3,7 @@
 Each widget is the custom-chart aggregation (``rollups.custom_chart``): a metric over
 "the tasks that count" grouped by a dimension, points largest first. A task counts in
 a widget only if it passes the dashboard filter AND the view-time filter AND the
-widget's own filter (spec §4.4). The first two are shared by every widget, so they go
+widget's own filter (docs/dashboards.md). The first two are shared by every widget, so they go
 in the WHERE clause; what differs per widget (metric, project scope, widget filter)
 becomes one ``count(*) FILTER (WHERE ...)`` column. Widgets of one dimension are
 therefore a single GROUP BY statement, and widgets with the same settings share one

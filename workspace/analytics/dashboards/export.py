@@ -1,7 +1,8 @@
 """The printable dashboard: one self-contained HTML page, and a PDF of the same.
 
-HTML (spec §4.3): the vendored plotly-basic bundle is inlined so the page makes no
-outside request; charts are drawn in the browser from the same figures as the page.
+HTML (docs/dashboards.md): the vendored plotly-basic bundle and the pages' chart drawer
+(``static/js/analytics.js``) are inlined so the page makes no outside request; charts
+are drawn in the browser from the same figures, by the same script, as the page.
 PDF: WeasyPrint runs no JavaScript, so each chart is rendered server-side to SVG by
 Plotly through kaleido 1.x, which drives a Chromium (Debian's /usr/bin/chromium or
 ``BROWSER_PATH``). Without a Chromium the PDF is unavailable and says so.
@@ -33,10 +34,19 @@ class PdfUnavailable(ServiceError):
 
 
 @functools.cache
-def plotly_bundle() -> str:
-    path = Path(current_app.static_folder or "static") / "vendor" / "plotly-basic.min.js"
+def _inline_script(relative: str) -> str:
+    path = Path(current_app.static_folder or "static") / relative
     # Inside <script>, only "</script" could end the element early.
     return path.read_text(encoding="utf-8").replace("</script", "<\\/script")
+
+
+def plotly_bundle() -> str:
+    return _inline_script("vendor/plotly-basic.min.js")
+
+
+def charts_script() -> str:
+    """The pages' own chart drawer, so the export draws exactly as they do."""
+    return _inline_script("js/analytics.js")
 
 
 def render_html(dashboard: Dashboard, views: list[WidgetView], view_filter: str | None) -> str:
@@ -46,6 +56,7 @@ def render_html(dashboard: Dashboard, views: list[WidgetView], view_filter: str 
         views=views,
         view_filter=view_filter,
         plotly_js=Markup(plotly_bundle()),
+        charts_js=Markup(charts_script()),
         pdf=False,
         printed_at=datetime.now(UTC),
     )
@@ -72,7 +83,7 @@ _server_lock = threading.Lock()
 
 def _kaleido():
     """kaleido with its browser kept warm: a cold call starts Chromium (~4 s), a warm
-    one takes ~0.4 s (NOTES.md)."""
+    one takes ~0.4 s (docs/dashboards.md#printing-and-pdf)."""
     import kaleido
 
     with _server_lock:

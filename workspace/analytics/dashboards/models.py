@@ -1,4 +1,4 @@
-"""A dashboard and its widgets (spec §2.8, §2.9)."""
+"""A dashboard and its widgets (docs/dashboards.md)."""
 
 from __future__ import annotations
 
@@ -18,10 +18,8 @@ class Visibility(StrEnum):
     WORKSPACE = "workspace"
 
 
-#: Spec §2.9 values; the first of each is the default a bad or missing value falls to.
-CHART_TYPES = ("bar", "line", "area", "donut", "pie", "number", "table")
-METRICS = ("count", "done", "open")
-DIMENSIONS = ("status", "priority", "kind", "assignee", "project")
+#: Grid cells a widget spans (docs/dashboards.md#widgets); the first is the default. Chart types,
+#: metrics and dimensions are in :mod:`workspace.analytics.vocabulary`.
 SPANS = (1, 2)
 
 

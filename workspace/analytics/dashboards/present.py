@@ -14,8 +14,6 @@ import plotly.graph_objects as go
 from workspace.analytics import charts
 from workspace.analytics.dashboards.compute import WidgetResult
 
-GRAPH_TYPES = ("bar", "line", "area", "donut", "pie")
-
 
 @dataclass
 class WidgetView:

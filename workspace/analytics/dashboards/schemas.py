@@ -1,4 +1,4 @@
-"""JSON shapes of dashboards and widgets (DESIGN §4)."""
+"""JSON shapes of dashboards and widgets (docs/api.md#record-shapes)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from workspace.api.models import InputModel, OutputModel, QueryModel
+from workspace.inputs import InputModel, OutputModel, QueryModel
 
 Name = Annotated[str, Field(min_length=1, max_length=200)]
 PQL = Annotated[str | None, Field(max_length=2000)]

@@ -1,9 +1,12 @@
-"""Dashboard and widget operations (spec §2.8, §2.9, §3.4, §5).
+"""Dashboard and widget operations (docs/dashboards.md).
 
 Reading: the owner sees their dashboards; any org member sees Workspace ones; a
 private dashboard is a 404 to everyone but its owner, so its existence never leaks.
 Writing: the owner only (403 for a member who can read it). Publishing changes who
-reads, never who edits. Every write records an audit event; callers commit.
+reads, never who edits. Both rules are the object rules of ``dashboard.read`` and
+``dashboard.edit`` in :mod:`workspace.security.permissions`, applied by
+:func:`load_dashboard`. Every write records an audit event and flushes; the request
+commits.
 """
 
 from __future__ import annotations
@@ -14,24 +17,18 @@ from typing import Any
 
 from sqlalchemy import or_, select
 
-from workspace.analytics.dashboards.models import (
-    CHART_TYPES,
-    DIMENSIONS,
-    METRICS,
-    SPANS,
-    Dashboard,
-    Visibility,
-    Widget,
-)
+from workspace.analytics.dashboards.models import SPANS, Dashboard, Visibility, Widget
 from workspace.analytics.pql import PQLError, compile_pql
 from workspace.analytics.scope import make_scope
+from workspace.analytics.vocabulary import CHART_TYPES, DIMENSIONS, METRIC_LABELS, METRICS
 from workspace.core.events import record_event
 from workspace.core.models import Org, Project
-from workspace.errors import ForbiddenError, NotFoundError, ServiceError
+from workspace.errors import NotFoundError, ServiceError
 from workspace.extensions import db
+from workspace.security.permissions import Access, require_object
 
 WIDGET_FIELDS = ("title", "chart_type", "metric", "dimension", "project_id", "filter", "span")
-METRIC_LABELS = {"count": "Tasks", "done": "Completed tasks", "open": "Open tasks"}
+MAX_TITLE = 200
 
 
 # -- loading and permission ---------------------------------------------------------------
@@ -51,25 +48,13 @@ def list_dashboards(org_id: uuid.UUID, account_id: uuid.UUID) -> list[Dashboard]
     )
 
 
-def get_readable(org_id: uuid.UUID, dashboard_id: uuid.UUID, account_id: uuid.UUID) -> Dashboard:
+def load_dashboard(access: Access, dashboard_id: uuid.UUID, action: str | None = None) -> Dashboard:
+    """The dashboard, if the route's declared action allows it (``dashboard.read``:
+    someone's private one is a 404; ``dashboard.edit``: the owner only, else 403).
+    ``action`` overrides the route's for a route that reads and edits different things.
+    """
     dashboard = db.session.get(Dashboard, dashboard_id)
-    if (
-        dashboard is None
-        or dashboard.org_id != org_id
-        or (dashboard.owner_id != account_id and dashboard.visibility != Visibility.WORKSPACE)
-    ):
-        raise NotFoundError("No such dashboard.")
-    return dashboard
-
-
-def can_edit(dashboard: Dashboard, account_id: uuid.UUID) -> bool:
-    return dashboard.owner_id == account_id
-
-
-def get_editable(org_id: uuid.UUID, dashboard_id: uuid.UUID, account_id: uuid.UUID) -> Dashboard:
-    dashboard = get_readable(org_id, dashboard_id, account_id)
-    if not can_edit(dashboard, account_id):
-        raise ForbiddenError("Only the dashboard's owner can change it.")
+    require_object(access, dashboard, action)
     return dashboard
 
 
@@ -100,7 +85,7 @@ def widget_values(
 ) -> dict[str, Any]:
     """Widget settings from ``raw`` (only the keys present change ``current``).
 
-    Spec §2.9: a missing or unrecognized value falls back to the default (bar, count,
+    docs/dashboards.md: a missing or unrecognized value falls back to the default (bar, count,
     status, span 1, org-wide) instead of failing; only a PQL error is refused.
     """
     values = dict(current)
@@ -117,7 +102,9 @@ def widget_values(
         raw_filter if isinstance(raw_filter, str) else None, org, account_id, "filter"
     )
     title = values.get("title")
-    title = title.replace("\x00", "").strip()[:200] if isinstance(title, str) else ""
+    title = title.replace("\x00", "").strip() if isinstance(title, str) else ""
+    if len(title) > MAX_TITLE:
+        raise ServiceError(f"Keep the title to {MAX_TITLE} characters.", field="title")
     values["title"] = title or default_title(values["metric"], values["dimension"])
     return values
 
@@ -169,7 +156,7 @@ def _name(name: Any) -> str:
 def create_dashboard(
     org: Org, owner_id: uuid.UUID, name: str, pql_filter: str | None = None
 ) -> Dashboard:
-    """A new dashboard starts private and empty (spec §3.4)."""
+    """A new dashboard starts private and empty (docs/dashboards.md#who-can-do-what)."""
     dashboard = Dashboard(
         org_id=org.id,
         owner_id=owner_id,
@@ -189,12 +176,17 @@ _UNSET: Any = object()
 def update_dashboard(
     dashboard: Dashboard, org: Org, actor_id: uuid.UUID, *, name=_UNSET, pql_filter=_UNSET
 ) -> Dashboard:
-    """Rename and set, change or clear (None or blank) the dashboard filter."""
+    """Rename and set, change or clear (None or blank) the dashboard filter. Both are
+    checked before either changes, so a refused update leaves the dashboard as it was."""
+    changes = {}
     if name is not _UNSET:
-        dashboard.name = _name(name)
+        changes["name"] = _name(name)
     if pql_filter is not _UNSET:
-        dashboard.pql_filter = check_pql(pql_filter, org, actor_id, "pql_filter")
+        changes["pql_filter"] = check_pql(pql_filter, org, actor_id, "pql_filter")
+    for key, value in changes.items():
+        setattr(dashboard, key, value)
     record_event(org.id, "dashboard.updated", actor_id=actor_id, subject=str(dashboard.id))
+    db.session.flush()
     return dashboard
 
 
@@ -207,6 +199,7 @@ def delete_dashboard(dashboard: Dashboard, actor_id: uuid.UUID) -> None:
         name=dashboard.name,
     )
     db.session.delete(dashboard)
+    db.session.flush()
 
 
 def set_visibility(dashboard: Dashboard, actor_id: uuid.UUID, visibility: Visibility) -> Dashboard:
@@ -216,6 +209,7 @@ def set_visibility(dashboard: Dashboard, actor_id: uuid.UUID, visibility: Visibi
         record_event(
             dashboard.org_id, f"dashboard.{kind}", actor_id=actor_id, subject=str(dashboard.id)
         )
+        db.session.flush()
     return dashboard
 
 
@@ -255,6 +249,7 @@ def update_widget(widget: Widget, org: Org, actor_id: uuid.UUID, raw: Mapping[st
         subject=str(widget.dashboard_id),
         widget_id=str(widget.id),
     )
+    db.session.flush()
     return widget
 
 
@@ -268,6 +263,7 @@ def remove_widget(dashboard: Dashboard, widget: Widget, actor_id: uuid.UUID) -> 
         subject=str(dashboard.id),
         widget_id=str(widget.id),
     )
+    db.session.flush()
 
 
 def reorder_widgets(
@@ -293,6 +289,7 @@ def reorder_widgets(
         actor_id=actor_id,
         subject=str(dashboard.id),
     )
+    db.session.flush()
     return widgets
 
 

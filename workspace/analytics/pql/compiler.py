@@ -27,8 +27,7 @@ from workspace.analytics.pql.parser import (
     Value,
     field_type,
 )
-from workspace.analytics.rollups import overdue_condition
-from workspace.analytics.scope import Scope
+from workspace.analytics.scope import Scope, overdue_condition
 from workspace.core.models import (
     Account,
     Cycle,

@@ -1,6 +1,6 @@
 """The workspace domain: organizations, accounts, projects, tasks and their history."""
 
-from workspace.core.models.accounts import Account, AccountKind, ApiToken, AuthSession
+from workspace.core.models.accounts import Account, AccountKind
 from workspace.core.models.events import Event
 from workspace.core.models.orgs import Org, OrgMember, OrgRole
 from workspace.core.models.projects import (
@@ -18,8 +18,6 @@ from workspace.core.models.tasks import Comment, Priority, Task, TaskActivity, T
 __all__ = [
     "Account",
     "AccountKind",
-    "ApiToken",
-    "AuthSession",
     "Comment",
     "Cycle",
     "Event",

@@ -31,6 +31,12 @@ COUNTED_CATEGORIES = (
 )
 
 
+#: Categories that still hold work ("open" on every page: home, lists, analytics' WIP).
+OPEN_CATEGORIES = (StateCategory.BACKLOG, StateCategory.UNSTARTED, StateCategory.STARTED)
+#: Categories of finished work.
+CLOSED_CATEGORIES = (StateCategory.COMPLETED, StateCategory.CANCELLED)
+
+
 class ProjectRole(StrEnum):
     VIEWER = "viewer"
     COMMENTER = "commenter"

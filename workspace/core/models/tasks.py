@@ -28,7 +28,7 @@ class TaskKind(StrEnum):
 
 
 # The predicate of "the tasks that count", written exactly as SQLAlchemy renders the
-# scope query so both planners can match the partial index (see NOTES.md).
+# scope query so both planners can match the partial index (see docs/analytics.md).
 COUNTED_TASKS_PREDICATE = {
     dialect: f"state_category != 'triage' AND is_draft = {false} "
     "AND archived_at IS NULL AND deleted_at IS NULL"

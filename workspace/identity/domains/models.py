@@ -50,7 +50,7 @@ class VerifiedDomain(db.Model):
 
 def verified_domain_names(org_id: uuid.UUID) -> set[str]:
     """The domains this org has verified: the only ones its IdP or directory is
-    trusted for (DESIGN §6)."""
+    trusted for (docs/security.md#identity-trust)."""
     return set(
         db.session.scalars(
             select(VerifiedDomain.domain).where(
@@ -61,7 +61,7 @@ def verified_domain_names(org_id: uuid.UUID) -> set[str]:
 
 
 def verifying_org(domain: str) -> uuid.UUID | None:
-    """The org that has verified this domain, if any (at most one: spec §2.1)."""
+    """The org that has verified this domain, if any (at most one: docs/domains.md)."""
     return db.session.scalar(
         select(VerifiedDomain.org_id).where(
             VerifiedDomain.domain == domain, VerifiedDomain.state == DomainState.VERIFIED

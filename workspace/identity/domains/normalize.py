@@ -1,6 +1,6 @@
-"""Turning what an admin types into one canonical domain name (spec §2.1).
+"""Turning what an admin types into one canonical domain name (docs/domains.md).
 
-Spec rules: drop a leading http:// or https://, drop a trailing slash, keep only the
+The rules: drop a leading http:// or https://, drop a trailing slash, keep only the
 part after the @ of an email address. Ours on top: lowercase, drop the root's
 trailing dot, IDNA (UTS #46) for non-ASCII names, and refuse anything that is not a
 plain host name of at least two labels (RFC 1035 §2.3.4 lengths).
@@ -56,8 +56,9 @@ def normalize_domain(raw: str | None, *, field: str = "domain") -> str:
     try:
         ascii_name = idna.encode(value, uts46=True).decode("ascii")
     except (idna.IDNAError, UnicodeError) as exc:
-        shown = value if len(value) <= 80 else value[:77] + "..."
-        raise _bad(f"{shown!r} is not a valid domain name ({exc}).") from exc
+        # A long value is refused without being echoed back in full.
+        named = repr(value) if len(value) <= 80 else "This"
+        raise _bad(f"{named} is not a valid domain name ({exc}).") from exc
     if len(ascii_name) > 253:
         raise _bad("A domain name is at most 253 characters long.")
     labels = ascii_name.split(".")

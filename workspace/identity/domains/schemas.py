@@ -1,4 +1,4 @@
-"""JSON shapes of the domain routes (DESIGN §4)."""
+"""JSON shapes of the domain routes (docs/api.md#record-shapes)."""
 
 from __future__ import annotations
 
@@ -7,13 +7,14 @@ from datetime import datetime
 
 from pydantic import Field
 
-from workspace.api.models import InputModel, OutputModel
 from workspace.identity.domains.models import VerifiedDomain
+from workspace.inputs import InputModel, OutputModel
 
 
 class DomainCreate(InputModel):
-    #: A domain, URL or email address; normalized by the service.
-    domain: str = Field(max_length=400)
+    #: A domain, URL or email address; normalized by the service (which also says
+    #: what to enter when it is blank).
+    domain: str = Field(default="", max_length=400)
 
 
 class TxtRecordOut(OutputModel):

@@ -1,4 +1,4 @@
-"""Adding, verifying and removing an org's email domains (spec §3.1).
+"""Adding, verifying and removing an org's email domains (docs/domains.md).
 
 A domain can be verified by one org only. The check before writing gives a friendly
 409; the partial unique index ``uq_domains_verified_domain`` settles the race when
@@ -80,7 +80,7 @@ def get_domain(org_id: uuid.UUID, domain_id: uuid.UUID) -> VerifiedDomain:
 
 
 def add_domain(org_id: uuid.UUID, raw: str, *, actor_id: uuid.UUID | None) -> VerifiedDomain:
-    """A new Pending domain with a fresh token. Commits."""
+    """A new Pending domain with a fresh token."""
     name = normalize_domain(raw)
     if _taken_elsewhere(org_id, name):
         raise _conflict(name)
@@ -99,7 +99,7 @@ def add_domain(org_id: uuid.UUID, raw: str, *, actor_id: uuid.UUID | None) -> Ve
     try:
         db.session.flush()
         record_event(org_id, "domain.added", actor_id=actor_id, subject=name)
-        db.session.commit()
+        db.session.flush()
     except IntegrityError as exc:  # the same org added it twice at once
         db.session.rollback()
         raise ConflictError(
@@ -112,7 +112,7 @@ def verify_domain(
     org_id: uuid.UUID, domain_id: uuid.UUID, *, actor_id: uuid.UUID | None
 ) -> VerifyResult:
     """Look for ``service-verify=<token>`` in the TXT records of exactly this domain.
-    Found: Verified (commits). Absent: stays Pending with a message saying what to do."""
+    Found: Verified. Absent: stays Pending with a message saying what to do."""
     row = get_domain(org_id, domain_id)
     if row.state == DomainState.VERIFIED:
         return VerifyResult(row, True, f"{row.domain} is verified.")
@@ -132,7 +132,6 @@ def verify_domain(
             records_seen=len(answer.records),
             nxdomain=answer.nxdomain,
         )
-        db.session.commit()
         message = NOT_FOUND_YET.format(domain=name, value=expected)
         if answer.nxdomain:
             message = f"DNS does not know {name} yet (NXDOMAIN). " + message
@@ -142,7 +141,7 @@ def verify_domain(
     try:
         db.session.flush()
         record_event(org_id, "domain.verified", actor_id=actor_id, subject=name)
-        db.session.commit()
+        db.session.flush()
     except IntegrityError as exc:
         # Another org won the race for this domain between our check and our write.
         db.session.rollback()
@@ -151,11 +150,11 @@ def verify_domain(
 
 
 def remove_domain(org_id: uuid.UUID, domain_id: uuid.UUID, *, actor_id: uuid.UUID | None) -> None:
-    """Delete the domain; a verified one becomes free for any org to claim. Commits."""
+    """Delete the domain; a verified one becomes free for any org to claim."""
     row = get_domain(org_id, domain_id)
     name, was = row.domain, row.state
     db.session.delete(row)
     record_event(org_id, "domain.removed", actor_id=actor_id, subject=name, state=was)
     if was == DomainState.VERIFIED:
         domain_removed.send(org_id, domain=name, actor_id=actor_id)
-    db.session.commit()
+    db.session.flush()

@@ -1,4 +1,4 @@
-"""The LDAP connection's JSON API (DESIGN §3): read, save, delete, test.
+"""The LDAP connection's JSON API (docs/api.md): read, save, delete, test.
 
 Owner or admin only. The bind password is accepted on write and never returned.
 """
@@ -9,58 +9,53 @@ import uuid
 
 from flask import request
 
-from workspace.api import api_access, operation
+from workspace.api import operation
 from workspace.api.blueprints import api_blueprint
-from workspace.api.inputs import parse_body
-from workspace.extensions import db
 from workspace.identity.ldap import service
 from workspace.identity.ldap.schemas import LdapConnectionIn, LdapConnectionOut, LdapTestOut
-from workspace.security.permissions import require
+from workspace.inputs import parse_body
+from workspace.security.permissions import Access
 
 bp = api_blueprint("ldap_api", __name__, "/api/v1/orgs/<uuid:org_id>")
 
+_ACTION = "org.manage_settings"
+
 
 @bp.get("/ldap")
-@operation("Read the LDAP connection", tag="ldap", response=LdapConnectionOut)
-def read_connection(org_id: uuid.UUID):
+@operation("Read the LDAP connection", tag="ldap", action=_ACTION, response=LdapConnectionOut)
+def read_connection(org_id: uuid.UUID, access: Access):
     """The org's directory settings; ``has_bind_password`` instead of the password."""
-    access = api_access(org_id)
-    require(access, "org.manage_settings")
     return LdapConnectionOut.model_validate(service.get_connection(access.org.id))
 
 
 @bp.put("/ldap")
 @operation(
-    "Save the LDAP connection", tag="ldap", body=LdapConnectionIn, response=LdapConnectionOut
+    "Save the LDAP connection",
+    tag="ldap",
+    action=_ACTION,
+    body=LdapConnectionIn,
+    response=LdapConnectionOut,
 )
-def save_connection(org_id: uuid.UUID, body: LdapConnectionIn):
+def save_connection(org_id: uuid.UUID, access: Access, body: LdapConnectionIn):
     """Creates or replaces the connection. Omit ``bind_password`` (or send it blank)
     to keep the stored one."""
-    access = api_access(org_id)
-    require(access, "org.manage_settings")
     row = service.save_connection(access.org.id, body.to_input(), actor_id=access.account.id)
-    db.session.commit()
     return LdapConnectionOut.model_validate(row)
 
 
 @bp.delete("/ldap")
-@operation("Delete the LDAP connection", tag="ldap", status=204)
-def delete_connection(org_id: uuid.UUID):
+@operation("Delete the LDAP connection", tag="ldap", action=_ACTION, status=204)
+def delete_connection(org_id: uuid.UUID, access: Access):
     """Directory sign-in stops at once; accounts and memberships stay."""
-    access = api_access(org_id)
-    require(access, "org.manage_settings")
     service.delete_connection(access.org.id, actor_id=access.account.id)
-    db.session.commit()
 
 
 @bp.post("/ldap/test")
-@operation("Test the LDAP connection", tag="ldap", response=LdapTestOut)
-def test_connection(org_id: uuid.UUID):
+@operation("Test the LDAP connection", tag="ldap", action=_ACTION, response=LdapTestOut)
+def test_connection(org_id: uuid.UUID, access: Access):
     """Service bind plus a sample search of up to five entries. With no body it tests
     the saved settings; a body shaped like the PUT tests those settings unsaved (a
     blank password uses the stored one). A failure is ``ok: false`` with a message."""
-    access = api_access(org_id)
-    require(access, "org.manage_settings")
     edits = parse_body(LdapConnectionIn).to_input() if request.get_data() else None
     result = service.test_connection(access.org.id, edits)
     return LdapTestOut(ok=result.ok, message=result.message, sample_count=result.sample_count)

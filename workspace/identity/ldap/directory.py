@@ -144,7 +144,7 @@ def connect(settings: DirectorySettings, user: str, password: str) -> tuple[ldap
 
 
 def service_connection(settings: DirectorySettings) -> ldap3.Connection:
-    """Step 1 of the LDAP login rules (spec §4.1): bind as the service account."""
+    """Step 1 of the LDAP login rules (docs/ldap.md#sign-in-steps): bind as the service account."""
     if not settings.bind_password:
         # An empty password would be an anonymous bind, which AD lets succeed.
         raise DirectoryError(
@@ -195,7 +195,7 @@ def search(
 
 
 def rebind(conn: ldap3.Connection, settings: DirectorySettings, dn: str, password: str) -> bool:
-    """Step 3 (spec §4.1): bind as the found entry; True when the password is right."""
+    """Step 3 (docs/ldap.md): bind as the found entry; True when the password is right."""
     try:
         return bool(conn.rebind(user=dn, password=password))
     except ldap_exc.LDAPBindError:

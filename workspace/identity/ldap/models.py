@@ -1,4 +1,4 @@
-"""The org's one LDAP / Active Directory connection (spec §2.6)."""
+"""The org's one LDAP / Active Directory connection (docs/ldap.md#connection-settings)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ class LdapConnection(db.Model):
     __tablename__ = "ldap_connections"
 
     id: Mapped[uuid.UUID] = uuid_pk()
-    #: Unique: one connection per org (spec §8).
+    #: Unique: one connection per org (docs/ldap.md#connection-settings).
     org_id: Mapped[uuid.UUID] = mapped_column(
         ForeignKey("orgs.id", ondelete="CASCADE"), unique=True
     )
@@ -30,7 +30,7 @@ class LdapConnection(db.Model):
     server_uri: Mapped[str] = mapped_column(String(500))
     #: The service account that searches for people.
     bind_dn: Mapped[str] = mapped_column(String(500))
-    #: The service account's password, sealed with this row's id (DESIGN §6).
+    #: The service account's password, sealed with this row's id (docs/security.md).
     bind_password_sealed: Mapped[str | None] = mapped_column(Text)
     search_base: Mapped[str] = mapped_column(String(500))
     #: An RFC 4515 filter holding ``{username}``, e.g. ``(uid={username})``.

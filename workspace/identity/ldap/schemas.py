@@ -1,4 +1,4 @@
-"""JSON shapes of the LDAP connection (DESIGN §4)."""
+"""JSON shapes of the LDAP connection (docs/api.md#record-shapes)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from typing import Annotated
 
 from pydantic import StringConstraints
 
-from workspace.api.models import InputModel, OutputModel
 from workspace.identity.ldap.service import ConnectionInput
+from workspace.inputs import InputModel, OutputModel
 
 Short = Annotated[str, StringConstraints(max_length=500)]
 AttributeName = Annotated[str, StringConstraints(max_length=100)]
@@ -19,11 +19,12 @@ Pem = Annotated[str, StringConstraints(max_length=100_000)]
 class LdapConnectionIn(InputModel):
     """Replaces the connection; ``bind_password`` is write-only and blank keeps it."""
 
-    server_uri: Short
-    bind_dn: Short
+    # Blank or absent: the service says what to enter (the form shows it on the field).
+    server_uri: Short = ""
+    bind_dn: Short = ""
     bind_password: Password | None = None
-    search_base: Short
-    search_filter: Annotated[str, StringConstraints(max_length=1000)]
+    search_base: Short = ""
+    search_filter: Annotated[str, StringConstraints(max_length=1000)] = ""
     email_attribute: AttributeName = "mail"
     given_name_attribute: AttributeName = "givenName"
     family_name_attribute: AttributeName = "sn"

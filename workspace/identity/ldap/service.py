@@ -1,4 +1,4 @@
-"""Saving, reading, deleting and testing an org's LDAP connection (spec §4.4)."""
+"""Saving, reading, deleting and testing an org's LDAP connection (docs/ldap.md)."""
 
 from __future__ import annotations
 
@@ -223,7 +223,7 @@ def _stored_password(row: LdapConnection | None) -> str:
 
 
 def test_connection(org_id: uuid.UUID, edits: ConnectionInput | None = None) -> TestResult:
-    """Service bind plus a small sample search (spec §4.4), with the saved settings
+    """Service bind plus a small sample search (docs/ldap.md), with the saved settings
     or with unsaved ``edits`` on top of them. Failures are results, not errors."""
     row = connection_for(org_id)
     if row is None and edits is None:

@@ -1,4 +1,4 @@
-"""Directory sign-in: spec §4.1's LDAP login rules, in order, plus DESIGN §6's.
+"""Directory sign-in: the steps of docs/ldap.md#sign-in-steps, in order.
 
 The caller (the public view) records the refusal and answers the browser or client;
 this module takes plain values and never reads the request.
@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from workspace.auth.login import provision_member
 from workspace.core.events import record_event
 from workspace.core.models import Account, Org
+from workspace.core.orgs import find_org
 from workspace.errors import ServiceError
 from workspace.identity.domains.models import verified_domain_names
 from workspace.identity.domains.normalize import email_domain
@@ -24,6 +25,10 @@ from workspace.identity.ldap.service import settings_for
 #: able to tell which usernames exist.
 BAD_CREDENTIALS = "The directory did not accept that username and password."
 MAX_USERNAME = 256
+#: Longer than any org slug or id a person could type.
+MAX_ORG_REF = 100
+#: An account's display name column.
+NAME_SIZE = 200
 
 
 class LoginRefused(Exception):
@@ -44,10 +49,8 @@ class DirectoryPerson:
 def find_signin_org(ref: str | None) -> Org | None:
     """The org a person typed (slug or id); None for anything that cannot be one,
     including control characters PostgreSQL would refuse to compare."""
-    from workspace.core.orgs import find_org
-
     ref = (ref or "").strip()
-    if not ref or len(ref) > 100 or not ref.isprintable():
+    if not ref or len(ref) > MAX_ORG_REF or not ref.isprintable():
         return None
     return find_org(ref)
 
@@ -110,7 +113,14 @@ def check_directory(org: Org, username: str, password: str) -> DirectoryPerson:
         )
     given = entry.first(settings.given_name_attribute)
     family = entry.first(settings.family_name_attribute)
-    return DirectoryPerson(entry.dn, email.lower(), " ".join(filter(None, [given, family])) or None)
+    name = " ".join(filter(None, [given, family]))
+    return DirectoryPerson(entry.dn, email.lower(), fit_attribute(name, NAME_SIZE) or None)
+
+
+def fit_attribute(text: str, size: int) -> str:
+    """A directory attribute cut to the size we store: it is the directory's text,
+    not something the person typed here, so it is fitted rather than refused."""
+    return text[:size]
 
 
 def _unavailable(exc: DirectoryError) -> LoginRefused:
@@ -143,7 +153,7 @@ def _domain(email: str) -> str:
 def directory_login(org: Org, username: str, password: str) -> tuple[Account, bool]:
     """All four rules: returns (account, account_was_created); the caller completes the
     login. The directory is trusted only for emails on the org's verified domains
-    (DESIGN §6), else one org's admin could sign in as another org's people."""
+    (docs/security.md), else one org's admin could sign in as another org's people."""
     person = check_directory(org, username, password)
     domain = _domain(person.email)
     if domain not in verified_domain_names(org.id):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import asdict
 
-from workspace.api import api_access, operation
+from workspace.api import operation
 from workspace.api.blueprints import api_blueprint
 from workspace.identity.sso import connection, groupsync, preview
 from workspace.identity.sso.models import SsoConnection
@@ -20,7 +20,7 @@ from workspace.identity.sso.schemas import (
     SyncPreviewIn,
     SyncPreviewOut,
 )
-from workspace.security.permissions import require
+from workspace.security.permissions import Access
 
 bp = api_blueprint("sso_api", __name__, "/api/v1/orgs/<uuid:org_id>")
 
@@ -64,11 +64,12 @@ def discovery_out(report: connection.DiscoveryReport) -> DiscoveryOut:
 
 @bp.get("/sso")
 @operation(
-    "Read the SSO connection (never the client secret)", tag="sso", response=SsoConnectionOut
+    "Read the SSO connection (never the client secret)",
+    tag="sso",
+    action="org.manage_settings",
+    response=SsoConnectionOut,
 )
-def read_sso(org_id: uuid.UUID):
-    access = api_access(org_id)
-    require(access, "org.manage_settings")
+def read_sso(org_id: uuid.UUID, access: Access):
     return connection_out(connection.require_connection(access.org.id))
 
 
@@ -76,16 +77,15 @@ def read_sso(org_id: uuid.UUID):
 @operation(
     "Save the SSO connection and check the issuer's discovery",
     tag="sso",
+    action="org.manage_settings",
     body=SsoConnectionIn,
     response=SsoSaveOut,
     errors=(400, 401, 403, 404, 409),
 )
-def save_sso(org_id: uuid.UUID, body: SsoConnectionIn):
+def save_sso(org_id: uuid.UUID, access: Access, body: SsoConnectionIn):
     """``client_secret`` is write-only; empty or absent keeps the stored one. Enabling
     needs the email domain verified by this org. The answer includes what discovery
     found at the issuer, or why it failed (the connection is saved either way)."""
-    access = api_access(org_id)
-    require(access, "org.manage_settings")
     conn = connection.save_connection(
         access.org.id, connection.ConnectionInput(**body.model_dump()), actor_id=access.account.id
     )
@@ -94,18 +94,19 @@ def save_sso(org_id: uuid.UUID, body: SsoConnectionIn):
 
 
 @bp.delete("/sso")
-@operation("Delete the SSO connection", tag="sso", status=204)
-def delete_sso(org_id: uuid.UUID):
-    access = api_access(org_id)
-    require(access, "org.manage_settings")
+@operation("Delete the SSO connection", tag="sso", action="org.manage_settings", status=204)
+def delete_sso(org_id: uuid.UUID, access: Access):
     connection.delete_connection(access.org.id, actor_id=access.account.id)
 
 
 @bp.get("/sso/group-mappings")
-@operation("List IdP group mappings", tag="sso", response=list[GroupMappingOut])
-def list_mappings(org_id: uuid.UUID):
-    access = api_access(org_id)
-    require(access, "org.manage_settings")
+@operation(
+    "List IdP group mappings",
+    tag="sso",
+    action="org.manage_settings",
+    response=list[GroupMappingOut],
+)
+def list_mappings(org_id: uuid.UUID, access: Access):
     return [GroupMappingOut.model_validate(m) for m in groupsync.list_mappings(access.org.id)]
 
 
@@ -113,14 +114,13 @@ def list_mappings(org_id: uuid.UUID):
 @operation(
     "Map an IdP group to a project role",
     tag="sso",
+    action="org.manage_settings",
     body=GroupMappingIn,
     response=GroupMappingOut,
     status=201,
     errors=(400, 401, 403, 404, 409),
 )
-def add_mapping(org_id: uuid.UUID, body: GroupMappingIn):
-    access = api_access(org_id)
-    require(access, "org.manage_settings")
+def add_mapping(org_id: uuid.UUID, access: Access, body: GroupMappingIn):
     mapping = groupsync.add_mapping(
         access.org.id, body.idp_group, body.project_id, body.role, actor_id=access.account.id
     )
@@ -128,10 +128,8 @@ def add_mapping(org_id: uuid.UUID, body: GroupMappingIn):
 
 
 @bp.delete("/sso/group-mappings/<uuid:mapping_id>")
-@operation("Remove an IdP group mapping", tag="sso", status=204)
-def remove_mapping(org_id: uuid.UUID, mapping_id: uuid.UUID):
-    access = api_access(org_id)
-    require(access, "org.manage_settings")
+@operation("Remove an IdP group mapping", tag="sso", action="org.manage_settings", status=204)
+def remove_mapping(org_id: uuid.UUID, mapping_id: uuid.UUID, access: Access):
     groupsync.remove_mapping(access.org.id, mapping_id, actor_id=access.account.id)
 
 
@@ -139,12 +137,11 @@ def remove_mapping(org_id: uuid.UUID, mapping_id: uuid.UUID):
 @operation(
     "Dry-run group sync for a person and a group set (writes nothing)",
     tag="sso",
+    action="org.manage_settings",
     body=SyncPreviewIn,
     response=SyncPreviewOut,
 )
-def sync_preview(org_id: uuid.UUID, body: SyncPreviewIn):
-    access = api_access(org_id)
-    require(access, "org.manage_settings")
+def sync_preview(org_id: uuid.UUID, access: Access, body: SyncPreviewIn):
     result = preview.preview(
         access.org.id, email=body.email, member_id=body.member_id, groups=body.groups
     )

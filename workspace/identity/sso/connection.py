@@ -1,7 +1,7 @@
-"""Saving, reading and deleting the org's SSO connection (spec §2.2).
+"""Saving, reading and deleting the org's SSO connection (docs/sso.md#connection-settings).
 
 The email domain must be one this org has verified before the connection can be
-enabled (DESIGN §6): otherwise an org could route another company's people to its
+enabled (docs/security.md): otherwise an org could route another company's people to its
 own IdP and sign in as them. Sign-in re-checks it, and removing the domain disables
 the connection, so sign-in stops at once. A domain another org has verified cannot be
 saved at all; a domain nobody has verified may sit in several orgs' disabled drafts.
@@ -85,7 +85,7 @@ def save_connection(
     org_id: uuid.UUID, data: ConnectionInput, *, actor_id: uuid.UUID | None
 ) -> SsoConnection:
     """Create or replace the org's connection. A blank secret keeps the stored one.
-    Commits. 409 when another org uses the email domain."""
+    409 when another org uses the email domain."""
     domain = normalize_domain(data.email_domain, field="email_domain")
     issuer = _check_url(data.issuer_url, "issuer_url", "issuer URL").rstrip("/")
     redirect_uri = _check_url(
@@ -141,7 +141,7 @@ def save_connection(
             enabled=data.enabled,
             secret_changed=bool(secret),
         )
-        db.session.commit()
+        db.session.flush()
     except IntegrityError as exc:
         db.session.rollback()
         raise ConflictError(
@@ -166,7 +166,7 @@ def set_enabled(org_id: uuid.UUID, enabled: bool, *, actor_id: uuid.UUID | None)
         actor_id=actor_id,
         subject=conn.email_domain,
     )
-    db.session.commit()
+    db.session.flush()
     return conn
 
 
@@ -194,7 +194,7 @@ def delete_connection(org_id: uuid.UUID, *, actor_id: uuid.UUID | None) -> None:
     conn = require_connection(org_id)
     record_event(org_id, "sso.connection.deleted", actor_id=actor_id, subject=conn.email_domain)
     db.session.delete(conn)
-    db.session.commit()
+    db.session.flush()
 
 
 def client_secret(conn: SsoConnection) -> str:

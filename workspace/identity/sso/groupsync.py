@@ -1,5 +1,5 @@
 """IdP group mappings and the reconcile that turns groups into project roles at SSO
-login (spec §3.6). Manual memberships are never added to, changed or removed."""
+login (docs/sso.md#group-sync). Manual memberships are never added to, changed or removed."""
 
 from __future__ import annotations
 
@@ -72,7 +72,7 @@ def add_mapping(
         project_id=str(project_id),
         role=role,
     )
-    db.session.commit()
+    db.session.flush()
     return mapping
 
 
@@ -90,7 +90,7 @@ def remove_mapping(org_id: uuid.UUID, mapping_id: uuid.UUID, *, actor_id: uuid.U
         role=mapping.role,
     )
     db.session.delete(mapping)
-    db.session.commit()
+    db.session.flush()
 
 
 # -- reconcile --------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from workspace.types import UTCDateTime, created_at_column, uuid_pk
 
 
 class SsoConnection(db.Model):
-    """One OIDC identity provider per org (spec §2.2).
+    """One OIDC identity provider per org (docs/sso.md#connection-settings).
 
     The email domain is unique across orgs where it routes anyone: among enabled
     connections. Enabling needs the domain verified by the org, and a domain is
@@ -56,7 +56,7 @@ class SsoConnection(db.Model):
 
 
 class GroupMapping(db.Model):
-    """IdP group -> project role (spec §2.3)."""
+    """IdP group -> project role (docs/sso.md#group-sync)."""
 
     __tablename__ = "sso_group_mappings"
     __table_args__ = (UniqueConstraint("org_id", "idp_group", "project_id"),)

@@ -1,4 +1,4 @@
-"""JSON shapes of the SSO routes (DESIGN §4). The client secret is input only."""
+"""JSON shapes of the SSO routes (docs/api.md#record-shapes). The client secret is input only."""
 
 from __future__ import annotations
 
@@ -7,15 +7,16 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from workspace.api.models import InputModel, OutputModel
+from workspace.inputs import InputModel, OutputModel
 
 Role = Literal["viewer", "commenter", "member", "admin"]
 
 
 class SsoConnectionIn(InputModel):
-    email_domain: str = Field(max_length=400)
-    issuer_url: str = Field(max_length=500)
-    client_id: str = Field(max_length=500)
+    # Blank or absent: the service says what to enter (the form shows it on the field).
+    email_domain: str = Field(default="", max_length=400)
+    issuer_url: str = Field(default="", max_length=500)
+    client_id: str = Field(default="", max_length=500)
     #: Write-only. Empty or absent keeps the stored secret.
     client_secret: str | None = Field(default=None, max_length=2000)
     #: Defaults to {BASE_URL}/auth/sso/callback.
@@ -56,7 +57,8 @@ class SsoSaveOut(SsoConnectionOut):
 
 
 class GroupMappingIn(InputModel):
-    idp_group: str = Field(min_length=1, max_length=256)
+    #: Blank or absent: the service says to enter the group name.
+    idp_group: str = Field(default="", max_length=256)
     project_id: uuid.UUID
     role: Role
 
@@ -75,7 +77,8 @@ class SyncPreviewIn(InputModel):
 
     @model_validator(mode="after")
     def _one_person(self) -> SyncPreviewIn:
-        if (self.email is None) == (self.member_id is None):
+        # Neither is the service's to refuse ("Enter the person's email address").
+        if self.email is not None and self.member_id is not None:
             raise ValueError("give exactly one of email or member_id")
         return self
 

@@ -1,4 +1,4 @@
-"""SSO sign-in, spec §4.1 in order: start hands out the IdP's authorization URL; the
+"""SSO sign-in in order (docs/sso.md): start hands out the IdP's authorization URL; the
 callback checks the state, exchanges the code, validates the id_token, reads the
 profile from userinfo, checks the email and its domain, then provisions the member
 and runs group sync. The view ends it through :func:`workspace.auth.login.complete_login`.
@@ -25,6 +25,11 @@ from workspace.identity.domains.normalize import normalize_domain
 from workspace.identity.sso import connection, groupsync, oidc, state
 from workspace.identity.sso.models import SsoConnection
 from workspace.security.crypto import SecretUnreadable, unseal
+from workspace.transaction import commit_early
+
+#: The display name kept from the IdP's profile, and how much of its error text we show.
+NAME_SIZE = 200
+IDP_ERROR_SIZE = 100
 
 
 class SignInRejected(Exception):
@@ -64,7 +69,7 @@ def _usable_connection(domain: str) -> SsoConnection | None:
 
 def start(domain_or_email: str | None, *, binding: str, next_path: str | None) -> str:
     """The IdP authorization URL for the org whose enabled SSO covers the domain.
-    Commits the attempt row."""
+    Adds the attempt row (flushed; committed with the redirect)."""
     try:
         domain = normalize_domain(domain_or_email)
     except ServiceError as exc:
@@ -87,7 +92,6 @@ def start(domain_or_email: str | None, *, binding: str, next_path: str | None) -
     signed = state.issue(
         conn.org_id, nonce=nonce, code_verifier=verifier, binding=binding, next_path=next_path
     )
-    db.session.commit()
     return oidc.authorization_url(
         meta,
         client_id=conn.client_id,
@@ -109,10 +113,17 @@ def _email_verified_false(*sources: dict[str, Any]) -> bool:
 def _display_name(profile: dict[str, Any]) -> str | None:
     name = profile.get("name")
     if isinstance(name, str) and name.strip():
-        return _printable(name).strip()[:200] or None
+        return fit_claim(_printable(name).strip(), NAME_SIZE) or None
     parts = [profile.get(k) for k in ("given_name", "family_name")]
     joined = " ".join(p.strip() for p in parts if isinstance(p, str) and p.strip())
-    return _printable(joined)[:200] or None
+    return fit_claim(_printable(joined), NAME_SIZE) or None
+
+
+def fit_claim(text: str, size: int) -> str:
+    """What the IdP sent, cut to the size we store or show: a claim is the
+    provider's text, not something the person typed here, so it is fitted rather
+    than refused."""
+    return text[:size]
 
 
 def _printable(text: str) -> str:
@@ -122,7 +133,7 @@ def _printable(text: str) -> str:
 
 def _idp_error_message(error: str) -> str:
     return (
-        f"Your identity provider did not sign you in ({error[:100]}). "
+        f"Your identity provider did not sign you in ({fit_claim(error, IDP_ERROR_SIZE)}). "
         "Start the sign-in again if this was a mistake."
     )
 
@@ -140,7 +151,7 @@ def callback(
     org_id = attempt.org_id
     if error:
         raise SignInRejected(
-            f"Your identity provider did not sign you in ({error[:100]}).",
+            f"Your identity provider did not sign you in ({fit_claim(error, IDP_ERROR_SIZE)}).",
             status=403,
             reason="idp_error",
             org_id=org_id,
@@ -233,7 +244,6 @@ def callback(
     try:
         account, _member, created = provision_member(org, email, _display_name(profile), via="sso")
     except ServiceError as exc:
-        db.session.rollback()
         raise SignInRejected(exc.message, reason="provision", org_id=org_id) from exc
     sync = None
     if conn.sync_groups_on_login:
@@ -247,11 +257,13 @@ def callback(
 
 
 def record_rejection(exc: SignInRejected) -> None:
-    """The org's audit trail notes refused sign-ins it can attribute (commits)."""
+    """The org's audit trail notes refused sign-ins it can attribute. A refusal is
+    rolled back, so what the sign-in half did goes first and the row is committed on
+    its own."""
     db.session.rollback()
     if exc.org_id is None:
         return
     record_event(
         exc.org_id, "auth.sso.rejected", reason=exc.reason, message=_printable(exc.message)
     )
-    db.session.commit()
+    commit_early("a refused SSO sign-in's audit row must survive the rollback of the refusal")

@@ -1,4 +1,4 @@
-"""The signed, ten-minute, single-use, browser-bound ``state`` (DESIGN §6; RFC 6749
+"""The signed, ten-minute, single-use, browser-bound ``state`` (docs/sso.md#signing-in; RFC 6749
 §10.12 for why state must bind the request to the browser).
 
 The state is ``itsdangerous``-signed JSON naming an :class:`SsoAttempt` row and when
@@ -20,6 +20,7 @@ from sqlalchemy import delete, update
 from workspace.extensions import db
 from workspace.identity.sso.models import SsoAttempt
 from workspace.security.crypto import seal
+from workspace.transaction import commit_early
 from workspace.types import utcnow
 
 LIFETIME = timedelta(minutes=10)
@@ -105,7 +106,9 @@ def consume(state: str | None, binding: str | None) -> SsoAttempt:
         .values(used_at=current)
         .execution_options(synchronize_session=False)
     )
-    db.session.commit()
+    # Gone for good before the IdP is called, so a replayed callback finds it used
+    # even when this sign-in later fails and its request rolls back.
+    commit_early("an SSO state is consumed before the IdP is called; a replay must fail")
     if result.rowcount != 1:
         raise StateError("This sign-in response was already used. Start the sign-in again.")
     return attempt

@@ -6,11 +6,11 @@ button swaps in just its result (``identity/ldap_test_result.html``).
 
 from __future__ import annotations
 
-from flask import Blueprint, flash, g, redirect, render_template, request, url_for
+from flask import Blueprint, flash, redirect, render_template, request, url_for
 
-from workspace.auth.guards import login_required, page_access
+from workspace.auth.guards import page
 from workspace.errors import ServiceError
-from workspace.extensions import db, htmx
+from workspace.extensions import htmx
 from workspace.identity.domains.models import verified_domain_names
 from workspace.identity.ldap import service
 from workspace.identity.ldap.models import (
@@ -20,9 +20,13 @@ from workspace.identity.ldap.models import (
     LdapConnection,
     connection_for,
 )
+from workspace.identity.ldap.schemas import LdapConnectionIn
+from workspace.inputs import field_errors, parse_form, with_checkboxes
+from workspace.security.permissions import Access
 
 bp = Blueprint("ldap_pages", __name__)
 
+_ACTION = "org.manage_settings"
 _TEXT_FIELDS = (
     "server_uri",
     "bind_dn",
@@ -53,33 +57,34 @@ def _form_from_row(row: LdapConnection | None) -> dict[str, str | bool]:
     return form
 
 
-def _form_from_request() -> dict[str, str | bool]:
-    form: dict[str, str | bool] = {
-        name: request.form.get(name, "")[:100_000] for name in _TEXT_FIELDS
-    }
+def _form_as_typed() -> dict[str, str | bool]:
+    """What the admin typed, to show again beside the messages (never the password)."""
+    form: dict[str, str | bool] = {name: request.form.get(name, "") for name in _TEXT_FIELDS}
     form["use_tls"] = request.form.get("use_tls") in ("1", "on", "true")
     return form
 
 
-def _input(form: dict[str, str | bool]) -> service.ConnectionInput:
-    return service.ConnectionInput(
-        **{name: str(form[name]) for name in _TEXT_FIELDS},
-        use_tls=bool(form["use_tls"]),
-        # Never echoed back into the page: only read from the request.
-        bind_password=request.form.get("bind_password") or None,
-    )
+def _posted_input() -> service.ConnectionInput:
+    """The posted form through the API's input model (raises InputError)."""
+    return parse_form(LdapConnectionIn, with_checkboxes(request.form, "use_tls")).to_input()
 
 
 def _render(
-    org: str, row: LdapConnection | None, form, *, errors=None, result=None, status: int = 200
+    org: str,
+    access: Access,
+    form: dict[str, str | bool],
+    *,
+    errors: dict[str, str] | None = None,
+    result: service.TestResult | None = None,
+    status: int = 200,
 ):
     return render_template(
         "identity/ldap.html",
         nav_active="settings",
         settings_active="ldap_pages.settings",
         org_slug=org,
-        connection=row,
-        verified_domains=sorted(verified_domain_names(g.access.org.id)),
+        connection=connection_for(access.org.id),
+        verified_domains=sorted(verified_domain_names(access.org.id)),
         form=form,
         errors=errors or {},
         result=result,
@@ -87,56 +92,44 @@ def _render(
 
 
 @bp.route("/o/<org>/settings/ldap", methods=["GET", "POST"], endpoint="settings")
-@login_required
-def settings(org: str):
+@page(action=_ACTION)
+def settings(org: str, access: Access):
     """Show the directory settings; POST saves them (blank password keeps the old)."""
-    access = page_access(org, "org.manage_settings")
-    row = connection_for(access.org.id)
     if request.method == "GET":
-        return _render(org, row, _form_from_row(row))
-    form = _form_from_request()
+        return _render(org, access, _form_from_row(connection_for(access.org.id)))
     try:
-        service.save_connection(access.org.id, _input(form), actor_id=access.account.id)
-        db.session.commit()
+        service.save_connection(access.org.id, _posted_input(), actor_id=access.account.id)
     except ServiceError as exc:
-        db.session.rollback()
-        return _render(
-            org,
-            connection_for(access.org.id),
-            form,
-            errors={exc.field or "form": exc.message},
-            status=400,
-        )
+        return _render(org, access, _form_as_typed(), errors=field_errors(exc), status=400)
     flash("LDAP settings saved. Run the connection test to check them.", "success")
     return redirect(url_for("ldap_pages.settings", org=org))
 
 
 @bp.post("/o/<org>/settings/ldap/test", endpoint="test")
-@login_required
-def test(org: str):
-    """Test the settings in the form (unsaved edits included) against the directory."""
-    access = page_access(org, "org.manage_settings")
-    row = connection_for(access.org.id)
-    form = _form_from_request()
-    errors = {}
+@page(action=_ACTION)
+def test(org: str, access: Access):
+    """Test the settings in the form (unsaved edits included) against the directory.
+    Writes nothing."""
+    errors: dict[str, str] = {}
     try:
-        result = service.test_connection(access.org.id, _input(form))
+        result = service.test_connection(access.org.id, _posted_input())
     except ServiceError as exc:
-        errors = {exc.field or "form": exc.message}
-        result = service.TestResult(False, exc.message, reason="invalid_input")
+        errors = field_errors(exc)
+        result = service.TestResult(False, " ".join(errors.values()), reason="invalid_input")
     if htmx:
+        # HTMX swaps only 2xx answers; the result says what to fix.
         return render_template("identity/ldap_test_result.html", result=result)
-    return _render(org, row, form, errors=errors, result=result)
+    return _render(
+        org, access, _form_as_typed(), errors=errors, result=result, status=400 if errors else 200
+    )
 
 
 @bp.post("/o/<org>/settings/ldap/delete", endpoint="delete")
-@login_required
-def delete(org: str):
+@page(action=_ACTION)
+def delete(org: str, access: Access):
     """Remove the connection: directory sign-in stops for this org."""
-    access = page_access(org, "org.manage_settings")
     try:
         service.delete_connection(access.org.id, actor_id=access.account.id)
-        db.session.commit()
         flash("LDAP connection removed. Directory sign-in is off.", "success")
     except ServiceError as exc:
         flash(exc.message, "error")

@@ -1,4 +1,4 @@
-"""Public SSO sign-in routes (DESIGN §3): ``/auth/sso/start`` and ``/auth/sso/callback``.
+"""Public SSO sign-in routes (docs/api.md): ``/auth/sso/start`` and ``/auth/sso/callback``.
 
 Start answers JSON ``{authorization_url}`` to API clients and a 302 to it for a
 browser that asks for HTML. Both set or read the browser-binding cookie that ties the
@@ -22,6 +22,7 @@ from workspace.auth.guards import safe_next
 from workspace.auth.login import complete_login
 from workspace.extensions import limiter
 from workspace.identity.sso import signin, state
+from workspace.transaction import transactional
 
 bp = Blueprint("sso_auth", __name__, url_prefix="/auth/sso")
 
@@ -53,6 +54,7 @@ def _reject(exc: signin.SignInRejected, *, html: bool) -> Response | tuple:
 
 @bp.get("/start")
 @limiter.limit(_RATE)
+@transactional
 def start():
     """Find the org's enabled SSO for the email or domain and send the browser there."""
     html = _wants_html()
@@ -81,6 +83,7 @@ def start():
 
 @bp.get("/callback")
 @limiter.limit(_RATE)
+@transactional
 def callback():
     """Where the IdP sends the browser back: finish the sign-in or say why not."""
     try:

@@ -26,12 +26,14 @@ from workspace.auth.guards import safe_next
 from workspace.auth.login import complete_login
 from workspace.extensions import csrf, db, limiter
 from workspace.identity.ldap.signin import (
+    MAX_ORG_REF,
     LoginRefused,
     directory_login,
     find_signin_org,
     record_failure,
 )
 from workspace.security.request_guard import reads_own_body
+from workspace.transaction import commit_early, transactional
 
 bp = Blueprint("ldap_signin", __name__)
 
@@ -64,8 +66,9 @@ def _username_key() -> str:
 @reads_own_body  # NUL in a username is an audited failed attempt, escaped per RFC 4515
 @limiter.limit(FAILED_PER_ADDRESS, deduct_when=_failed)
 @limiter.limit(FAILED_PER_USERNAME, key_func=_username_key, deduct_when=_failed)
+@transactional
 def login():
-    """Check directory credentials (spec §4.1) and start a session."""
+    """Check directory credentials (docs/ldap.md#sign-in-steps) and start a session."""
     if not request.is_json and current_app.config.get("WTF_CSRF_ENABLED", True):
         csrf.protect()
     if request.is_json and not isinstance(request.get_json(silent=True), dict):
@@ -77,28 +80,30 @@ def login():
     org_ref, username = fields["org"].strip(), fields["username"].strip()
     org = find_signin_org(org_ref)
     if org is None:
-        return _refuse(
-            LoginRefused(
-                "unknown_org",
-                "Enter your organization's short name (as in its address, e.g. acme)."
-                if not org_ref
-                else f"There is no organization called “{org_ref[:100]}”.",
-                400 if not org_ref else 404,
-            ),
-            fields,
-        )
+        return _refuse(_unknown_org(org_ref), fields)
     try:
         account, created = directory_login(org, username, fields["password"])
     except LoginRefused as refused:
+        # What the refused attempt half did goes; its audit row stays.
         db.session.rollback()
         record_failure(org, username, refused.reason, ip=request.remote_addr)
-        db.session.commit()
+        commit_early("a failed directory sign-in's audit row must survive the refused request")
         return _refuse(refused, fields)
     complete_login(org, account, method="ldap", account_created=created)
     target = safe_next(fields["next"], url_for("core_pages.org_home", org=org.slug))
     if request.is_json:
         return jsonify(ok=True, redirect=target)
     return redirect(target)
+
+
+def _unknown_org(org_ref: str) -> LoginRefused:
+    if not org_ref:
+        message = "Enter your organization's short name (as in its address, e.g. acme)."
+    elif len(org_ref) > MAX_ORG_REF:
+        message = f"An organization's short name has at most {MAX_ORG_REF} characters."
+    else:
+        message = f"There is no organization called “{org_ref}”."
+    return LoginRefused("unknown_org", message, 400 if not org_ref else 404)
 
 
 def _refuse(refused: LoginRefused, fields: dict[str, str]):
@@ -124,7 +129,7 @@ def too_many(_error: RateLimitExceeded):
     if org is not None:
         # The org's admins see the lockout in the audit log, as they see failures.
         record_failure(org, fields["username"].strip(), refused.reason, ip=request.remote_addr)
-        db.session.commit()
+        commit_early("a rate-limited directory sign-in's audit row must outlive its 429")
     return _refuse(refused, fields)
 
 

@@ -290,7 +290,7 @@ class DemoResult:
 def seed_demo(
     task_count: int = 2000, password: str | None = None, seed: int = 7
 ) -> DemoResult | None:
-    """The demo org Acme; None when it exists already."""
+    """The demo org Acme; None when it exists already. The caller commits."""
     if db.session.scalar(select(Org.id).where(Org.slug == "acme")):
         return None
     rng = random.Random(seed)
@@ -341,7 +341,7 @@ def seed_demo(
         task_rows, activity_rows = generate_tasks(rng, shape, count, assignees, now)
         write_rows(task_rows, activity_rows)
         project.next_sequence = shape.next_sequence
-    db.session.commit()
+    db.session.flush()
     return DemoResult(org_id=org.id, owner_email=owner.email, password=password)
 
 

@@ -1,9 +1,12 @@
 """Dashboard pages (HTMX + Plotly): the list, one dashboard's grid, widget partials,
 the widget form with its preview, and the owner's controls.
 
-Views run load -> authorize -> act -> render over the same service functions as the
-JSON API. Every form posts and redirects without JavaScript; HTMX swaps the parts
-that change (a widget body, a card after a span toggle, the preview).
+Views run gate -> load -> act -> render over the same service functions and input
+models as the JSON API. Each route declares ``dashboard.read`` or ``dashboard.edit``;
+:func:`service.load_dashboard` applies that action's object rule (someone's private
+dashboard is a 404, another's shared one a 403 to change). Every form posts and
+redirects without JavaScript; HTMX swaps the parts that change (a widget body, a card
+after a span toggle, the preview).
 """
 
 from __future__ import annotations
@@ -15,23 +18,19 @@ from flask import Blueprint, Response, redirect, render_template, request, url_f
 
 from workspace.analytics.dashboards import compute, export, service
 from workspace.analytics.dashboards.compute import WidgetSpec
-from workspace.analytics.dashboards.models import CHART_TYPES, Dashboard, Visibility, Widget
+from workspace.analytics.dashboards.models import Dashboard, Visibility, Widget
 from workspace.analytics.dashboards.present import present
+from workspace.analytics.dashboards.schemas import DashboardCreate, DashboardPatch, WidgetIn
 from workspace.analytics.pql import PQLError
 from workspace.analytics.scope import make_scope
-from workspace.auth.guards import login_required, page_access
+from workspace.auth.guards import page
 from workspace.core import projects
-from workspace.errors import ServiceError
-from workspace.extensions import db, htmx
-from workspace.security.permissions import Access
+from workspace.errors import InputError, ServiceError
+from workspace.extensions import htmx
+from workspace.inputs import field_errors, parse_form
+from workspace.security.permissions import Access, can_object
 
 bp = Blueprint("dashboards_pages", __name__, url_prefix="/o/<org>/dashboards")
-
-
-def _load(org: str, dashboard_id: uuid.UUID, *, edit: bool = False) -> tuple[Access, Dashboard]:
-    access = page_access(org, "analytics.read")
-    load = service.get_editable if edit else service.get_readable
-    return access, load(access.org.id, dashboard_id, access.account.id)
 
 
 def _view_filter() -> str | None:
@@ -47,47 +46,37 @@ def _back(org: str, dashboard: Dashboard, view_filter: str | None = None) -> Res
     return redirect(url_for(".show", org=org, dashboard_id=dashboard.id, filter=view_filter), 303)
 
 
-@bp.get("")
-@login_required
-def index(org: str):
-    """My dashboards and the workspace's, with a form to start a new one."""
-    access = page_access(org, "analytics.read")
+def _render_index(access: Access, form: Any = None, errors: dict[str, str] | None = None):
     return render_template(
         "dashboards/index.html",
         dashboards=service.list_dashboards(access.org.id, access.account.id),
-        form={},
-        error=None,
+        form=form or {},
+        errors=errors or {},
         nav_active="dashboards",
     )
 
 
+@bp.get("")
+@page(action="analytics.read")
+def index(org: str, access: Access):
+    """My dashboards and the workspace's, with a form to start a new one."""
+    return _render_index(access)
+
+
 @bp.post("")
-@login_required
-def create(org: str):
-    access = page_access(org, "analytics.read")
-    form = {"name": request.form.get("name", ""), "pql_filter": request.form.get("pql_filter")}
+@page(action="analytics.read")
+def create(org: str, access: Access):
     try:
+        form = parse_form(DashboardCreate)
         dashboard = service.create_dashboard(
-            access.org, access.account.id, form["name"], form["pql_filter"]
+            access.org, access.account.id, form.name, form.pql_filter
         )
     except ServiceError as exc:
-        db.session.rollback()
-        return render_template(
-            "dashboards/index.html",
-            dashboards=service.list_dashboards(access.org.id, access.account.id),
-            form=form,
-            error=exc,
-            nav_active="dashboards",
-        ), 400
-    db.session.commit()
+        return _render_index(access, request.form, field_errors(exc)), 400
     return redirect(url_for(".show", org=org, dashboard_id=dashboard.id), 303)
 
 
-@bp.get("/<uuid:dashboard_id>")
-@login_required
-def show(org: str, dashboard_id: uuid.UUID):
-    """The grid; each card fetches its own body. ``?filter=`` narrows this view only."""
-    access, dashboard = _load(org, dashboard_id)
+def _render_show(access: Access, dashboard: Dashboard, **extra: Any) -> str:
     view_filter = _view_filter()
     filter_error = None
     try:
@@ -99,30 +88,38 @@ def show(org: str, dashboard_id: uuid.UUID):
     return render_template(
         "dashboards/show.html",
         dashboard=dashboard,
-        can_edit=service.can_edit(dashboard, access.account.id),
+        can_edit=can_object(access, dashboard, "dashboard.edit"),
         view_filter=view_filter,
         filter_error=filter_error,
         pdf_available=export.pdf_available(),
         nav_active="dashboards",
+        **extra,
     )
 
 
+@bp.get("/<uuid:dashboard_id>")
+@page(action="dashboard.read")
+def show(org: str, dashboard_id: uuid.UUID, access: Access):
+    """The grid; each card fetches its own body. ``?filter=`` narrows this view only."""
+    return _render_show(access, service.load_dashboard(access, dashboard_id))
+
+
 @bp.get("/<uuid:dashboard_id>/widgets/<uuid:widget_id>")
-@login_required
-def widget(org: str, dashboard_id: uuid.UUID, widget_id: uuid.UUID):
+@page(action="dashboard.read")
+def widget(org: str, dashboard_id: uuid.UUID, widget_id: uuid.UUID, access: Access):
     """One widget's body, computed live (the HTMX partial each card loads)."""
-    access, dashboard = _load(org, dashboard_id)
+    dashboard = service.load_dashboard(access, dashboard_id)
     item = service.get_widget(dashboard, widget_id)
     view = _compute_one(access, dashboard, WidgetSpec.of(item), _view_filter())
     return render_template("dashboards/_widget_body.html", view=view, mode="page")
 
 
 @bp.get("/<uuid:dashboard_id>/bodies")
-@login_required
-def bodies(org: str, dashboard_id: uuid.UUID):
+@page(action="dashboard.read")
+def bodies(org: str, dashboard_id: uuid.UUID, access: Access):
     """Every widget body in one response (out-of-band swaps into their cards): the
     page computes the dashboard once, sharing statements across widgets."""
-    access, dashboard = _load(org, dashboard_id)
+    dashboard = service.load_dashboard(access, dashboard_id)
     try:
         results = compute.compute_dashboard(
             dashboard, access.org, access.account.id, _view_filter()
@@ -152,59 +149,51 @@ def _compute_one(access: Access, dashboard: Dashboard, spec: WidgetSpec, view_fi
 
 
 @bp.post("/<uuid:dashboard_id>/settings")
-@login_required
-def settings(org: str, dashboard_id: uuid.UUID):
-    access, dashboard = _load(org, dashboard_id, edit=True)
+@page(action="dashboard.edit")
+def settings(org: str, dashboard_id: uuid.UUID, access: Access):
+    dashboard = service.load_dashboard(access, dashboard_id)
     try:
+        form = parse_form(DashboardPatch)
         service.update_dashboard(
             dashboard,
             access.org,
             access.account.id,
-            name=request.form.get("name", dashboard.name),
-            pql_filter=request.form.get("pql_filter"),
+            # A blank name is sent as blank, so the service says what to fix.
+            name=(form.name or "") if "name" in request.form else dashboard.name,
+            pql_filter=form.pql_filter,
         )
     except ServiceError as exc:
-        db.session.rollback()
-        dashboard = service.get_editable(access.org.id, dashboard_id, access.account.id)
-        return render_template(
-            "dashboards/show.html",
-            dashboard=dashboard,
-            can_edit=True,
-            view_filter=_view_filter(),
-            filter_error=None,
-            settings_error=exc,
+        # The page wrapper rolls back this 400; show the dashboard as it is saved.
+        return _render_show(
+            access,
+            dashboard,
+            settings_errors=field_errors(exc),
             settings_form=request.form,
-            pdf_available=export.pdf_available(),
-            nav_active="dashboards",
         ), 400
-    db.session.commit()
     return _back(org, dashboard, _view_filter())
 
 
 @bp.post("/<uuid:dashboard_id>/publish")
-@login_required
-def publish(org: str, dashboard_id: uuid.UUID):
-    access, dashboard = _load(org, dashboard_id, edit=True)
+@page(action="dashboard.edit")
+def publish(org: str, dashboard_id: uuid.UUID, access: Access):
+    dashboard = service.load_dashboard(access, dashboard_id)
     service.set_visibility(dashboard, access.account.id, Visibility.WORKSPACE)
-    db.session.commit()
     return _back(org, dashboard, _view_filter())
 
 
 @bp.post("/<uuid:dashboard_id>/make-private")
-@login_required
-def make_private(org: str, dashboard_id: uuid.UUID):
-    access, dashboard = _load(org, dashboard_id, edit=True)
+@page(action="dashboard.edit")
+def make_private(org: str, dashboard_id: uuid.UUID, access: Access):
+    dashboard = service.load_dashboard(access, dashboard_id)
     service.set_visibility(dashboard, access.account.id, Visibility.PRIVATE)
-    db.session.commit()
     return _back(org, dashboard, _view_filter())
 
 
 @bp.post("/<uuid:dashboard_id>/delete")
-@login_required
-def delete(org: str, dashboard_id: uuid.UUID):
-    access, dashboard = _load(org, dashboard_id, edit=True)
+@page(action="dashboard.edit")
+def delete(org: str, dashboard_id: uuid.UUID, access: Access):
+    dashboard = service.load_dashboard(access, dashboard_id)
     service.delete_dashboard(dashboard, access.account.id)
-    db.session.commit()
     target = url_for(".index", org=org)
     if htmx:  # the form asked through HTMX to get its hx-confirm prompt
         return Response(status=204, headers={"HX-Redirect": target})
@@ -212,10 +201,10 @@ def delete(org: str, dashboard_id: uuid.UUID):
 
 
 @bp.post("/<uuid:dashboard_id>/widgets/order")
-@login_required
-def order(org: str, dashboard_id: uuid.UUID):
+@page(action="dashboard.edit")
+def order(org: str, dashboard_id: uuid.UUID, access: Access):
     """The grid form after a drop: hidden inputs ``widget`` in their new order."""
-    access, dashboard = _load(org, dashboard_id, edit=True)
+    dashboard = service.load_dashboard(access, dashboard_id)
     ids = []
     for value in request.form.getlist("widget"):
         try:
@@ -223,17 +212,16 @@ def order(org: str, dashboard_id: uuid.UUID):
         except ValueError:
             continue
     service.reorder_widgets(dashboard, access.account.id, ids)
-    db.session.commit()
     if htmx:
         return Response(status=204)
     return _back(org, dashboard, _view_filter())
 
 
 @bp.post("/<uuid:dashboard_id>/widgets/<uuid:widget_id>/move")
-@login_required
-def move(org: str, dashboard_id: uuid.UUID, widget_id: uuid.UUID):
+@page(action="dashboard.edit")
+def move(org: str, dashboard_id: uuid.UUID, widget_id: uuid.UUID, access: Access):
     """One place earlier or later: reordering for keyboards and for pages without JS."""
-    access, dashboard = _load(org, dashboard_id, edit=True)
+    dashboard = service.load_dashboard(access, dashboard_id)
     item = service.get_widget(dashboard, widget_id)
     ids = [w.id for w in dashboard.widgets]
     index = ids.index(item.id)
@@ -241,17 +229,15 @@ def move(org: str, dashboard_id: uuid.UUID, widget_id: uuid.UUID):
     if 0 <= target < len(ids):
         ids[index], ids[target] = ids[target], ids[index]
         service.reorder_widgets(dashboard, access.account.id, ids)
-        db.session.commit()
     return _back(org, dashboard, _view_filter())
 
 
 @bp.post("/<uuid:dashboard_id>/widgets/<uuid:widget_id>/span")
-@login_required
-def toggle_span(org: str, dashboard_id: uuid.UUID, widget_id: uuid.UUID):
-    access, dashboard = _load(org, dashboard_id, edit=True)
+@page(action="dashboard.edit")
+def toggle_span(org: str, dashboard_id: uuid.UUID, widget_id: uuid.UUID, access: Access):
+    dashboard = service.load_dashboard(access, dashboard_id)
     item = service.get_widget(dashboard, widget_id)
     service.update_widget(item, access.org, access.account.id, {"span": 1 if item.span == 2 else 2})
-    db.session.commit()
     if htmx:
         return render_template(
             "dashboards/_card.html",
@@ -265,11 +251,10 @@ def toggle_span(org: str, dashboard_id: uuid.UUID, widget_id: uuid.UUID):
 
 
 @bp.post("/<uuid:dashboard_id>/widgets/<uuid:widget_id>/delete")
-@login_required
-def remove_widget(org: str, dashboard_id: uuid.UUID, widget_id: uuid.UUID):
-    access, dashboard = _load(org, dashboard_id, edit=True)
+@page(action="dashboard.edit")
+def remove_widget(org: str, dashboard_id: uuid.UUID, widget_id: uuid.UUID, access: Access):
+    dashboard = service.load_dashboard(access, dashboard_id)
     service.remove_widget(dashboard, service.get_widget(dashboard, widget_id), access.account.id)
-    db.session.commit()
     if htmx:
         return ""
     return _back(org, dashboard, _view_filter())
@@ -278,25 +263,43 @@ def remove_widget(org: str, dashboard_id: uuid.UUID, widget_id: uuid.UUID):
 # -- the widget form ------------------------------------------------------------------
 
 
-def _form_values() -> dict[str, Any]:
-    return {k: request.values.get(k) for k in service.WIDGET_FIELDS if k in request.values}
+def _widget_input() -> tuple[dict[str, Any], dict[str, str]]:
+    """The widget form (or the preview's query string) through ``WidgetIn``, the JSON
+    API's model: the settings the form names, and the refused ones by field.
+
+    A field the form sends blank is cleared (a blank title takes the default, a blank
+    filter means none), so only fields the form does not send keep their saved value.
+    """
+    sent = request.values
+    try:
+        form = parse_form(WidgetIn, sent)
+    except InputError as exc:
+        refused = exc.by_field
+        kept = {k: sent.get(k) for k in service.WIDGET_FIELDS if k in sent and k not in refused}
+        return kept, refused
+    return {k: getattr(form, k) for k in service.WIDGET_FIELDS if k in sent}, {}
 
 
 def _render_form(
-    access: Access, dashboard: Dashboard, widget: Widget | None, raw: dict, status=200
+    access: Access,
+    dashboard: Dashboard,
+    widget: Widget | None,
+    raw: dict[str, Any],
+    errors: dict[str, str] | None = None,
+    status: int = 200,
 ):
-    """The form with its preview: settings as they would be saved, or the PQL error."""
+    """The form with its preview: settings as they would be saved, or what is wrong."""
+    errors = dict(errors or {})
     current = service.widget_settings(widget) if widget else {}
-    error = None
     try:
         values = service.widget_values(access.org, access.account.id, raw, current)
-    except PQLError as exc:
-        error = exc
+    except ServiceError as exc:
+        errors.update(field_errors(exc))
         values = service.widget_values(
-            access.org, access.account.id, {**raw, "filter": None}, current
+            access.org, access.account.id, {**raw, "filter": None, "title": None}, current
         )
     preview = None
-    if error is None:
+    if not errors:
         spec = WidgetSpec(
             key="preview",
             title=values["title"],
@@ -309,55 +312,54 @@ def _render_form(
         )
         preview = _compute_one(access, dashboard, spec, None)
     # The form shows what was typed (a blank title keeps its placeholder).
-    shown = {**values, "title": raw.get("title", current.get("title", ""))}
-    shown["filter"] = raw.get("filter", current.get("filter")) or ""
+    typed = request.values
+    shown = {**values, "title": typed.get("title", current.get("title", ""))}
+    shown["filter"] = typed.get("filter", current.get("filter")) or ""
     context = {
         "dashboard": dashboard,
         "widget": widget,
         "values": shown,
         "default_title": service.default_title(values["metric"], values["dimension"]),
-        "error": error,
+        "errors": errors,
+        "error": next(iter(errors.values()), None),
         "preview": preview,
-        "chart_types": CHART_TYPES,
         "project_options": [(str(p.id), p.name) for p in projects.list_projects(access.org.id)],
         "nav_active": "dashboards",
     }
     if htmx and request.method == "GET":
+        # The live preview: HTMX swaps only a 2xx answer, and a GET writes nothing.
         return render_template("dashboards/_preview.html", **context)
     return render_template("dashboards/widget_form.html", **context), status
 
 
-@bp.route("/<uuid:dashboard_id>/widgets/new", methods=["GET", "POST"])
-@login_required
-def new_widget(org: str, dashboard_id: uuid.UUID):
-    access, dashboard = _load(org, dashboard_id, edit=True)
-    raw = _form_values()
+def _save_widget(access: Access, dashboard: Dashboard, item: Widget | None):
+    """GET and "Preview" show the form; "Save" adds or changes the widget."""
+    raw, refused = _widget_input()
     if request.method == "GET" or request.form.get("action") == "preview":
-        return _render_form(access, dashboard, None, raw)
+        return _render_form(access, dashboard, item, raw, refused, 400 if refused else 200)
+    if refused:
+        return _render_form(access, dashboard, item, raw, refused, 400)
     try:
-        service.add_widget(dashboard, access.org, access.account.id, raw)
-    except ServiceError:
-        db.session.rollback()
-        dashboard = service.get_editable(access.org.id, dashboard_id, access.account.id)
-        return _render_form(access, dashboard, None, raw, 400)
-    db.session.commit()
-    return _back(org, dashboard)
+        if item is None:
+            service.add_widget(dashboard, access.org, access.account.id, raw)
+        else:
+            service.update_widget(item, access.org, access.account.id, raw)
+    except ServiceError as exc:
+        # The 400 rolls the request back; the form shows what was typed and why not.
+        return _render_form(access, dashboard, item, raw, field_errors(exc), 400)
+    return None
+
+
+@bp.route("/<uuid:dashboard_id>/widgets/new", methods=["GET", "POST"])
+@page(action="dashboard.edit")
+def new_widget(org: str, dashboard_id: uuid.UUID, access: Access):
+    dashboard = service.load_dashboard(access, dashboard_id)
+    return _save_widget(access, dashboard, None) or _back(org, dashboard)
 
 
 @bp.route("/<uuid:dashboard_id>/widgets/<uuid:widget_id>/edit", methods=["GET", "POST"])
-@login_required
-def edit_widget(org: str, dashboard_id: uuid.UUID, widget_id: uuid.UUID):
-    access, dashboard = _load(org, dashboard_id, edit=True)
+@page(action="dashboard.edit")
+def edit_widget(org: str, dashboard_id: uuid.UUID, widget_id: uuid.UUID, access: Access):
+    dashboard = service.load_dashboard(access, dashboard_id)
     item = service.get_widget(dashboard, widget_id)
-    raw = _form_values()
-    if request.method == "GET" or request.form.get("action") == "preview":
-        return _render_form(access, dashboard, item, raw)
-    try:
-        service.update_widget(item, access.org, access.account.id, raw)
-    except ServiceError:
-        db.session.rollback()
-        dashboard = service.get_editable(access.org.id, dashboard_id, access.account.id)
-        item = service.get_widget(dashboard, widget_id)
-        return _render_form(access, dashboard, item, raw, 400)
-    db.session.commit()
-    return _back(org, dashboard)
+    return _save_widget(access, dashboard, item) or _back(org, dashboard)

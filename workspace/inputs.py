@@ -1,14 +1,15 @@
 """One input path: every request body, query string and HTML form is validated by a
 pydantic input model, so a field has one length limit and one message wherever it is
-typed.
+typed (JSON API, HTML form, agent tool).
 
     class ProjectCreate(InputModel):
         name: str = Field(min_length=1, max_length=200)
 
     body = parse_body(ProjectCreate)   # JSON API: 400 problem+json naming each field
-    form = parse_form(ProjectCreate)   # HTML form: InputError.by_field beside each field
+    form = parse_form(ProjectCreate)   # HTML form: field_errors(exc) beside each field
 
-Too long is an error shown on the field, never a silent cut.
+Too long is an error shown on the field, never a silent cut. This module sits in the
+base layer so core schemas, the API and every capability share it.
 """
 
 from __future__ import annotations
@@ -17,11 +18,25 @@ from collections.abc import Mapping
 from typing import Any, TypeVar
 
 from flask import request
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 from werkzeug.datastructures import MultiDict
 
-from workspace.api.problems import ApiError
-from workspace.errors import InputError
+from workspace.errors import InputError, ServiceError, UnsupportedMediaError
+
+
+class InputModel(BaseModel):
+    """Request bodies and query strings: unknown fields are an error, not a shrug."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+
+class QueryModel(BaseModel):
+    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
+
+
+class OutputModel(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -36,12 +51,14 @@ def validation_errors(exc: ValidationError) -> list[dict[str, str]]:
 
 def parse_body(model: type[M]) -> M:
     if not request.mimetype or not request.is_json:
-        raise ApiError(415, "Send the request body as JSON with 'Content-Type: application/json'.")
+        raise UnsupportedMediaError(
+            "Send the request body as JSON with 'Content-Type: application/json'."
+        )
     data = request.get_json(silent=True)
     if data is None:
-        raise ApiError(400, "The request body is not valid JSON.")
+        raise ServiceError("The request body is not valid JSON.")
     if not isinstance(data, dict):
-        raise ApiError(400, "The request body must be a JSON object.")
+        raise ServiceError("The request body must be a JSON object.")
     return validate(model, data, "Some fields are missing or invalid.")
 
 
@@ -85,3 +102,34 @@ def parse_query(model: type[M]) -> M:
     """The query string through its model (repeated keys for list fields)."""
     data = _from_multidict(model, request.args, blank_is_absent=False)
     return validate(model, data, "Some query parameters are invalid.")
+
+
+#: The key for a message that belongs to no single field (shown above the form).
+FORM = "form"
+
+
+def field_errors(exc: ServiceError) -> dict[str, str]:
+    """One message per field: every field the input model refused, or the one field
+    the service named (``form`` when it named none). ``project_ids.0`` is shown by the
+    ``project_ids`` field."""
+    if isinstance(exc, InputError):
+        out: dict[str, str] = {}
+        for name, message in exc.by_field.items():
+            out.setdefault(name.split(".")[0], message)
+        return out
+    return {exc.field or FORM: exc.message}
+
+
+def first_error(exc: ServiceError) -> str:
+    """The one message a single-line form (the Ask box) shows."""
+    return next(iter(field_errors(exc).values()))
+
+
+def with_checkboxes(form: MultiDict, *names: str) -> MultiDict:
+    """``form`` with each named checkbox present: a browser sends nothing for an
+    unticked box, which the input model would otherwise read as its default."""
+    values = MultiDict(form)
+    for name in names:
+        if not any(v.strip() for v in values.getlist(name)):
+            values.setlist(name, ["false"])
+    return values

@@ -1,0 +1,24 @@
+"""The words analytics speaks, defined once: metrics, dimensions, chart types.
+
+The custom chart, dashboards' widgets, ask-a-chart and the agent tools all accept the
+same values; the JSON API documents them through the ``Literal`` types below. The
+first value of each tuple is the default a missing or unrecognized widget setting
+falls back to (docs/dashboards.md#widgets).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+#: What a chart counts: every task, the completed ones, the still open ones.
+METRICS = ("count", "done", "open")
+#: What a chart groups by.
+DIMENSIONS = ("status", "priority", "kind", "assignee", "project")
+#: How a widget shows its points; the first five are drawn by Plotly.
+CHART_TYPES = ("bar", "line", "area", "donut", "pie", "number", "table")
+GRAPH_TYPES = ("bar", "line", "area", "donut", "pie")
+
+Metric = Literal[METRICS]  # type: ignore[valid-type]
+Dimension = Literal[DIMENSIONS]  # type: ignore[valid-type]
+
+METRIC_LABELS = {"count": "Tasks", "done": "Completed tasks", "open": "Open tasks"}

@@ -1,0 +1,58 @@
+"""Who is calling, as stored: browser sessions and personal access tokens. Both
+belong to an account (core); core never imports them."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+
+from sqlalchemy import ForeignKey, String
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from workspace.core.models import Account
+from workspace.extensions import db
+from workspace.types import UTCDateTime, created_at_column, uuid_pk
+
+
+class AuthSession(db.Model):
+    """A browser session. The cookie carries a random id; this row holds its hash,
+    so a session can be revoked server-side (logout, deactivation)."""
+
+    __tablename__ = "auth_sessions"
+
+    id: Mapped[uuid.UUID] = uuid_pk()
+    account_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("accounts.id", ondelete="CASCADE"), index=True
+    )
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    #: How the session was obtained: password, sso, ldap.
+    method: Mapped[str] = mapped_column(String(16), default="password")
+    user_agent: Mapped[str | None] = mapped_column(String(300))
+    created_at: Mapped[datetime] = created_at_column()
+    last_seen_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+    account: Mapped[Account] = relationship(lazy="joined")
+
+
+class ApiToken(db.Model):
+    """A personal access token (``ws_...``) bound to one account in one org."""
+
+    __tablename__ = "api_tokens"
+
+    id: Mapped[uuid.UUID] = uuid_pk()
+    account_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("accounts.id", ondelete="CASCADE"), index=True
+    )
+    org_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("orgs.id", ondelete="CASCADE"), index=True)
+    name: Mapped[str] = mapped_column(String(100))
+    #: First characters of the raw token, safe to display.
+    prefix: Mapped[str] = mapped_column(String(16))
+    #: SHA-256 of the raw token; the raw value is shown once and never stored.
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = created_at_column()
+    last_used_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+    account: Mapped[Account] = relationship(lazy="joined")

@@ -16,15 +16,22 @@ PYTEST_XDIST ?= -n 2 --dist loadfile
 
 export FLASK_APP := app
 
-.PHONY: run test install test-deps lint format bench clean
+.PHONY: run test install install-test test-deps lint format bench clean
 
+# What running needs; the test extras come only with `make test`.
 $(BIN)/flask: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e .
+	touch $@
+
+$(VENV)/.test-installed: $(BIN)/flask pyproject.toml
 	$(BIN)/pip install --quiet -e ".[test]"
 	touch $@
 
 install: $(BIN)/flask
+
+install-test: $(VENV)/.test-installed
 
 run: install
 	$(BIN)/flask db upgrade
@@ -44,15 +51,16 @@ test-deps:
 	  apt-get update -qq && apt-get install -y -qq $$missing fonts-dejavu-core >/dev/null; \
 	fi
 
-test: install test-deps
-	$(BIN)/ruff check .
-	$(BIN)/ruff format --check .
+test: install-test test-deps lint
 	TEST_DATABASE_URL=$(TEST_DATABASE_URL) $(BIN)/pytest $(PYTEST_XDIST) $(PYTEST_ARGS)
 
-lint:
-	$(BIN)/ruff check . && $(BIN)/ruff format --check .
+# ruff, and the import contract (.importlinter): packages import downward only.
+lint: install-test
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 
-format:
+format: install-test
 	$(BIN)/ruff format . && $(BIN)/ruff check --fix .
 
 clean:

@@ -36,6 +36,14 @@ def commit_early(why: str) -> None:
     db.session.commit()
 
 
+def discard_pending(why: str) -> None:
+    """Throw away what the request has written so far, before it records why it refused
+    (then :func:`commit_early` keeps that record alone)."""
+    if not why:
+        raise ValueError("discard_pending needs a reason")
+    db.session.rollback()
+
+
 def finish(response: Any) -> Any:
     """Commit when ``response`` reports success, roll back when it reports an error."""
     status = response.status_code if isinstance(response, Response) else 200

@@ -87,3 +87,15 @@ def usage(org_id: uuid.UUID, now: datetime | None = None) -> dict[str, int | flo
 
 def exhausted(org_id: uuid.UUID, now: datetime | None = None) -> bool:
     return usage(org_id, now)["remaining"] <= 0
+
+
+def recent_runs(org_id: uuid.UUID, limit: int = 20) -> list[tuple[AiRun, str | None]]:
+    """The latest asks with who asked, newest first, for the AI settings page."""
+    rows = db.session.execute(
+        select(AiRun, Account.name)
+        .outerjoin(Account, Account.id == AiRun.account_id)
+        .where(AiRun.org_id == org_id)
+        .order_by(AiRun.created_at.desc(), AiRun.id)
+        .limit(limit)
+    ).all()
+    return [(run, name) for run, name in rows]

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from werkzeug.exceptions import HTTPException
 
 from workspace.analytics import rollups
 from workspace.analytics import service as analytics
@@ -337,5 +336,3 @@ def run_tool(access: Access, name: str, arguments: Any) -> Any:
     except ServiceError as exc:
         errors = [{"field": exc.field, "message": exc.message}] if exc.field else None
         raise ToolError(exc.status, exc.message, errors) from exc
-    except HTTPException as exc:
-        raise ToolError(exc.code or 400, exc.description or "Refused.") from exc

@@ -22,10 +22,9 @@ from workspace.api.blueprints import api_blueprint
 from workspace.api.problems import ApiError
 from workspace.auth import api_tokens
 from workspace.auth.models import ApiToken
-from workspace.core.models import Account, Org
-from workspace.core.orgs import active_membership as membership
+from workspace.core.models import Account
+from workspace.core.orgs import active_membership, find_org
 from workspace.errors import ForbiddenError, ServiceError
-from workspace.extensions import db
 from workspace.inputs import OutputModel
 from workspace.security.permissions import ACTIONS, Access, authorize_route
 from workspace.security.request_guard import InputRefused, load_json, reads_own_body
@@ -55,12 +54,12 @@ def agent_access(account: Account, token: ApiToken | None) -> Access:
     longer in its org)."""
     if token is None:  # a browser session is a person's
         raise ForbiddenError(ACTIONS[ACTION].message)
-    member = membership(token.org_id, account.id)
+    member = active_membership(token.org_id, account.id)
     if member is None:
         if not account.is_agent:
             raise ForbiddenError(ACTIONS[ACTION].message)
         raise ApiError(401, "This agent is no longer a member of its organization.")
-    access = Access(account=account, org=db.session.get(Org, token.org_id), member=member)
+    access = Access(account=account, org=find_org(token.org_id), member=member)
     return authorize_route(access, ACTION, {})
 
 

@@ -13,35 +13,20 @@ import uuid
 from typing import Any
 
 from flask import Blueprint, flash, redirect, render_template, request, url_for
-from sqlalchemy import select
 
 from workspace.agents import ask, credits, members, settings, widgets
-from workspace.agents.models import AiRun, settings_for
+from workspace.agents.models import settings_for
 from workspace.agents.schemas import AgentCreate, AiSettingsIn, AskIn, SaveAnswerIn
 from workspace.analytics import charts
 from workspace.analytics.scope import make_scope
 from workspace.auth.guards import page
 from workspace.core import projects
-from workspace.core.models import Account
 from workspace.errors import ServiceError
-from workspace.extensions import db, htmx
+from workspace.extensions import htmx
 from workspace.inputs import field_errors, first_error, parse_form
 from workspace.security.permissions import Access
 
 bp = Blueprint("agents_pages", __name__)
-
-RECENT_RUNS = 20
-
-
-def _recent_runs(org_id: uuid.UUID) -> list[tuple[AiRun, str | None]]:
-    rows = db.session.execute(
-        select(AiRun, Account.name)
-        .outerjoin(Account, Account.id == AiRun.account_id)
-        .where(AiRun.org_id == org_id)
-        .order_by(AiRun.created_at.desc(), AiRun.id)
-        .limit(RECENT_RUNS)
-    ).all()
-    return [(run, name) for run, name in rows]
 
 
 def _saved_form(access: Access) -> dict[str, str]:
@@ -60,7 +45,7 @@ def _render_settings(access: Access, form, *, errors=None, result=None, status=2
         result=result,
         usage=credits.usage(access.org.id),
         seats=credits.billable_seats(access.org.id),
-        runs=_recent_runs(access.org.id),
+        runs=credits.recent_runs(access.org.id),
     ), status
 
 

@@ -91,9 +91,9 @@ def operation(
             # Who is asking comes before what they sent: a stranger learns nothing
             # from validation messages, and another org's URL is a plain 404.
             if auth and "org_id" in kwargs:
-                # TRANSITION: routes not yet declaring an action get the weakest one;
-                # the route walk test fails for each of them.
-                access = authorize_route(api_access(kwargs["org_id"]), action or "org.read", kwargs)
+                if action is None:
+                    raise RuntimeError(f"{view.__name__}: an org route must declare an action")
+                access = authorize_route(api_access(kwargs["org_id"]), action, kwargs)
                 g.access = access
                 if wants_access:
                     kwargs["access"] = access

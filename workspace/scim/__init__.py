@@ -4,14 +4,11 @@ such as Okta or Entra ID drives."""
 
 from flask import Flask
 
-from workspace.extensions import csrf
 from workspace.scim import api, cli, errors, routing, views
 
 
 def init_app(app: Flask) -> None:
     """Register the SCIM endpoints, the token API and page, and ``flask scim``."""
-    # SCIM carries its own bearer authentication and no ambient credential.
-    csrf.exempt(routing.bp)
     errors.init_app(app)
     app.register_blueprint(routing.bp)
     app.register_blueprint(api.bp)

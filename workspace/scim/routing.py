@@ -12,7 +12,7 @@ import json
 import uuid
 from typing import Any
 
-from flask import Blueprint, Response, current_app, g, request
+from flask import Response, current_app, g, request
 from pydantic import ValidationError
 from scim2_models import (
     Context,
@@ -27,8 +27,8 @@ from scim2_models import (
     SearchRequest,
 )
 
-from workspace.core.models import Org
-from workspace.extensions import db
+from workspace.api.blueprints import api_blueprint
+from workspace.core.orgs import find_org
 from workspace.scim import errors, patch, tokens, users
 from workspace.scim.errors import MAX_BODY, MEDIA_TYPE
 from workspace.scim.resources import (
@@ -43,7 +43,8 @@ from workspace.scim.resources import (
 from workspace.security.request_guard import InputRefused, load_json, reads_own_body
 from workspace.transaction import transactional
 
-bp = Blueprint("scim", __name__, url_prefix="/scim/v2/orgs/<uuid:org_id>")
+# SCIM carries its own bearer authentication and no ambient credential: no CSRF.
+bp = api_blueprint("scim", __name__, "/scim/v2/orgs/<uuid:org_id>")
 errors.install(bp)
 reads_own_body(bp)  # size-capped stream read below, errors in SCIM's own shape
 
@@ -74,7 +75,7 @@ def authenticate() -> Response | None:
         )
         return errors.error_response(401, detail)
     g.scim_token_prefix = token.prefix
-    g.scim_org = db.session.get(Org, org_id)
+    g.scim_org = find_org(org_id)
     return None
 
 

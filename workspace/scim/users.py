@@ -26,6 +26,7 @@ from workspace.scim import filter as scim_filter
 from workspace.scim.documents import Attributes, attributes_of, email_of
 from workspace.scim.models import ScimIdentity
 from workspace.scim.resources import InputUser, ScimUser
+from workspace.transaction import discard_pending
 from workspace.types import utcnow
 
 LAST_OWNER = (
@@ -104,9 +105,9 @@ def create_user(org: Org, document: InputUser, token_prefix: str) -> ScimMember:
         try:
             return _create(org, attrs, token_prefix)
         except IntegrityError:
-            db.session.rollback()
             # The first failure may only mean another request created the account
-            # a moment ago; look again, and this time see it.
+            # a moment ago; look again, in a fresh transaction that sees it.
+            discard_pending("a concurrent creation won the race; look again")
     raise UniquenessException(detail=f"The userName {attrs.user_name!r} is already taken.")
 
 
@@ -252,7 +253,6 @@ def _set_active(user: ScimMember, active: bool, token_prefix: str) -> None:
         )
     elif not active and member.active:
         if not membership.deactivate_member(member, via="scim"):
-            db.session.rollback()
             raise MutabilityException(detail=LAST_OWNER)
         record_event(
             member.org_id,

@@ -17,22 +17,15 @@ from workspace.auth.sessions import current_account
 from workspace.core import accounts, events, orgs, projects, tasks
 from workspace.core.models import Priority, StateCategory, TaskKind
 from workspace.core.schemas import OrgCreate, ProjectCreate, TaskCreate, TaskPatch
-from workspace.errors import InputError, ServiceError
+from workspace.errors import ServiceError
 from workspace.extensions import htmx
-from workspace.inputs import parse_form
+from workspace.inputs import field_errors, parse_form
 from workspace.security.permissions import Access, can
 from workspace.tracker.home import task_counts
 
 bp = Blueprint("core_pages", __name__)
 
 PAGE_SIZE = 50
-
-
-def _errors(exc: ServiceError) -> dict[str, str]:
-    """Messages keyed by the field they belong beside (``form`` when none)."""
-    if isinstance(exc, InputError):
-        return exc.by_field
-    return {exc.field or "form": exc.message}
 
 
 @bp.route("/orgs/new", methods=["GET", "POST"])
@@ -47,7 +40,7 @@ def new_org():
     except ServiceError as exc:
         return render_template(
             "tracker/new_org.html",
-            errors=_errors(exc),
+            errors=field_errors(exc),
             name=request.form.get("name", ""),
             slug=request.form.get("slug", ""),
         ), exc.status
@@ -94,7 +87,7 @@ def create_project(org: str, access: Access):
         form = parse_form(ProjectCreate)
         project = projects.create_project(access.org.id, access.account.id, **form.model_dump())
     except ServiceError as exc:
-        return _projects_page(access, _errors(exc), exc.status)
+        return _projects_page(access, field_errors(exc), exc.status)
     return redirect(url_for("core_pages.project", org=org, project_id=project.id))
 
 
@@ -160,9 +153,9 @@ def create_task(org: str, project_id: uuid.UUID, access: Access):
     except ServiceError as exc:
         if htmx:
             # The page's error flash shows a plain-text body as it is.
-            message = " ".join(_errors(exc).values())
+            message = " ".join(field_errors(exc).values())
             return Response(message, status=422, mimetype="text/plain")
-        return _project_page(access, proj, errors=_errors(exc), status=422)
+        return _project_page(access, proj, errors=field_errors(exc), status=422)
     if htmx:
         return render_template(
             "tracker/_task_row.html", task=task, **_task_page_context(access, proj)

@@ -101,7 +101,6 @@ def add_domain(org_id: uuid.UUID, raw: str, *, actor_id: uuid.UUID | None) -> Ve
         record_event(org_id, "domain.added", actor_id=actor_id, subject=name)
         db.session.flush()
     except IntegrityError as exc:  # the same org added it twice at once
-        db.session.rollback()
         raise ConflictError(
             f"{name} is already in this organization's list.", field="domain"
         ) from exc
@@ -144,7 +143,6 @@ def verify_domain(
         db.session.flush()
     except IntegrityError as exc:
         # Another org won the race for this domain between our check and our write.
-        db.session.rollback()
         raise _conflict(name) from exc
     return VerifyResult(row, True, f"{name} is verified.")
 

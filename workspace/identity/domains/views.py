@@ -15,6 +15,7 @@ from workspace.identity.domains import service
 from workspace.identity.domains.schemas import DomainCreate
 from workspace.inputs import field_errors, parse_form
 from workspace.security.permissions import Access
+from workspace.transaction import discard_pending
 
 bp = Blueprint("domains_pages", __name__)
 
@@ -31,6 +32,7 @@ def domains_page(org: str, access: Access):
             form = parse_form(DomainCreate)
             row = service.add_domain(access.org.id, form.domain, actor_id=access.account.id)
         except ServiceError as exc:
+            discard_pending("a refused save keeps nothing it half wrote")
             errors = field_errors(exc)
         else:
             flash(f"{row.domain} added. Create its TXT record, then verify.", "success")
@@ -55,6 +57,7 @@ def verify_domain(org: str, domain_id: uuid.UUID, access: Access):
     except ServiceError as exc:
         if exc.status == 404:
             raise
+        discard_pending("a refused save keeps nothing it half wrote")
         message = exc.message
     row = service.get_domain(access.org.id, domain_id)
     if htmx:

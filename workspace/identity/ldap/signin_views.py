@@ -24,7 +24,7 @@ from flask_limiter import RateLimitExceeded
 from workspace.api.problems import ApiError, problem_response
 from workspace.auth.guards import safe_next
 from workspace.auth.login import complete_login
-from workspace.extensions import csrf, db, limiter
+from workspace.extensions import csrf, limiter
 from workspace.identity.ldap.signin import (
     MAX_ORG_REF,
     LoginRefused,
@@ -33,7 +33,7 @@ from workspace.identity.ldap.signin import (
     record_failure,
 )
 from workspace.security.request_guard import reads_own_body
-from workspace.transaction import commit_early, transactional
+from workspace.transaction import commit_early, discard_pending, transactional
 
 bp = Blueprint("ldap_signin", __name__)
 
@@ -84,8 +84,7 @@ def login():
     try:
         account, created = directory_login(org, username, fields["password"])
     except LoginRefused as refused:
-        # What the refused attempt half did goes; its audit row stays.
-        db.session.rollback()
+        discard_pending("what the refused attempt half did goes; its audit row stays")
         record_failure(org, username, refused.reason, ip=request.remote_addr)
         commit_early("a failed directory sign-in's audit row must survive the refused request")
         return _refuse(refused, fields)

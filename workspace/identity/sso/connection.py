@@ -143,7 +143,6 @@ def save_connection(
         )
         db.session.flush()
     except IntegrityError as exc:
-        db.session.rollback()
         raise ConflictError(
             f"Another organization has single sign-on enabled for {domain}.",
             field="email_domain",

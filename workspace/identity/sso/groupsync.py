@@ -52,14 +52,14 @@ def add_mapping(
     project = db.session.get(Project, project_id)
     if project is None or project.org_id != org_id:
         raise ServiceError("No such project in this organization.", field="project_id")
+    project_name = project.name  # read now: a failed flush leaves the session unusable
     mapping = GroupMapping(org_id=org_id, idp_group=group, project_id=project_id, role=role)
     db.session.add(mapping)
     try:
         db.session.flush()
     except IntegrityError as exc:
-        db.session.rollback()
         raise ConflictError(
-            f"The group {group!r} is already mapped to {project.name}; remove "
+            f"The group {group!r} is already mapped to {project_name}; remove "
             "that mapping to change its role.",
             field="idp_group",
         ) from exc

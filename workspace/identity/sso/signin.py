@@ -25,7 +25,7 @@ from workspace.identity.domains.normalize import normalize_domain
 from workspace.identity.sso import connection, groupsync, oidc, state
 from workspace.identity.sso.models import SsoConnection
 from workspace.security.crypto import SecretUnreadable, unseal
-from workspace.transaction import commit_early
+from workspace.transaction import commit_early, discard_pending
 
 #: The display name kept from the IdP's profile, and how much of its error text we show.
 NAME_SIZE = 200
@@ -260,7 +260,7 @@ def record_rejection(exc: SignInRejected) -> None:
     """The org's audit trail notes refused sign-ins it can attribute. A refusal is
     rolled back, so what the sign-in half did goes first and the row is committed on
     its own."""
-    db.session.rollback()
+    discard_pending("what the refused sign-in half did goes; its audit row stays")
     if exc.org_id is None:
         return
     record_event(

@@ -20,6 +20,7 @@ from workspace.identity.sso import connection, groupsync, preview
 from workspace.identity.sso.schemas import GroupMappingIn, SsoConnectionIn, SyncPreviewIn
 from workspace.inputs import field_errors, parse_form, with_checkboxes
 from workspace.security.permissions import Access
+from workspace.transaction import discard_pending
 
 bp = Blueprint("sso_pages", __name__)
 
@@ -54,6 +55,7 @@ def sso_page(org: str, access: Access):
                 access.org.id, _connection_input(access), actor_id=access.account.id
             )
         except ServiceError as exc:
+            discard_pending("a refused save keeps nothing it half wrote")
             errors, form = field_errors(exc), request.form
         else:
             report = connection.check_discovery(conn)
@@ -122,6 +124,7 @@ def group_sync_page(org: str, access: Access):
                 actor_id=access.account.id,
             )
         except ServiceError as exc:
+            discard_pending("a refused save keeps nothing it half wrote")
             errors = field_errors(exc)
         else:
             flash("Mapping added.", "success")

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.analytics.dashboards.conftest import World, add_widget, new_dashboard
 from tests.conftest import login
-from tests.dashboards.conftest import World, add_widget, new_dashboard
 
 EDIT_MARKERS = ("drag-handle", "span-toggle", "edit-widget", "Publish to workspace", "add-widget")
 

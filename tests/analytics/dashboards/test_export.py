@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import subprocess
 
+from tests.analytics.dashboards.conftest import World, add_widget, new_dashboard
 from tests.conftest import login
-from tests.dashboards.conftest import World, add_widget, new_dashboard
 
 KINDS = ["bar", "line", "area", "donut", "pie", "number", "table"]
 

@@ -5,7 +5,13 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from tests.conftest import add_person, login
-from tests.ldap.conftest import OPENLDAP_FILTER, SERVICE_DN, SERVICE_PASSWORD, SUFFIX, configure
+from tests.identity.ldap.conftest import (
+    OPENLDAP_FILTER,
+    SERVICE_DN,
+    SERVICE_PASSWORD,
+    SUFFIX,
+    configure,
+)
 from workspace.extensions import db
 
 URL = "/o/acme/settings/ldap"
@@ -67,7 +73,7 @@ def test_save_then_edit_with_blank_password_keeps_it(client, app, acme, director
 
 
 def test_page_says_which_domains_directory_sign_in_accepts(client, app, acme, directory):
-    from tests.ldap.conftest import verify_domain
+    from tests.identity.ldap.conftest import verify_domain
 
     login(client, acme.owner_email)
     assert "No verified domain yet" in client.get(URL).get_data(as_text=True)

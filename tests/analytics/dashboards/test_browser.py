@@ -10,10 +10,10 @@ from pathlib import Path
 from PIL import Image
 from playwright.sync_api import expect
 
-from tests.dashboards.conftest import World, add_widget, new_dashboard
+from tests.analytics.dashboards.conftest import World, add_widget, new_dashboard
 from tests.factories import PASSWORD
 
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+ARTIFACTS = Path(__file__).resolve().parents[3] / "test-artifacts"
 #: How long a user-visible change may take on a busy machine (ms).
 SHOWN = 20_000
 

@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import select
 
 from tests.conftest import add_person
-from tests.ldap.conftest import (
+from tests.identity.ldap.conftest import (
     OPENLDAP_FILTER,
     PASSWORDS,
     SERVICE_DN,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.dashboards.conftest import World, add_widget, new_dashboard
+from tests.analytics.dashboards.conftest import World, add_widget, new_dashboard
 
 # (method, path template, JSON body or None, changes the dashboard?)
 OPERATIONS = [

@@ -8,7 +8,7 @@ import schemathesis
 from hypothesis import HealthCheck, given, settings
 from schemathesis import checks
 
-from tests.dashboards.conftest import World, add_widget, new_dashboard
+from tests.analytics.dashboards.conftest import World, add_widget, new_dashboard
 
 CHECKS = [
     checks.not_a_server_error,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import func, select
 
-from tests.ldap.conftest import (
+from tests.identity.ldap.conftest import (
     AD_FILTER,
     PASSWORDS,
     SERVICE_PASSWORD,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import event
 
-from tests.dashboards.conftest import World, add_widget, new_dashboard
+from tests.analytics.dashboards.conftest import World, add_widget, new_dashboard
 from workspace.analytics import rollups
 from workspace.analytics.dashboards.compute import WidgetSpec, compute_widgets
 from workspace.analytics.scope import make_scope

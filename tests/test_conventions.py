@@ -1,0 +1,65 @@
+"""The conventions of docs/architecture.md, checked on the source so that the next
+feature cannot quietly start a second way of doing the same thing."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from workspace import ROOT
+
+PACKAGE = ROOT / "workspace"
+
+
+def _sources() -> list[Path]:
+    return sorted(PACKAGE.rglob("*.py"))
+
+
+def _offenders(pattern: str, allowed: set[str]) -> list[str]:
+    regex = re.compile(pattern)
+    found = []
+    for path in _sources():
+        rel = path.relative_to(ROOT).as_posix()
+        if rel in allowed:
+            continue
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if regex.search(line) and not line.lstrip().startswith("#"):
+                found.append(f"{rel}:{number}: {line.strip()}")
+    return found
+
+
+def test_only_the_request_wrappers_and_commands_commit():
+    """Services flush; the request (or a CLI command, once at its end) commits."""
+    allowed = {"workspace/transaction.py", "workspace/cli.py", "workspace/seed.py"}
+    assert _offenders(r"\.commit\(\)", allowed) == []
+
+
+def test_only_the_request_wrappers_roll_back():
+    """A refusal drops pending writes through transaction.discard_pending(why)."""
+    allowed = {"workspace/transaction.py", "workspace/error_handlers.py"}
+    assert _offenders(r"\.rollback\(\)", allowed) == []
+
+
+def test_views_raise_service_errors_not_werkzeug_ones():
+    """One kind of failure: ServiceError subclasses, mapped to responses in one place."""
+    allowed = {
+        "workspace/error_handlers.py",
+        "workspace/api/problems.py",  # maps werkzeug's own 404/405/413 to problem+json
+        "workspace/scim/errors.py",  # maps them to SCIM's error schema
+        "workspace/security/request_guard.py",  # runs before any view, on raw input
+    }
+    assert _offenders(r"\babort\(|werkzeug\.exceptions", allowed) == []
+
+
+def test_html_routes_live_in_views_and_json_routes_in_api():
+    named = {"views.py", "api.py", "signin_views.py"}
+    # SCIM's protocol endpoints and the agents' tool API keep protocol-shaped names.
+    exceptions = {"workspace/scim/routing.py", "workspace/agents/tools_api.py", "workspace/web.py"}
+    misplaced = []
+    for path in _sources():
+        rel = path.relative_to(ROOT).as_posix()
+        text = path.read_text()
+        defines_routes = re.search(r"\b(api_blueprint|Blueprint)\(\"", text)
+        if defines_routes and path.name not in named and rel not in exceptions:
+            misplaced.append(rel)
+    assert misplaced == []

@@ -13,7 +13,6 @@ ROOT = Path(__file__).resolve().parent.parent
 
 #: Capability packages, in registration order. Each exposes ``init_app(app)``.
 CAPABILITIES = (
-    "workspace.core",
     "workspace.tracker",
     "workspace.auth.views",
     "workspace.api.views",

@@ -3,9 +3,10 @@ HTML pages over the core services."""
 
 from flask import Flask
 
+from workspace.tracker import api, views
+
 
 def init_app(app: Flask) -> None:
-    from workspace.tracker import api, views
-
+    """Register the tracker's JSON API and pages."""
     app.register_blueprint(api.bp)
     app.register_blueprint(views.bp)

@@ -14,9 +14,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-import requests
-
-from workspace.security.outbound import OutboundError, fetch
+from workspace.security.outbound import OutboundError, OutboundTimeout, fetch
 
 #: How much of a provider's answer body we keep (stored on the run, shown to an admin).
 BODY_LIMIT = 4000
@@ -55,8 +53,9 @@ def endpoint(base_url: str) -> str:
 
 
 def _is_timeout(exc: OutboundError) -> bool:
-    cause = exc.__cause__
-    return isinstance(cause, requests.Timeout) or "timed out" in str(cause or "")
+    # Connect or read timeout, or the total deadline (OUTBOUND_DEADLINE) for a
+    # provider that trickles its answer.
+    return isinstance(exc, OutboundTimeout)
 
 
 def chat(

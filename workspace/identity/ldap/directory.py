@@ -3,6 +3,11 @@
 Every failure becomes a :class:`DirectoryError` carrying one reason from
 :data:`REASONS` and a message a directory admin can act on. Passwords are passed to
 ldap3 and nowhere else: never logged, never part of a message.
+
+Time: ``connect_timeout`` bounds connecting and ``read_timeout`` each read, and one
+:class:`~workspace.security.outbound.Deadline` of ``deadline`` seconds covers the whole
+life of a connection (StartTLS, bind, search, rebind), so a directory that answers a
+byte at a time cannot hold a worker past it (docs/security.md#deadlines).
 """
 
 from __future__ import annotations
@@ -16,6 +21,8 @@ from urllib.parse import urlsplit
 
 import ldap3
 from ldap3.core import exceptions as ldap_exc
+
+from workspace.security.outbound import Deadline
 
 #: RFC 4511 §4.1.9 result codes we tell apart.
 _SUCCESS, _SIZE_LIMIT_EXCEEDED, _NO_SUCH_OBJECT, _INVALID_CREDENTIALS = 0, 4, 32, 49
@@ -57,6 +64,8 @@ class DirectorySettings:
     ca_cert: str | None = None
     connect_timeout: float = 5.0
     read_timeout: float = 10.0
+    #: Seconds for everything done on one connection, from connecting to closing.
+    deadline: float = 15.0
 
     def __repr__(self) -> str:  # dataclass repr would show the password
         return f"DirectorySettings({self.server_uri!r}, bind_dn={self.bind_dn!r})"
@@ -78,7 +87,7 @@ class Entry:
         return None
 
 
-def _server(settings: DirectorySettings) -> ldap3.Server:
+def _server(settings: DirectorySettings, deadline: Deadline) -> ldap3.Server:
     parts = urlsplit(settings.server_uri)
     secure = parts.scheme == "ldaps"
     tls = None
@@ -95,7 +104,7 @@ def _server(settings: DirectorySettings) -> ldap3.Server:
         use_ssl=secure,
         tls=tls,
         get_info=ldap3.NONE,
-        connect_timeout=settings.connect_timeout,
+        connect_timeout=deadline.bound(settings.connect_timeout),
     )
 
 
@@ -115,25 +124,36 @@ def _classify(exc: Exception, settings: DirectorySettings) -> DirectoryError:
 def connect(settings: DirectorySettings, user: str, password: str) -> tuple[ldap3.Connection, bool]:
     """An open (and, when configured, TLS-protected) connection with a simple bind
     attempted as ``user``. Returns (connection, bound). Unreachable servers and TLS
-    failures raise :class:`DirectoryError`."""
-    conn = ldap3.Connection(
-        _server(settings),
-        user=user,
-        password=password,
-        authentication=ldap3.SIMPLE,
-        raise_exceptions=False,
-        read_only=True,
-        auto_referrals=False,
-        receive_timeout=max(1, math.ceil(settings.read_timeout)),
-    )
+    failures raise :class:`DirectoryError`. The connection's time budget starts here
+    and ends at :func:`close`."""
+    deadline = Deadline(settings.deadline).start()
+    try:
+        conn = ldap3.Connection(
+            _server(settings, deadline),
+            user=user,
+            password=password,
+            authentication=ldap3.SIMPLE,
+            raise_exceptions=False,
+            read_only=True,
+            auto_referrals=False,
+            # ldap3 wants whole seconds here.
+            receive_timeout=max(1, math.ceil(deadline.bound(settings.read_timeout))),
+        )
+    except BaseException:
+        deadline.stop()
+        raise
+    conn.workspace_deadline = deadline  # type: ignore[attr-defined]
     try:
         conn.open()
+        if conn.socket is not None:
+            deadline.track(conn.socket)
         # RFC 4513 §3: StartTLS before any credentials cross the wire.
         if settings.use_tls and not conn.server.ssl and not conn.start_tls():
             raise DirectoryError(
                 "tls_failed", uri=settings.server_uri, detail="the server refused StartTLS"
             )
         bound = conn.bind()
+        _check_deadline(conn, settings)
     except DirectoryError:
         close(conn)
         raise
@@ -182,6 +202,7 @@ def search(
         ) from None
     except (ldap_exc.LDAPException, OSError) as exc:
         raise _classify(exc, settings) from None
+    _check_deadline(conn, settings)
     code = conn.result.get("result")
     if code == _NO_SUCH_OBJECT:
         raise DirectoryError("search_base_missing", base=settings.search_base)
@@ -197,11 +218,21 @@ def search(
 def rebind(conn: ldap3.Connection, settings: DirectorySettings, dn: str, password: str) -> bool:
     """Step 3 (docs/ldap.md): bind as the found entry; True when the password is right."""
     try:
-        return bool(conn.rebind(user=dn, password=password))
+        ok = bool(conn.rebind(user=dn, password=password))
     except ldap_exc.LDAPBindError:
-        return False
+        ok = False
     except (ldap_exc.LDAPException, OSError) as exc:
         raise _classify(exc, settings) from None
+    # A refusal after the budget ran out says nothing about the password.
+    _check_deadline(conn, settings)
+    return ok
+
+
+def _check_deadline(conn: ldap3.Connection, settings: DirectorySettings) -> None:
+    """Whatever ldap3 made of a connection the deadline shut, it is "unreachable"."""
+    deadline: Deadline | None = getattr(conn, "workspace_deadline", None)
+    if deadline is not None and deadline.expired:
+        raise DirectoryError("unreachable", uri=settings.server_uri)
 
 
 def _result_text(conn: ldap3.Connection) -> str:
@@ -213,6 +244,14 @@ def _result_text(conn: ldap3.Connection) -> str:
 
 
 def close(conn: ldap3.Connection) -> None:
-    """Unbind, ignoring a connection that is already gone."""
-    with contextlib.suppress(ldap_exc.LDAPException, OSError):
-        conn.unbind()
+    """Unbind, ignoring a connection that is already gone; ends its time budget."""
+    deadline: Deadline | None = getattr(conn, "workspace_deadline", None)
+    if deadline is not None and not deadline.passed:
+        with contextlib.suppress(ldap_exc.LDAPException, OSError):
+            conn.unbind()
+    else:
+        # Out of time: no polite unbind (it would wait on the peer again), just close.
+        with contextlib.suppress(ldap_exc.LDAPException, OSError, AttributeError):
+            conn.strategy.close()
+    if deadline is not None:
+        deadline.stop()

@@ -208,6 +208,7 @@ def settings_for(row: LdapConnection, override: ConnectionInput | None = None) -
         ca_cert=source.ca_cert or None,
         connect_timeout=float(current_app.config.get("LDAP_CONNECT_TIMEOUT", 5)),
         read_timeout=float(current_app.config.get("LDAP_READ_TIMEOUT", 10)),
+        deadline=float(current_app.config.get("OUTBOUND_DEADLINE", 15)),
     )
 
 

@@ -7,6 +7,12 @@ numbers. Whatever goes wrong - no usable answer, a timeout, a provider error, cr
 used up - the answer is the default chart, count by status, and the attempt is kept
 as an :class:`AiRun` saying why. With no model configured the offline interpreter
 answers instead.
+
+Limits (docs/security.md#limits): asks are rate limited per member and per org
+(``ASK_RATE_PER_MEMBER``, ``ASK_RATE_PER_ORG``, in the rate limiter's storage); at
+most ``ASK_MAX_IN_FLIGHT_PER_ORG`` model calls of one org are under way at once; the
+credits of a model call are reserved before it (:mod:`workspace.agents.credits`);
+token counts the provider reports are bounded before they are stored.
 """
 
 from __future__ import annotations
@@ -17,6 +23,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from flask import current_app
+from limits import parse as parse_rate
 from sqlalchemy import select
 
 from workspace.agents import client, credits, offline
@@ -30,11 +38,24 @@ from workspace.analytics.vocabulary import DIMENSIONS, METRICS
 from workspace.core.models import Account, Project, State, StateCategory
 from workspace.core.projects import DEFAULT_STATES
 from workspace.errors import ServiceError
-from workspace.extensions import db
+from workspace.extensions import db, limiter
 from workspace.security.crypto import SecretUnreadable, unseal
+from workspace.transaction import commit_early
 
 MAX_REQUEST = 500
 RAW_LIMIT = 4000
+#: The most tokens the model may answer with.
+MAX_ANSWER_TOKENS = 300
+#: A token count a provider reports beyond this is not believed: it is stored as this
+#: (and charged as this), so no report can overflow a column.
+MAX_REPORTED_TOKENS = 10_000_000
+#: Defaults of the app settings of the same names (docs/security.md#limits).
+ASK_RATE_PER_MEMBER = "10 per minute"
+ASK_RATE_PER_ORG = "60 per minute"
+ASK_MAX_IN_FLIGHT_PER_ORG = 2
+IN_FLIGHT_MESSAGE = (
+    "Too many questions are being answered for this organization right now; try again in a moment."
+)
 
 #: Strict structured output (OpenAI ``response_format`` json_schema): every property
 #: required, the optional narrowing as nullable enums.
@@ -62,6 +83,15 @@ SYSTEM_PROMPT = (
     f"priority narrows to one priority ({', '.join(PRIORITIES)}) or null. "
     "title: a short chart title. Answer only with the JSON object."
 )
+#: Reserved before each model call: the cost of the longest request (counted
+#: generously, 4 tokens a character) with the system prompt and the longest answer.
+RESERVED_CREDITS = credits.cost(4 * (len(SYSTEM_PROMPT) + MAX_REQUEST) + MAX_ANSWER_TOKENS)
+
+
+class TooManyAsks(ServiceError):
+    """An ask refused by a rate limit or the in-flight bound: try again shortly."""
+
+    status = 429
 
 
 @dataclass
@@ -78,6 +108,8 @@ class Attempt:
     completion_tokens: int = 0
     latency_ms: int = 0
     credits: int = 0
+    #: The reservation written before the model call, settled when it is known.
+    run: AiRun | None = None
 
 
 def parse_answer(text: str) -> ChartSpec | None:
@@ -107,38 +139,118 @@ def parse_answer(text: str) -> ChartSpec | None:
     )
 
 
-def _ask_model(row: AiSettings, text: str, org_id: uuid.UUID, now: datetime) -> Attempt:
-    if credits.exhausted(org_id, now):
-        return Attempt(DEFAULT, "credits_exhausted", fallback=True, model=row.model)
+def reported_tokens(value: int) -> int:
+    """A provider's token count, bounded to 0..:data:`MAX_REPORTED_TOKENS`."""
+    return min(max(value, 0), MAX_REPORTED_TOKENS)
+
+
+def check_rate(org_id: uuid.UUID, account_id: uuid.UUID) -> None:
+    """Count one ask against the member's and the org's rate; over either: 429.
+
+    Counted in the rate limiter's storage (``RATELIMIT_STORAGE_URI``, shared by every
+    worker when it is Redis or Memcached); off when the limiter is (``RATELIMIT_ENABLED``)."""
+    if not (limiter.enabled and limiter.initialized):
+        return
+    config = current_app.config
+    member_rate = config.get("ASK_RATE_PER_MEMBER", ASK_RATE_PER_MEMBER)
+    org_rate = config.get("ASK_RATE_PER_ORG", ASK_RATE_PER_ORG)
+    checks = [
+        (
+            parse_rate(member_rate),
+            ("ask-member", str(org_id), str(account_id)),
+            f"You are asking too often (at most {member_rate}); try again in a moment.",
+        ),
+        (
+            parse_rate(org_rate),
+            ("ask-org", str(org_id)),
+            f"This organization is asking too often (at most {org_rate}); try again in a moment.",
+        ),
+    ]
+    strategy = limiter.limiter
+    for item, keys, message in checks:
+        if not strategy.test(item, *keys):
+            raise TooManyAsks(message)
+    for item, keys, _message in checks:
+        strategy.hit(item, *keys)
+
+
+def _reserve(
+    row: AiSettings, text: str, org_id: uuid.UUID, account: Account, now: datetime
+) -> AiRun | None:
+    """Write the ask's run as ``running`` with its credits reserved, and commit it so
+    concurrent asks (in any worker) see it; None when the pool is used up. Under the
+    org's lock, so two asks cannot both take the last credits or the last slot."""
+    credits.lock_pool(org_id)
+    left = credits.pool_limit(org_id) - credits.used(org_id, now)
+    if left <= 0:
+        return None
+    most = int(current_app.config.get("ASK_MAX_IN_FLIGHT_PER_ORG", ASK_MAX_IN_FLIGHT_PER_ORG))
+    if credits.in_flight(org_id, now) >= most:
+        raise TooManyAsks(IN_FLIGHT_MESSAGE)
+    run = AiRun(
+        org_id=org_id,
+        account_id=account.id,
+        actor_kind=account.kind,
+        prompt=text,
+        model=row.model,
+        outcome=credits.RUNNING,
+        metric=DEFAULT.metric,
+        dimension=DEFAULT.dimension,
+        title=DEFAULT.title,
+        credits_charged=min(RESERVED_CREDITS, left),
+        created_at=now,
+    )
+    db.session.add(run)
+    db.session.flush()
+    commit_early("the reservation must be visible to concurrent asks")
+    return run
+
+
+def _ask_model(
+    row: AiSettings, text: str, org_id: uuid.UUID, account: Account, now: datetime
+) -> Attempt:
+    model = row.model
+    run = _reserve(row, text, org_id, account, now)
+    if run is None:
+        return Attempt(DEFAULT, "credits_exhausted", fallback=True, model=model)
     try:
         key = unseal(row.api_key_sealed or "", row.id)
     except SecretUnreadable:
-        return Attempt(DEFAULT, "key_unreadable", fallback=True, model=row.model)
+        return Attempt(DEFAULT, "key_unreadable", fallback=True, model=model, run=run)
     messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": text}]
     try:
         answer = client.chat(
-            row.base_url, key, row.model, messages, response_format=RESPONSE_FORMAT
+            row.base_url,
+            key,
+            model,
+            messages,
+            response_format=RESPONSE_FORMAT,
+            max_tokens=MAX_ANSWER_TOKENS,
         )
     except client.ModelError as exc:
         return Attempt(
             DEFAULT,
             "timeout" if exc.kind == "timeout" else "provider_error",
             fallback=True,
-            model=row.model,
+            model=model,
             raw=provider_text(exc.body or exc.message, RAW_LIMIT),
             latency_ms=exc.latency_ms,
+            run=run,
         )
     spec = parse_answer(answer.content)
+    prompt_tokens = reported_tokens(answer.prompt_tokens)
+    completion_tokens = reported_tokens(answer.completion_tokens)
     return Attempt(
         spec or DEFAULT,
         "ok" if spec else "invalid_answer",
         fallback=spec is None,
-        model=row.model,
+        model=model,
         raw=provider_text(answer.content, RAW_LIMIT),
-        prompt_tokens=answer.prompt_tokens,
-        completion_tokens=answer.completion_tokens,
+        prompt_tokens=prompt_tokens,
+        completion_tokens=completion_tokens,
         latency_ms=answer.latency_ms,
-        credits=credits.cost(answer.prompt_tokens + answer.completion_tokens),
+        credits=credits.cost(prompt_tokens + completion_tokens),
+        run=run,
     )
 
 
@@ -202,41 +314,48 @@ def ask_chart(
             field="text",
         )
     now = now or datetime.now(UTC)
+    account_id = account.id
+    check_rate(scope.org_id, account_id)
     row = settings_for(scope.org_id)
     if row is None or not row.has_api_key:
         attempt = _ask_offline(text)
     else:
-        attempt = _ask_model(row, text, scope.org_id, now)
+        attempt = _ask_model(row, text, scope.org_id, account, now)
     try:
-        points = _points(scope, account.id, attempt.spec)
+        points = _points(scope, account_id, attempt.spec)
     except ServiceError:
         attempt.spec, attempt.fallback = DEFAULT, True
-        points = _points(scope, account.id, DEFAULT)
+        points = _points(scope, account_id, DEFAULT)
     if not points:
         points = _zero_points(scope, attempt.spec.dimension)
     if not points:  # e.g. by project in an org with none: nothing to name
         attempt.spec, attempt.fallback = DEFAULT, True
         points = _zero_points(scope, DEFAULT.dimension)
-    run = AiRun(
-        org_id=scope.org_id,
-        account_id=account.id,
-        actor_kind=account.kind,
-        prompt=text,
-        model=attempt.model,
-        raw_answer=attempt.raw,
-        outcome=attempt.outcome,
-        offline=attempt.offline,
-        fallback=attempt.fallback,
-        metric=attempt.spec.metric,
-        dimension=attempt.spec.dimension,
-        title=attempt.spec.title,
-        prompt_tokens=attempt.prompt_tokens,
-        completion_tokens=attempt.completion_tokens,
-        latency_ms=attempt.latency_ms,
-        credits_charged=attempt.credits,
-        created_at=now,
-    )
-    db.session.add(run)
+    run = attempt.run
+    if run is None:
+        run = AiRun(
+            org_id=scope.org_id,
+            account_id=account_id,
+            actor_kind=account.kind,
+            prompt=text,
+            created_at=now,
+        )
+        db.session.add(run)
+        charged = attempt.credits
+    else:  # settle the reservation to the real cost, within what the pool has left
+        charged = credits.settle(run, attempt.credits, now)
+    run.model = attempt.model
+    run.raw_answer = attempt.raw
+    run.outcome = attempt.outcome
+    run.offline = attempt.offline
+    run.fallback = attempt.fallback
+    run.metric = attempt.spec.metric
+    run.dimension = attempt.spec.dimension
+    run.title = attempt.spec.title
+    run.prompt_tokens = attempt.prompt_tokens
+    run.completion_tokens = attempt.completion_tokens
+    run.latency_ms = attempt.latency_ms
+    run.credits_charged = charged
     db.session.flush()
     return {
         "title": attempt.spec.title,

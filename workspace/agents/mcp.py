@@ -12,6 +12,11 @@ Methods (spec: basic/lifecycle, server/tools, basic/utilities/ping):
 ``initialize``, ``notifications/initialized``, ``ping``, ``tools/list``,
 ``tools/call``. Tool failures are results with ``isError: true`` so the model can
 read them; protocol failures are JSON-RPC errors (codes from JSON-RPC 2.0 §5.1).
+
+Limits (docs/security.md#limits): a batch holds at most :data:`MAX_BATCH` messages
+(a longer one is refused whole, nothing run), and one POST is answered with at most
+:data:`MAX_RESPONSE_BYTES` of results: an answer that does not fit is replaced by an
+error, and the batch's later requests are not run but answered with an error each.
 """
 
 from __future__ import annotations
@@ -30,6 +35,11 @@ PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
+#: Implementation-defined server error (JSON-RPC 2.0 §5.1): the answer is too large.
+RESPONSE_TOO_LARGE = -32000
+
+MAX_BATCH = 20
+MAX_RESPONSE_BYTES = 1024 * 1024
 
 INSTRUCTIONS = (
     "Tools over one Workspace organization, acting as this agent. Call list_projects "
@@ -94,21 +104,84 @@ METHODS = {
 }
 
 
-def handle_post(access: Access, payload: Any) -> tuple[Any, int]:
+def _size(answer: dict[str, Any]) -> int:
+    return len(json.dumps(answer).encode())
+
+
+def _too_large(id_: Any, limit: int) -> dict[str, Any]:
+    return error(
+        id_,
+        RESPONSE_TOO_LARGE,
+        f"The answer to this request does not fit in the {limit} bytes one response may "
+        "hold, so it is left out (a call that changes something has still run). Ask for "
+        "less, or send it on its own.",
+    )
+
+
+def _request_id(message: Any) -> Any:
+    """The id of a message that expects an answer, else None."""
+    if isinstance(message, dict) and "method" in message and "id" in message:
+        id_ = message["id"]
+        if isinstance(id_, (str, int)) and not isinstance(id_, bool):
+            return id_
+    return None
+
+
+def handle_post(
+    access: Access,
+    payload: Any,
+    *,
+    max_batch: int = MAX_BATCH,
+    max_bytes: int = MAX_RESPONSE_BYTES,
+) -> tuple[Any, int]:
     """The HTTP answer to one POST body: ``(body or None, status)``.
 
     One message, or a batch (a JSON array, which revision 2025-03-26 allows). A body
     with nothing to answer is 202; a message that is no valid JSON-RPC request,
-    notification or response is 400 with an id-less error (basic/transports)."""
+    notification or response is 400 with an id-less error (basic/transports). A batch
+    longer than ``max_batch`` is refused whole (400); results stop at ``max_bytes``."""
     if isinstance(payload, list):
         if not payload:
             return error(None, INVALID_REQUEST, "An empty batch holds no message."), 400
-        answers = [answer for m in payload if (answer := handle(access, m)) is not None]
+        if len(payload) > max_batch:
+            return error(
+                None,
+                INVALID_REQUEST,
+                f"A batch holds at most {max_batch} messages; this one has {len(payload)}. "
+                "Send the rest in further requests.",
+            ), 400
+        answers: list[dict[str, Any]] = []
+        left = max_bytes - 2  # the array's brackets
+        full = False
+        for message in payload:
+            if full:  # not run: answered with an error when it expects an answer
+                id_ = _request_id(message)
+                if id_ is not None:
+                    answers.append(
+                        error(
+                            id_,
+                            RESPONSE_TOO_LARGE,
+                            f"Not run: the batch's answers reached the {max_bytes} bytes one "
+                            "response may hold. Send this request again.",
+                        )
+                    )
+                continue
+            answer = handle(access, message)
+            if answer is None:
+                continue
+            size = _size(answer) + 1  # and its comma
+            if size > left:
+                answer, full = _too_large(answer.get("id"), max_bytes), True
+            else:
+                left -= size
+            answers.append(answer)
         return (answers, 200) if answers else (None, 202)
     answer = handle(access, payload)
     if answer is None:
         return None, 202
     refused = "error" in answer and answer["id"] is None
+    if not refused and _size(answer) > max_bytes:
+        answer = _too_large(answer.get("id"), max_bytes)
     return answer, 400 if refused else 200
 
 

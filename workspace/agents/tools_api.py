@@ -167,5 +167,10 @@ def mcp_endpoint():
         return _rpc(mcp.error(None, mcp.INVALID_REQUEST, str(exc)), 400)
     except ValueError:
         return _rpc(mcp.error(None, mcp.PARSE_ERROR, "Parse error: the body is not JSON."), 400)
-    body, status = mcp.handle_post(access, payload)
+    body, status = mcp.handle_post(
+        access,
+        payload,
+        max_batch=int(current_app.config.get("MCP_MAX_BATCH", mcp.MAX_BATCH)),
+        max_bytes=int(current_app.config.get("MCP_MAX_RESPONSE_BYTES", mcp.MAX_RESPONSE_BYTES)),
+    )
     return _rpc(body, status)

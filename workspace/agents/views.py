@@ -168,9 +168,9 @@ def ask_page(org: str, access: Access):
             # Asked from a dashboard page: offer that dashboard first.
             selected_dashboard_id=request.form.get("dashboard_id", ""),
         )
-    except ServiceError as exc:
+    except ServiceError as exc:  # a 400, or a 429 when asking too often
         context["ask_error"] = first_error(exc)
-        status = 400
+        status = exc.status
     if htmx:
         return render_template("agents/_ask_result.html", **context), status
     return render_template("agents/ask.html", **context), status

@@ -17,10 +17,57 @@ ERROR = "urn:ietf:params:scim:api:messages:2.0:Error"
 SCIM_JSON = "application/scim+json"
 
 
-def new_scim_token(app, org_id: uuid.UUID) -> str:
+#: The domains the ``scim`` fixture's org (acme) has verified: a SCIM token provisions
+#: only emails on its org's verified domains (docs/security.md).
+ACME_DOMAINS = (
+    "acme.test",
+    "example.test",
+    "corp.test",
+    "home.test",
+    "okta.local",
+    "testuser.com",
+    "x.test",
+    "agents.test",
+)
+
+
+def verify_domains(app, org_id: uuid.UUID, *domains: str) -> None:
+    from workspace.core.models import DomainState, VerifiedDomain
+    from workspace.extensions import db
+    from workspace.types import utcnow
+
+    with app.app_context():
+        for domain in domains:
+            db.session.add(
+                VerifiedDomain(
+                    org_id=org_id,
+                    domain=domain,
+                    state=DomainState.VERIFIED,
+                    verification_token=uuid.uuid4().hex,
+                    verified_at=utcnow(),
+                )
+            )
+        db.session.commit()
+
+
+def new_scim_token(app, org_id: uuid.UUID, domains: tuple[str, ...] | None = None) -> str:
+    """The org's SCIM token. ``domains`` are verified for the org first; by default the
+    domain of the org's owner."""
+    from sqlalchemy import select
+
+    from workspace.core.models import Account, OrgMember, OrgRole
     from workspace.extensions import db
     from workspace.scim.tokens import generate_token
 
+    if domains is None:
+        with app.app_context():
+            email = db.session.scalar(
+                select(Account.email)
+                .join(OrgMember)
+                .where(OrgMember.org_id == org_id, OrgMember.role == OrgRole.OWNER)
+            )
+            domains = (email.rsplit("@", 1)[1],)
+    verify_domains(app, org_id, *domains)
     with app.app_context():
         raw = generate_token(org_id, None)[1]
         db.session.commit()  # the service flushes; outside a request the caller commits
@@ -84,7 +131,7 @@ def assert_scim_error(resp, status: int, scim_type: str | None = None) -> dict[s
 
 @pytest.fixture
 def scim(app, client, acme) -> Scim:
-    return Scim(client, acme, new_scim_token(app, acme.org_id))
+    return Scim(client, acme, new_scim_token(app, acme.org_id, ACME_DOMAINS))
 
 
 def member_state(app, org_id: uuid.UUID, email: str) -> tuple[bool, str] | None:

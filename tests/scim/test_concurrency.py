@@ -16,7 +16,7 @@ from tests.scim.conftest import SCIM_JSON, USER, new_scim_token
 def test_twenty_concurrent_creations_make_one_member(live_server):
     app = live_server.app
     org = make_org(app, "Race", "owner@race.test")
-    token = new_scim_token(app, org.org_id)
+    token = new_scim_token(app, org.org_id, ("race.test", "example.test"))
     url = f"{live_server.url}/scim/v2/orgs/{org.org_id}/Users"
     start = threading.Barrier(20)
     results: list[tuple[int, dict]] = []

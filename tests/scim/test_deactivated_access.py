@@ -34,7 +34,7 @@ def test_deactivation_cuts_api_token_and_session(app, client, scim, globex):
 
 def test_token_of_one_org_cannot_touch_another(app, client, scim, globex):
     globex_scim = scim.__class__(client, globex, new_scim_token(app, globex.org_id))
-    user = globex_scim.create("only-globex@example.test")
+    user = globex_scim.create("only-globex@globex.test")
     resp = client.get(f"{scim.base}/Users/{user['id']}", headers=scim.headers())
     assert resp.status_code == 404
     resp = client.get(f"{globex_scim.base}/Users", headers=scim.headers())

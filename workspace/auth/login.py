@@ -1,8 +1,15 @@
 """The one way every sign-in method ends (Redash style): find or create the account,
-make it an org member, record the login, start the session."""
+make it an org member, record the login, start the session.
+
+An org's SSO or directory signs in an existing account only when the account is
+linked to that source (docs/security.md#identity-trust-and-account-linking):
+accounts the source created are linked at creation, a bare account is linked on
+first use, and any other account waits for its holder to confirm the link
+(:mod:`workspace.auth.linking`)."""
 
 from __future__ import annotations
 
+from workspace.auth import linking
 from workspace.auth.sessions import start_session
 from workspace.core.accounts import add_member, ensure_account, find_account
 from workspace.core.events import record_event
@@ -11,16 +18,26 @@ from workspace.errors import ForbiddenError
 
 
 def provision_member(
-    org: Org, email: str, name: str | None, *, via: str
+    org: Org, email: str, name: str | None, *, via: str, next_path: str | None = None
 ) -> tuple[Account, OrgMember, bool]:
     """Just-in-time account and membership for a person an org's IdP or directory
-    vouched for. Returns (account, member, account_was_created)."""
-    created = find_account(email) is None
-    account = ensure_account(email, name, email_verified=True)
-    if account.is_agent:
+    vouched for. Returns (account, member, account_was_created).
+
+    Raises :class:`workspace.auth.linking.LinkRequired` (after committing a pending
+    link) when the email names an account the source may not take over unasked."""
+    existing = find_account(email)
+    if existing is not None and existing.is_agent:
         raise ForbiddenError("Agents do not sign in; they use the agent tool interface.")
+    if (
+        existing is not None
+        and not linking.is_linked(existing.id, org.id, via)
+        and linking.held_elsewhere(existing, org.id) is not None
+    ):
+        raise linking.request_link(existing, org, via, next_path)
+    account = ensure_account(email, name, email_verified=True)
+    linking.link(account, org.id, via)
     member = add_member(org, account, OrgRole.MEMBER, via=via)
-    return account, member, created
+    return account, member, existing is None
 
 
 def complete_login(org: Org, account: Account, *, method: str, **details) -> None:

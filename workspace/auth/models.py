@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
+from enum import StrEnum
 
-from sqlalchemy import ForeignKey, String
+from sqlalchemy import ForeignKey, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from workspace.core.models import Account
@@ -54,5 +55,55 @@ class ApiToken(db.Model):
     created_at: Mapped[datetime] = created_at_column()
     last_used_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+    account: Mapped[Account] = relationship(lazy="joined")
+
+
+class IdentitySource(StrEnum):
+    """An org's identity sources an account can be linked to."""
+
+    SSO = "sso"
+    LDAP = "ldap"
+    SCIM = "scim"
+
+
+class AccountIdentityLink(db.Model):
+    """An account that an org's identity source may sign in (SSO, LDAP) or provision
+    (SCIM): made when the source creates the account, when it meets a bare account, or
+    when the account's holder confirms the link
+    (docs/security.md#identity-trust-and-account-linking)."""
+
+    __tablename__ = "account_identity_links"
+    __table_args__ = (UniqueConstraint("account_id", "org_id", "source"),)
+
+    id: Mapped[uuid.UUID] = uuid_pk()
+    account_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("accounts.id", ondelete="CASCADE"), index=True
+    )
+    org_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("orgs.id", ondelete="CASCADE"), index=True)
+    #: sso, ldap or scim (:class:`IdentitySource`).
+    source: Mapped[str] = mapped_column(String(16))
+    created_at: Mapped[datetime] = created_at_column()
+
+
+class PendingIdentityLink(db.Model):
+    """A sign-in through an org's source that waits for the account's holder to
+    confirm the link. The browser that signed in holds the raw token (a cookie); this
+    row holds its hash, the org and source it is bound to, and a short expiry."""
+
+    __tablename__ = "pending_identity_links"
+
+    id: Mapped[uuid.UUID] = uuid_pk()
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    account_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("accounts.id", ondelete="CASCADE"), index=True
+    )
+    org_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("orgs.id", ondelete="CASCADE"), index=True)
+    source: Mapped[str] = mapped_column(String(16))
+    #: Where the sign-in was going (a safe relative path), kept for after confirmation.
+    next_path: Mapped[str | None] = mapped_column(String(500))
+    created_at: Mapped[datetime] = created_at_column()
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    used_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
 
     account: Mapped[Account] = relationship(lazy="joined")

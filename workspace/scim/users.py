@@ -9,6 +9,8 @@ import uuid
 from dataclasses import dataclass
 
 from scim2_models import (
+    ConflictException,
+    ForbiddenException,
     MutabilityException,
     NotFoundException,
     ScimFilter,
@@ -17,7 +19,8 @@ from scim2_models import (
 from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.exc import IntegrityError
 
-from workspace.auth import membership
+from workspace.auth import linking, membership
+from workspace.auth.models import IdentitySource
 from workspace.core import accounts
 from workspace.core.events import record_event
 from workspace.core.models import Account, AccountKind, Org, OrgMember, OrgRole
@@ -120,6 +123,13 @@ def _taken(attrs: Attributes) -> UniquenessException:
 
 def _create(org: Org, attrs: Attributes, token_prefix: str) -> ScimMember:
     email = email_of(attrs)
+    if not linking.domain_is_verified(org.id, email):
+        domain = linking.email_domain(email)
+        raise ForbiddenException(
+            detail=f"{domain} is not a domain this organization has verified, so its SCIM "
+            f"token cannot provision {email}. Verify {domain} in Settings → Domains first "
+            "(docs/security.md#identity-trust-and-account-linking)."
+        )
     live = db.session.scalar(
         select(ScimIdentity.id).where(
             ScimIdentity.org_id == org.id,
@@ -130,11 +140,15 @@ def _create(org: Org, attrs: Attributes, token_prefix: str) -> ScimMember:
     if live is not None:
         raise _taken(attrs)
     account = accounts.find_account(email)
+    created = account is None
     if account is None:
         account = accounts.ensure_account(email, attrs.account_name(), email_verified=True)
     member = db.session.scalar(
         select(OrgMember).where(OrgMember.org_id == org.id, OrgMember.account_id == account.id)
     )
+    if member is None and not created:
+        _check_linkable(org, account)
+    linking.link(account, org.id, IdentitySource.SCIM)
     identity = None
     if member is not None:
         identity = db.session.scalar(
@@ -169,6 +183,22 @@ def _create(org: Org, attrs: Attributes, token_prefix: str) -> ScimMember:
     # violation surfaces as a 409 rather than at the request's commit.
     db.session.flush()
     return scim_member
+
+
+def _check_linkable(org: Org, account: Account) -> None:
+    """An existing account joins the org through SCIM only if it is linked to the
+    org's SCIM or is a bare account; anyone else has a life of their own (a password,
+    another org, an owner role) and must link it themselves by signing in through the
+    org's single sign-on (docs/security.md#identity-trust-and-account-linking)."""
+    if linking.is_linked(account.id, org.id, IdentitySource.SCIM):
+        return
+    if linking.held_elsewhere(account, org.id) is not None:
+        raise ConflictException(
+            detail=f"{account.email} already has an account that this organization's "
+            "identity provider did not create, so SCIM cannot add it. The person must "
+            "link it by signing in through this organization's single sign-on (and "
+            "confirming with their existing sign-in); SCIM then manages the membership."
+        )
 
 
 def replace_user(org: Org, user: ScimMember, document: InputUser, token_prefix: str) -> ScimMember:

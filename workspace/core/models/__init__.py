@@ -1,6 +1,7 @@
 """The workspace domain: organizations, accounts, projects, tasks and their history."""
 
 from workspace.core.models.accounts import Account, AccountKind
+from workspace.core.models.domains import DomainState, VerifiedDomain
 from workspace.core.models.events import Event
 from workspace.core.models.orgs import Org, OrgMember, OrgRole
 from workspace.core.models.projects import (
@@ -20,6 +21,7 @@ __all__ = [
     "AccountKind",
     "Comment",
     "Cycle",
+    "DomainState",
     "Event",
     "MembershipSource",
     "Module",
@@ -35,4 +37,5 @@ __all__ = [
     "Task",
     "TaskActivity",
     "TaskKind",
+    "VerifiedDomain",
 ]

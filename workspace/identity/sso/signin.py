@@ -17,6 +17,7 @@ from typing import Any
 from sqlalchemy import select
 
 from workspace.auth.login import provision_member
+from workspace.core.accounts import canonical_email
 from workspace.core.events import record_event
 from workspace.core.models import Account, Org
 from workspace.errors import ServiceError
@@ -102,12 +103,19 @@ def start(domain_or_email: str | None, *, binding: str, next_path: str | None) -
     )
 
 
+def _says_verified(value: Any) -> bool:
+    """True only for the JSON boolean true or the string "true" (some providers send
+    strings); 1, "yes", "no", 0, null and everything else are not a verification."""
+    return value is True or (isinstance(value, str) and value.strip().lower() == "true")
+
+
 def _email_verified_false(*sources: dict[str, Any]) -> bool:
-    for claims in sources:
-        value = claims.get("email_verified")
-        if value is False or (isinstance(value, str) and value.strip().lower() == "false"):
-            return True
-    return False
+    """The provider sent ``email_verified`` with anything but true: refused. A
+    provider that omits the claim is trusted for its org's verified domain."""
+    return any(
+        "email_verified" in claims and not _says_verified(claims["email_verified"])
+        for claims in sources
+    )
 
 
 def _display_name(profile: dict[str, Any]) -> str | None:
@@ -223,7 +231,14 @@ def callback(
             reason="no_email",
             org_id=org_id,
         )
-    email = email.strip().lower()
+    try:
+        email = canonical_email(email)  # one account for every spelling of the address
+    except ServiceError as exc:
+        raise SignInRejected(
+            f"Your identity provider sent an email address that cannot be used: {exc.message}",
+            reason="bad_email",
+            org_id=org_id,
+        ) from exc
     if _email_verified_false(profile, id_claims):
         raise SignInRejected(
             f"Your identity provider says {email} is not verified.",
@@ -242,7 +257,9 @@ def callback(
         )
     org = db.session.get(Org, org_id)
     try:
-        account, _member, created = provision_member(org, email, _display_name(profile), via="sso")
+        account, _member, created = provision_member(
+            org, email, _display_name(profile), via="sso", next_path=attempt.next_path
+        )
     except ServiceError as exc:
         raise SignInRejected(exc.message, reason="provision", org_id=org_id) from exc
     sync = None

@@ -42,6 +42,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     if config:
         app.config.update(config)
 
+    _trust_proxies(app)
     db.init_app(app)
     migrate.init_app(app, db, directory=str(ROOT / "migrations"))
     csrf.init_app(app)
@@ -57,6 +58,19 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     cli.init_app(app)
     _sqlite_pragmas(app)
     return app
+
+
+def _trust_proxies(app: Flask) -> None:
+    """Behind ``TRUSTED_PROXIES`` proxies, the client address (for sign-in limits and
+    audit rows) and scheme come from their X-Forwarded-For/-Proto headers; with 0
+    (the default) those headers are ignored, so a client cannot choose its address."""
+    from werkzeug.middleware.proxy_fix import ProxyFix
+
+    count = int(app.config.get("TRUSTED_PROXIES") or 0)
+    if count < 0:
+        raise ValueError("TRUSTED_PROXIES must be 0 or a positive number of proxies.")
+    if count:
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=count, x_proto=count)  # type: ignore[method-assign]
 
 
 def _sqlite_pragmas(app: Flask) -> None:

@@ -42,6 +42,7 @@ def load_config(instance_path: str) -> dict:
         inst, "encryption_key", lambda: base64.b64encode(os.urandom(32)).decode()
     )
     allow_private = os.environ.get("OUTBOUND_ALLOW_PRIVATE", "")
+    outbound_timeout = float(os.environ.get("OUTBOUND_TIMEOUT", "10"))
     return {
         "SECRET_KEY": secret_key,
         "ENCRYPTION_KEY": encryption_key,
@@ -51,9 +52,21 @@ def load_config(instance_path: str) -> dict:
         "API_URL": os.environ.get("API_URL", base_url).rstrip("/"),
         "DOH_URL": os.environ.get("DOH_URL", "https://dns.google").rstrip("/"),
         "OUTBOUND_ALLOW_PRIVATE": [h.strip() for h in allow_private.split(",") if h.strip()],
-        "OUTBOUND_TIMEOUT": float(os.environ.get("OUTBOUND_TIMEOUT", "10")),
+        # Per connect and per read; a peer that keeps sending a byte at a time resets it.
+        "OUTBOUND_TIMEOUT": outbound_timeout,
+        # The whole of one outbound exchange (HTTP request with its redirects, or one
+        # LDAP sign-in / connection test) ends within this many seconds, however the
+        # peer behaves (docs/security.md#deadlines). Default: 15, or OUTBOUND_TIMEOUT
+        # when that is larger.
+        "OUTBOUND_DEADLINE": float(
+            os.environ.get("OUTBOUND_DEADLINE") or max(15.0, outbound_timeout)
+        ),
         "RATELIMIT_STORAGE_URI": os.environ.get("RATELIMIT_STORAGE_URI", "memory://"),
         "RATELIMIT_HEADERS_ENABLED": True,
+        # How many proxies in front of the app set X-Forwarded-For/-Proto (the TLS
+        # proxy of README's Production section: 1). 0 trusts no such header, so a
+        # client cannot pick the address its sign-in limits are counted against.
+        "TRUSTED_PROXIES": int(os.environ.get("TRUSTED_PROXIES", "0") or 0),
         "SESSION_COOKIE_HTTPONLY": True,
         "SESSION_COOKIE_SAMESITE": "Lax",
         "SESSION_COOKIE_SECURE": base_url.startswith("https://"),

@@ -6,14 +6,19 @@ from __future__ import annotations
 import uuid
 
 from flask import g, request
+from sqlalchemy import select
 
 from workspace.api.problems import ApiError
-from workspace.auth import api_tokens
+from workspace.auth import api_tokens, signin_limits
 from workspace.auth.models import ApiToken
 from workspace.auth.sessions import current_account
+from workspace.core.events import record_event
 from workspace.core.models import Account
 from workspace.errors import NotFoundError
+from workspace.extensions import db
+from workspace.security import tokens
 from workspace.security.permissions import Access, org_access
+from workspace.transaction import commit_early
 
 
 def bearer_token() -> str | None:
@@ -30,8 +35,15 @@ def api_account() -> tuple[Account, ApiToken | None]:
         return g.api_caller
     raw = bearer_token()
     if raw is not None:
+        if signin_limits.bearer_blocked("api"):
+            raise ApiError(
+                429,
+                "Too many requests with a wrong bearer token from this address. "
+                "Wait a minute, then try again with a valid token.",
+            )
         token = api_tokens.authenticate(raw)
         if token is None:
+            _refused_token(raw)
             raise ApiError(401, "The bearer token is unknown or revoked.")
         g.api_caller = (token.account, token)
         return g.api_caller
@@ -43,6 +55,25 @@ def api_account() -> tuple[Account, ApiToken | None]:
     if "Authorization" in request.headers:
         raise ApiError(401, "Use the header 'Authorization: Bearer <token>'.")
     raise ApiError(401, "Send a personal access token as 'Authorization: Bearer <token>'.")
+
+
+def _refused_token(raw: str) -> None:
+    """Count a wrong token against the caller's address (docs/security.md#sign-in-limits)
+    and audit it in its org when the token is one of ours that was revoked; an
+    unknown token names no org and is only logged."""
+    signin_limits.count_bearer_failure("api")
+    row = db.session.scalar(select(ApiToken).where(ApiToken.token_hash == tokens.digest(raw)))
+    if row is None:
+        return
+    record_event(
+        row.org_id,
+        "api.token_refused",
+        actor_id=row.account_id,
+        subject=row.prefix,
+        reason="revoked",
+        ip=signin_limits.client_address(),
+    )
+    commit_early("a refused token's audit row must outlive the refused request")
 
 
 def api_access(org_id: uuid.UUID | str) -> Access:

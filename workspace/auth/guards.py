@@ -30,7 +30,14 @@ def safe_next(target: str | None, default: str = "/") -> str:
     """Only same-origin relative paths; anything else goes to ``default``."""
     if not target:
         return default
-    parts = urlsplit(target)
+    if not target.isprintable():
+        # CR/LF and other controls never belong in a path, and in a Location header
+        # they would fail the response (a 500) or split it.
+        return default
+    try:
+        parts = urlsplit(target)
+    except ValueError:  # "//[" and the like: not a URL at all
+        return default
     if parts.scheme or parts.netloc or not target.startswith("/") or target.startswith("//"):
         return default
     if "\\" in target:

@@ -6,19 +6,31 @@ from __future__ import annotations
 
 import uuid
 
-from flask import Blueprint, Flask, flash, redirect, render_template, request, url_for
+from flask import (
+    Blueprint,
+    Flask,
+    current_app,
+    flash,
+    jsonify,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
 
-from workspace.auth import api_tokens
+from workspace.auth import api_tokens, linking, signin_limits
 from workspace.auth import models as _models  # noqa: F401  (maps the auth tables)
 from workspace.auth.guards import page, safe_next
+from workspace.auth.login import complete_login
 from workspace.auth.passwords import check_password
 from workspace.auth.schemas import TokenCreate
 from workspace.auth.sessions import current_account, end_session, start_session
-from workspace.core.accounts import find_account
+from workspace.core.accounts import canonical_email, find_account
 from workspace.core.events import record_event
+from workspace.core.models import Org
 from workspace.core.orgs import orgs_for_account
-from workspace.errors import InputError, NotFoundError
-from workspace.extensions import limiter
+from workspace.errors import InputError, NotFoundError, ServiceError
+from workspace.extensions import db, limiter
 from workspace.inputs import parse_form
 from workspace.security.permissions import Access
 from workspace.transaction import transactional
@@ -26,8 +38,34 @@ from workspace.transaction import transactional
 bp = Blueprint("auth", __name__)
 
 
+_TOO_MANY = "Too many failed sign-in attempts. Wait a few minutes, then try again."
+
+
+def _signin_name_key() -> str:
+    """Failed password sign-ins are counted per (email, address): the email in its
+    canonical form, so ``Owner@acme.test.`` and its full-width spelling share a budget."""
+    raw = request.form.get("email") or ""
+    try:
+        name = canonical_email(raw)
+    except ServiceError:
+        name = raw
+    return signin_limits.name_and_address_key("password", name)
+
+
 @bp.route("/signin", methods=["GET", "POST"])
-@limiter.limit("10 per minute; 100 per hour", methods=["POST"])
+@limiter.limit(
+    signin_limits.FAILED_PER_ADDRESS,
+    methods=["POST"],
+    deduct_when=signin_limits.failed,
+    error_message=_TOO_MANY,
+)
+@limiter.limit(
+    signin_limits.FAILED_PER_NAME_AND_ADDRESS,
+    methods=["POST"],
+    key_func=_signin_name_key,
+    deduct_when=signin_limits.failed,
+    error_message=_TOO_MANY,
+)
 @transactional
 def signin():
     """Email and password sign-in."""
@@ -99,5 +137,95 @@ def revoke_token(org: str, token_id: uuid.UUID, access: Access):
     return redirect(url_for("auth.tokens", org=org))
 
 
+# -- account linking (docs/security.md#identity-trust-and-account-linking) --------------
+
+_LINK_PATH = "/signin/link"
+
+
+def _link_required(exc: linking.LinkRequired):
+    """An SSO or LDAP sign-in met an account its holder must first link: send the
+    browser to the confirmation page, holding the pending link in a cookie bound to
+    this browser (and only to the confirmation page)."""
+    message = (
+        f"An account with this email already exists. To let {exc.org_name}'s "
+        f"{linking.source_name(exc.source)} sign you in, confirm the link once by "
+        "signing in to your account in a browser."
+    )
+    if request.is_json:
+        response = jsonify(
+            type="about:blank",
+            title="Account link required",
+            status=409,
+            detail=message,
+            link_url=url_for("auth.link_account"),
+        )
+        response.status_code = 409
+        response.mimetype = "application/problem+json"
+    else:
+        response = redirect(url_for("auth.link_account"))
+    response.set_cookie(
+        linking.COOKIE,
+        exc.raw,
+        max_age=int(linking.PENDING_LIFETIME.total_seconds()),
+        path=_LINK_PATH,
+        httponly=True,
+        samesite="Lax",
+        secure=current_app.config.get("SESSION_COOKIE_SECURE", False),
+    )
+    return response
+
+
+def _link_page(pending, *, error: str | None = None, status: int = 200):
+    if pending is None:
+        return render_template("auth/link_account.html", pending=None, error=error), (
+            status if status != 200 else 400
+        )
+    org = db.session.get(Org, pending.org_id)
+    signed_in = current_account()
+    return render_template(
+        "auth/link_account.html",
+        pending=pending,
+        org=org,
+        source=linking.source_name(pending.source),
+        account=pending.account,
+        signed_in_as_holder=signed_in is not None and signed_in.id == pending.account_id,
+        error=error,
+    ), status
+
+
+@bp.route(_LINK_PATH, methods=["GET", "POST"])
+@limiter.limit("10 per minute; 100 per hour", methods=["POST"])
+@transactional
+def link_account():
+    """Link an existing account to an org's SSO or directory: the holder signs in
+    with a way they already have (their password, or a session already open in this
+    browser), sees which org and source, and confirms."""
+    pending = linking.pending_for(request.cookies.get(linking.COOKIE))
+    if request.method == "GET" or pending is None:
+        return _link_page(pending)
+    if request.form.get("action") == "cancel":
+        linking.cancel(pending)
+        response = redirect(url_for("auth.signin"))
+        response.delete_cookie(linking.COOKIE, path=_LINK_PATH)
+        return response
+    signed_in = current_account()
+    holder = signed_in is not None and signed_in.id == pending.account_id
+    if not holder and not check_password(pending.account, request.form.get("password") or ""):
+        return _link_page(
+            pending,
+            error="That password is not this account's. Enter the password you sign in "
+            "with, or sign in with your usual method first and come back here.",
+            status=401,
+        )
+    org = linking.confirm(pending)
+    complete_login(org, pending.account, method=pending.source, linked=True)
+    response = redirect(
+        safe_next(pending.next_path, default=url_for("core_pages.org_home", org=org.slug))
+    )
+    response.delete_cookie(linking.COOKIE, path=_LINK_PATH)
+    return response
+
+
 def init_app(app: Flask) -> None:
     app.register_blueprint(bp)
+    app.register_error_handler(linking.LinkRequired, _link_required)

@@ -2,31 +2,75 @@
 
 from __future__ import annotations
 
+import unicodedata
 import uuid
 
 from sqlalchemy import func, select, update
 
+from workspace.core.emails import normalize_domain
 from workspace.core.events import record_event
 from workspace.core.models import Account, AccountKind, Org, OrgMember, OrgRole
 from workspace.errors import NotFoundError, ServiceError
 from workspace.extensions import db
 from workspace.types import utcnow
 
+#: The size of ``Account.email``.
+MAX_EMAIL = 320
+MAX_LOCAL_PART = 64
 
-def normalize_email(email: str) -> str:
-    return email.strip().lower()
+
+def canonical_email(raw: str | None, *, field: str = "email") -> str:
+    """The one stored form of an email address (docs/security.md#canonical-emails):
+    compatibility forms folded (NFKC: full-width letters and a full-width at sign), the
+    local part lowercased, the domain normalized as verified domains are (lowercase,
+    no trailing dot, IDNA). Refused with a 400 on ``field``: no @ or more than one,
+    control characters or spaces, an empty local part, a domain that is not one.
+    Every path that finds or creates an account goes through here, so
+    ``dot@initech.example.`` and its full-width spelling are one account."""
+    value = unicodedata.normalize("NFKC", (raw or "").strip())
+    if not value:
+        raise ServiceError("Enter an email address.", field=field)
+    if any(not ch.isprintable() or ch.isspace() for ch in value):
+        raise ServiceError(
+            "An email address cannot contain spaces or control characters.", field=field
+        )
+    if value.count("@") != 1:
+        raise ServiceError(
+            "An email address has exactly one @, as in name@example.com.", field=field
+        )
+    local, domain = value.split("@")
+    if not local:
+        raise ServiceError("Enter the part before the @ of the email address.", field=field)
+    if len(local) > MAX_LOCAL_PART:
+        raise ServiceError(
+            f"The part before the @ has at most {MAX_LOCAL_PART} characters.", field=field
+        )
+    if not domain or any(ch in domain for ch in "/:?#[]\\"):
+        raise ServiceError(
+            "Enter the email's domain after the @, as in name@example.com.", field=field
+        )
+    email = f"{local.lower()}@{normalize_domain(domain, field=field)}"
+    if len(email) > MAX_EMAIL:
+        raise ServiceError(f"An email address has at most {MAX_EMAIL} characters.", field=field)
+    return email
 
 
 def find_account(email: str) -> Account | None:
-    return db.session.scalar(select(Account).where(Account.email == normalize_email(email)))
+    """The account for an email in any spelling of it; None for no account and for
+    text that is not an email address (no account can have it)."""
+    try:
+        canonical = canonical_email(email)
+    except ServiceError:
+        return None
+    return db.session.scalar(select(Account).where(Account.email == canonical))
 
 
 def ensure_account(email: str, name: str | None = None, *, email_verified: bool = False) -> Account:
     """The account for an email, created when absent. Used by JIT sign-in and SCIM.
-    An existing account is reused as is; a verified source may mark it verified."""
-    email = normalize_email(email)
-    if "@" not in email:
-        raise ServiceError("An email address needs an @.", field="email")
+    An existing account is reused as is; a verified source may mark it verified.
+    The email is made canonical first (:func:`canonical_email`); one that is not an
+    address is a 400 on ``email``."""
+    email = canonical_email(email)
     account = find_account(email)
     if account is None:
         account = Account(

@@ -28,6 +28,8 @@ from scim2_models import (
 )
 
 from workspace.api.blueprints import api_blueprint
+from workspace.auth import signin_limits
+from workspace.core.events import record_event
 from workspace.core.orgs import find_org
 from workspace.scim import errors, patch, tokens, users
 from workspace.scim.errors import MAX_BODY, MEDIA_TYPE
@@ -41,7 +43,7 @@ from workspace.scim.resources import (
     user_resource_type,
 )
 from workspace.security.request_guard import InputRefused, load_json, reads_own_body
-from workspace.transaction import transactional
+from workspace.transaction import commit_early, transactional
 
 # SCIM carries its own bearer authentication and no ambient credential: no CSRF.
 bp = api_blueprint("scim", __name__, "/scim/v2/orgs/<uuid:org_id>")
@@ -65,8 +67,14 @@ def authenticate() -> Response | None:
     scheme, _, raw = header.partition(" ")
     org_id = (request.view_args or {}).get("org_id")
     token = None
+    if header and signin_limits.bearer_blocked("scim"):
+        return errors.error_response(
+            429, "Too many requests with a wrong SCIM token from this address. Wait a minute."
+        )
     if scheme.lower() == "bearer" and isinstance(org_id, uuid.UUID):
         token = tokens.authenticate(org_id, raw.strip())
+    if token is None and header:
+        _refused_token(org_id)
     if token is None:
         detail = (
             "The bearer token is not this organization's SCIM token."
@@ -77,6 +85,18 @@ def authenticate() -> Response | None:
     g.scim_token_prefix = token.prefix
     g.scim_org = find_org(org_id)
     return None
+
+
+def _refused_token(org_id: uuid.UUID | None) -> None:
+    """A wrong SCIM token: counted against the caller's address (at most
+    ``BEARER_FAILURES_PER_ADDRESS`` are answered, so the audit log cannot be flooded
+    from one address) and recorded in the org the URL names, if there is one."""
+    signin_limits.count_bearer_failure("scim", str(org_id))
+    org = find_org(org_id) if isinstance(org_id, uuid.UUID) else None
+    if org is None:
+        return
+    record_event(org.id, "scim.auth_failed", ip=signin_limits.client_address())
+    commit_early("a refused SCIM request's audit row must outlive the refused request")
 
 
 def _json(data: Any, status: int = 200, location: str | None = None) -> Response:

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from flask import Blueprint, Flask, current_app, request
-from werkzeug.exceptions import BadRequest
+from werkzeug.exceptions import BadRequest, HTTPException
 
 #: Deepest JSON nesting accepted; SCIM PATCH values are the deepest we read (4).
 MAX_JSON_DEPTH = 32
@@ -87,6 +87,17 @@ def check_json(data: Any) -> None:
                 if isinstance(key, str) and "\x00" in key:
                     raise InputRefused(_nul(f"A key in {path!r}" if path else "A key"), path)
                 stack.append((item, f"{path}.{key}" if path else str(key), depth + 1))
+
+
+def body_or_none() -> Any:
+    """The request's JSON (when it says JSON) or form body, or None when it cannot be
+    read: over ``MAX_CONTENT_LENGTH`` (413), nested past the parser's limit, not JSON.
+    For code that must answer whatever the body, such as a rate limiter's key or its
+    429 handler (docs/security.md#concurrency)."""
+    try:
+        return request.get_json(silent=True) if request.is_json else request.form
+    except (RecursionError, HTTPException):
+        return None
 
 
 def _nul(where: str) -> str:

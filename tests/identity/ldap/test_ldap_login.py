@@ -102,14 +102,78 @@ def test_jit_first_login_creates_account_and_membership_second_reuses(client, ap
 
 
 def test_existing_member_keeps_their_role(client, app, acme, directory):
-    from tests.conftest import add_person
+    from tests.conftest import PASSWORD, add_person
 
     add_person(app, acme.org_id, "ada.lovelace@acme.test", role="admin")
     verify_domain(app, acme.org_id, "acme.test")
     configure(app, acme.org_id, directory)
+    # She has a password, so the directory signs her in once she has linked it.
+    resp = form_login(client, "acme", "ada", PASSWORDS["ada"])
+    assert resp.status_code == 302 and resp.location == "/signin/link"
+    assert client.post("/signin/link", data={"password": PASSWORD}).status_code == 302
+    _, members = account_and_memberships(app, "ada.lovelace@acme.test")
+    assert members == [(acme.org_id, "admin", True)]
+    client.post("/signout")
     assert post_json(client, "acme", "ada", PASSWORDS["ada"]).status_code == 200
     _, members = account_and_memberships(app, "ada.lovelace@acme.test")
     assert members == [(acme.org_id, "admin", True)]
+
+
+def form_login(client, org, username, password):
+    return client.post(
+        "/auth/ldap/login", data={"org": org, "username": username, "password": password}
+    )
+
+
+def test_directory_entry_with_an_owners_email_does_not_sign_in_as_the_owner(client, app, ldap_acme):
+    """Acme's directory holds an entry whose mail is the email of Initech's owner. The
+    directory's password does not sign anyone in as that owner: the sign-in waits for
+    the owner's own password, and only then links the account to Acme's directory."""
+    from tests.conftest import PASSWORD, make_org
+
+    initech = make_org(app, "Initech", "ada.lovelace@acme.test")
+    resp = form_login(client, "acme", "ada", PASSWORDS["ada"])
+    assert resp.status_code == 302 and resp.location == "/signin/link"
+    assert client.get("/o/initech/").status_code == 302  # not signed in as the owner
+    assert client.get("/o/acme/").status_code == 302
+    _, members = account_and_memberships(app, "ada.lovelace@acme.test")
+    assert members == [(initech.org_id, "owner", True)]  # not made a member of Acme
+
+    page = client.get("/signin/link")
+    assert page.status_code == 200
+    text = page.get_data(as_text=True)
+    assert "Link your account to Acme" in text and "directory (LDAP)" in text
+    # The directory's password is not the account's.
+    assert client.post("/signin/link", data={"password": PASSWORDS["ada"]}).status_code == 401
+    assert client.get("/o/initech/").status_code == 302
+    # A JSON client is told to link in a browser, and is not signed in either.
+    json_resp = post_json(app.test_client(), "acme", "ada", PASSWORDS["ada"])
+    assert json_resp.status_code == 409
+    assert json_resp.get_json()["link_url"] == "/signin/link"
+
+    resp = client.post("/signin/link", data={"password": PASSWORD})
+    assert resp.status_code == 302 and resp.location == "/o/acme/"
+    assert client.get("/o/acme/").status_code == 200
+    _, members = account_and_memberships(app, "ada.lovelace@acme.test")
+    assert sorted(members) == sorted(
+        [(initech.org_id, "owner", True), (ldap_acme.org_id, "member", True)]
+    )
+    from workspace.core.models import Event
+
+    with app.app_context():
+        kinds = db.session.scalars(
+            select(Event.kind).where(
+                Event.org_id == ldap_acme.org_id, Event.kind.like("auth.link.%")
+            )
+        ).all()
+        assert sorted(kinds) == [
+            "auth.link.confirmed",
+            "auth.link.requested",
+            "auth.link.requested",
+        ]
+    # Linked now: the directory signs her in directly from here on.
+    other = app.test_client()
+    assert post_json(other, "acme", "ada", PASSWORDS["ada"]).status_code == 200
 
 
 def test_wrong_password_is_refused(client, app, ldap_acme):
@@ -438,3 +502,113 @@ def test_directory_email_domains_compare_like_verified_domains(email, compared_a
     from workspace.identity.ldap.signin import _domain
 
     assert _domain(email) == compared_as == normalize_domain(email.split("@")[1])
+
+
+def test_a_rate_limited_sign_in_answers_429_whatever_the_body(app, ldap_acme):
+    """Once an address is limited, the 429 comes before any body is read: JSON nested
+    past the parser's limit, a body over MAX_CONTENT_LENGTH, or garbage are all 429,
+    never a 500 (docs/security.md#concurrency)."""
+    from workspace import create_app
+    from workspace.extensions import limiter
+
+    limited = create_app(
+        {
+            **{
+                k: app.config[k]
+                for k in ("SQLALCHEMY_DATABASE_URI", "SECRET_KEY", "ENCRYPTION_KEY")
+            },
+            "TESTING": True,
+            "WTF_CSRF_ENABLED": False,
+            "RATELIMIT_ENABLED": True,
+            "RATELIMIT_STORAGE_URI": "memory://",
+        }
+    )
+    try:
+        client = limited.test_client()
+        codes = [post_json(client, "acme", "ada", f"guess-{i}").status_code for i in range(11)]
+        assert codes == [401] * 10 + [429]
+        # One name's budget is spent; the address's looser one (30 a minute) runs out too.
+        for i in range(20):
+            assert post_json(client, "acme", f"someone-{i}", "guess").status_code == 401
+        deep = '{"org": "acme", "username": ' + "[" * 5000 + "]" * 5000 + "}"
+        bodies = [
+            (deep, "application/json"),
+            (
+                b'{"org": "acme", "username": "' + b"a" * (1024 * 1024 + 10) + b'"}',
+                "application/json",
+            ),
+            (
+                b"org=acme&username=" + b"a" * (1024 * 1024 + 10),
+                "application/x-www-form-urlencoded",
+            ),
+            (b"\xff\xfe not json", "application/json"),
+        ]
+        for body, content_type in bodies:
+            resp = client.post("/auth/ldap/login", data=body, content_type=content_type)
+            assert resp.status_code == 429, (content_type, len(body), resp.status_code)
+    finally:
+        limiter.reset()
+        limiter.enabled = False
+        with limited.app_context():
+            db.engine.dispose()
+
+
+# -- issue 13: limits that cannot lock people out (docs/security.md#sign-in-limits) ------
+
+
+def _limited_app(app, **extra):
+    from workspace import create_app
+
+    return create_app(
+        {
+            **{
+                k: app.config[k]
+                for k in ("SQLALCHEMY_DATABASE_URI", "SECRET_KEY", "ENCRYPTION_KEY")
+            },
+            "TESTING": True,
+            "WTF_CSRF_ENABLED": False,
+            "RATELIMIT_ENABLED": True,
+            "RATELIMIT_STORAGE_URI": "memory://",
+            **extra,
+        }
+    )
+
+
+def _from(address):
+    return {"environ_base": {"REMOTE_ADDR": address}}
+
+
+def test_failures_elsewhere_do_not_lock_a_person_out(app, ldap_acme):
+    """Failures for ada spread over many addresses never stop ada signing in from
+    her own; a full-width spelling of her name shares her budget at one address."""
+    from workspace.extensions import limiter
+
+    limited = _limited_app(app)
+    try:
+        client = limited.test_client()
+
+        def attempt(username, password, address):
+            return client.post(
+                "/auth/ldap/login",
+                json={"org": "acme", "username": username, "password": password},
+                **_from(address),
+            ).status_code
+
+        # Thirty failures for ada from three addresses (more than any per-name budget).
+        for address in ("10.0.0.1", "10.0.0.2", "10.0.0.3"):
+            assert [attempt("ada", "guess", address) for _ in range(10)] == [401] * 10
+        assert attempt("ada", PASSWORDS["ada"], "10.0.0.9") == 200
+        # At one address, full-width ada and ADA are ada: her budget there is spent ...
+        assert [attempt("\uff41\uff44\uff41", "guess", "10.0.0.4") for _ in range(5)] == [401] * 5
+        assert [attempt("ADA", "guess", "10.0.0.4") for _ in range(5)] == [401] * 5
+        assert attempt("ada", PASSWORDS["ada"], "10.0.0.4") == 429
+        # ... and another person at that address is not limited by it.
+        assert attempt("someone-else", "guess", "10.0.0.4") == 401
+        # Successes do not count: twelve in a row, and a failure is still a 401.
+        assert [attempt("ada", PASSWORDS["ada"], "10.0.0.5") for _ in range(12)] == [200] * 12
+        assert attempt("ada", "guess", "10.0.0.5") == 401
+    finally:
+        limiter.reset()
+        limiter.enabled = False
+        with limited.app_context():
+            db.engine.dispose()

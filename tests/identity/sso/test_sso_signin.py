@@ -511,3 +511,52 @@ def test_control_characters_from_the_idp_never_reach_the_database(app, client, s
             )
         ]
     assert roles == ["member"]
+
+
+# -- issue 13: what the provider says, made canonical (docs/security.md#canonical-emails)
+
+
+@pytest.mark.parametrize("value", [0, 1, "no", "yes", "False", "", None, [], {"v": True}])
+def test_email_verified_is_only_true_when_the_provider_says_true(app, client, sso, value):
+    sub = f"ev-{uuid.uuid4().hex[:8]}"
+    back = _auth_and_back(sso, client, sub, email="eve@acme.test", email_verified=value)
+    _rejected(client.get(back), "is not verified", 403)
+    assert _account(app, "eve@acme.test") is None
+
+
+@pytest.mark.parametrize("value", [True, "true", "TRUE", " true "])
+def test_email_verified_true_boolean_or_string_signs_in(app, sso, value):
+    browser = app.test_client()
+    sub = f"ok-{uuid.uuid4().hex[:8]}"
+    resp = sso.sign_in(browser, sub, email="tru@acme.test", email_verified=value)
+    assert resp.status_code == 302, resp.get_data(as_text=True)[:400]
+    assert _account(app, "tru@acme.test").email_verified
+
+
+@pytest.mark.parametrize(
+    "spelling",
+    [
+        "dot@acme.test.",
+        "dot@\uff21\uff23\uff2d\uff25.test",
+        "\uff24\uff2f\uff34@acme.test",
+        "Dot@Acme.Test.",
+    ],
+)
+def test_every_spelling_of_an_address_is_one_account(app, sso, spelling):
+    first = app.test_client()
+    assert sso.sign_in(first, "dot-sub", email="dot@acme.test").status_code == 302
+    again = app.test_client()
+    resp = sso.sign_in(again, f"alt-{uuid.uuid4().hex[:8]}", email=spelling)
+    assert resp.status_code == 302, resp.get_data(as_text=True)[:400]
+    with app.app_context():
+        emails = sorted(
+            db.session.scalars(select(Account.email).where(Account.email.like("%dot%")))
+        )
+    assert emails == ["dot@acme.test"]
+
+
+def test_an_address_with_two_at_signs_is_refused(app, client, sso):
+    back = _auth_and_back(sso, client, "two-at", email="a@evil.example@acme.test")
+    _rejected(client.get(back), "exactly one @", 403)
+    with app.app_context():
+        assert db.session.scalar(select(Account).where(Account.email.like("%evil%"))) is None

@@ -22,6 +22,7 @@ from flask import (
 from flask_limiter import RateLimitExceeded
 
 from workspace.api.problems import ApiError, problem_response
+from workspace.auth import signin_limits
 from workspace.auth.guards import safe_next
 from workspace.auth.login import complete_login
 from workspace.extensions import csrf, limiter
@@ -32,15 +33,18 @@ from workspace.identity.ldap.signin import (
     find_signin_org,
     record_failure,
 )
-from workspace.security.request_guard import reads_own_body
+from workspace.security.request_guard import body_or_none, reads_own_body
 from workspace.transaction import commit_early, discard_pending, transactional
 
 bp = Blueprint("ldap_signin", __name__)
 
 #: Counted only when a sign-in fails, so people who type their password right are
-#: never slowed down; per address, and per org + username against spread-out guessing.
-FAILED_PER_ADDRESS = "10 per minute; 100 per hour"
-FAILED_PER_USERNAME = "20 per hour"
+#: never slowed down (docs/security.md#sign-in-limits): per (org, username, address)
+#: against guessing one person's password, and more loosely per address against
+#: guessing across names. No limit is keyed by the username alone, so nobody can lock
+#: a colleague out by failing on purpose from elsewhere.
+FAILED_PER_ADDRESS = signin_limits.FAILED_PER_ADDRESS
+FAILED_PER_USERNAME = signin_limits.FAILED_PER_NAME_AND_ADDRESS
 
 
 def _failed(response: Response) -> bool:
@@ -48,7 +52,7 @@ def _failed(response: Response) -> bool:
 
 
 def _fields() -> dict[str, str]:
-    data = request.get_json(silent=True) if request.is_json else request.form
+    data = body_or_none()  # never raises: the limiter's key and the 429 handler read it
     if not hasattr(data, "get"):
         data = {}
     return {
@@ -58,8 +62,11 @@ def _fields() -> dict[str, str]:
 
 
 def _username_key() -> str:
+    """The username as the limits count it (NFKC and case-folded, so a full-width
+    spelling is the same name), with the org and the client address."""
     fields = _fields()
-    return f"ldap-login:{fields['org'].strip().lower()}:{fields['username'].strip().lower()}"
+    org = signin_limits.canonical_name(fields["org"])
+    return signin_limits.name_and_address_key(f"ldap-login:{org}", fields["username"])
 
 
 @bp.post("/auth/ldap/login")
@@ -71,7 +78,7 @@ def login():
     """Check directory credentials (docs/ldap.md#sign-in-steps) and start a session."""
     if not request.is_json and current_app.config.get("WTF_CSRF_ENABLED", True):
         csrf.protect()
-    if request.is_json and not isinstance(request.get_json(silent=True), dict):
+    if request.is_json and not isinstance(body_or_none(), dict):
         return _refuse(
             LoginRefused("bad_request", "Send a JSON object with org, username and password.", 400),
             {},

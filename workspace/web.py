@@ -1,6 +1,9 @@
-"""What every HTML page shares: the home redirect, template context, HTMX caching."""
+"""What every HTML page shares: the home redirect, template context, HTMX caching,
+and the security headers (docs/security.md#rendering-isolation)."""
 
 from __future__ import annotations
+
+import secrets
 
 from flask import Blueprint, Flask, g, redirect, request, url_for
 
@@ -26,6 +29,35 @@ def healthz():
     return {"ok": True}
 
 
+def csp_nonce() -> str:
+    """This response's script nonce: made on first use, so only a page that renders
+    an inline script (the printable export) carries one in its policy."""
+    if "csp_nonce" not in g:
+        g.csp_nonce = secrets.token_urlsafe(18)
+    return g.csp_nonce
+
+
+def content_security_policy(nonce: str | None) -> str:
+    """Nothing from another origin: scripts, styles, images, fonts and XHR come from
+    this server (or are inline ``data:`` images); an inline script runs only with the
+    response's nonce, and no event-handler attribute runs at all. Inline styles stay
+    allowed: Plotly injects its ``<style>`` and a few templates use ``style=``."""
+    scripts = "'self'" + (f" 'nonce-{nonce}'" if nonce else "")
+    return "; ".join(
+        (
+            "default-src 'self'",
+            f"script-src {scripts}",
+            "style-src 'self' 'unsafe-inline'",
+            "img-src 'self' data:",
+            "font-src 'self'",
+            "connect-src 'self'",
+            "object-src 'none'",
+            "base-uri 'none'",
+            "frame-ancestors 'none'",
+        )
+    )
+
+
 def init_app(app: Flask) -> None:
     app.register_blueprint(bp)
 
@@ -38,18 +70,25 @@ def init_app(app: Flask) -> None:
             "current_access": access,
             "current_org": access.org if access else None,
             "user_orgs": orgs_for_account(account.id) if account else [],
+            "csp_nonce": csp_nonce,
         }
 
     @app.after_request
     def response_headers(response):
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
         if request.path.startswith("/static/"):
             return response
+        if response.mimetype == "text/html":
+            # Every HTML answer, pages and fragments and the API's export.html alike.
+            response.headers["Content-Security-Policy"] = content_security_policy(
+                g.get("csp_nonce")
+            )
+            response.headers.setdefault("X-Frame-Options", "DENY")
         # Every dynamic answer is one person's view of one org, and some carry a
         # token shown once: no shared or disk cache keeps them.
         response.headers.setdefault("Cache-Control", "no-store")
         if not request.path.startswith(("/api/", "/scim/")):
             # The same URL answers a full page or a fragment; caches must tell them apart.
             response.vary.add("HX-Request")
-            response.headers.setdefault("X-Content-Type-Options", "nosniff")
             response.headers.setdefault("X-Frame-Options", "DENY")
         return response

@@ -4,7 +4,12 @@
    - [data-copy="#selector"] / [data-copy-text="..."]: copy to the clipboard, say "Copied".
    - .flash-close: remove the flash message it sits in.
    - <details class="dropdown">: close on outside click or Escape.
-   - htmx:responseError / htmx:sendError: a readable error flash at the top of <main>. */
+   - htmx:responseError / htmx:sendError: a readable error flash at the top of <main>.
+   - form[data-confirm="question"]: submits only when the person confirms.
+   - [data-reset-on-success] (an hx- form): cleared after a successful request, and the
+     element named by data-removes-on-success removed.
+   The pages' Content-Security-Policy runs no inline handler (onsubmit=, hx-on), so
+   behaviour lives here. */
 (function () {
   "use strict";
 
@@ -195,15 +200,30 @@
   });
 
   // A refused form answers 400/422 with the message by its field (and the request's
-  // writes rolled back). HTMX drops 4xx answers by default; a form marked
-  // data-swap-errors shows that answer where its result goes instead.
+  // writes rolled back); a rate-limited one (the Ask box) answers 429 with its message.
+  // HTMX drops 4xx answers by default; a form marked data-swap-errors shows that
+  // answer where its result goes instead.
   document.addEventListener("htmx:beforeSwap", function (event) {
     var detail = event.detail || {};
     var status = detail.xhr ? detail.xhr.status : 0;
-    if ((status === 400 || status === 422) && detail.elt && detail.elt.closest("[data-swap-errors]")) {
+    if ((status === 400 || status === 422 || status === 429) && detail.elt && detail.elt.closest("[data-swap-errors]")) {
       detail.shouldSwap = true;
       detail.isError = false;
     }
+  });
+
+  document.addEventListener("submit", function (event) {
+    var form = event.target instanceof Element ? event.target.closest("form[data-confirm]") : null;
+    if (form && !window.confirm(form.getAttribute("data-confirm"))) event.preventDefault();
+  });
+
+  document.addEventListener("htmx:afterRequest", function (event) {
+    var detail = event.detail || {};
+    var elt = detail.elt;
+    if (!detail.successful || !elt || !elt.hasAttribute || !elt.hasAttribute("data-reset-on-success")) return;
+    if (typeof elt.reset === "function") elt.reset();
+    var gone = query(elt.getAttribute("data-removes-on-success") || "");
+    if (gone && gone.parentNode) gone.parentNode.removeChild(gone);
   });
 
   document.addEventListener("htmx:responseError", function (event) {

@@ -41,6 +41,17 @@ _LAYOUT = dict(
 )
 
 
+def plain(text: str) -> str:
+    """User text (a project, person or label name) as Plotly shows it literally.
+
+    Plotly reads a subset of HTML in every string it draws (``<b>``, ``<br>``,
+    ``<a href>``, ``<span style>``), and a style's ``url(...)`` makes the browser
+    drawing the chart fetch it. Escaped with the three entities Plotly decodes
+    (``&amp;``, ``&lt;``, ``&gt;``), the text is drawn as written and never as markup.
+    """
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
 def _layout(fig: go.Figure, **extra: Any) -> go.Figure:
     fig.update_layout(**{**_LAYOUT, **extra})
     fig.update_yaxes(gridcolor="#eceef2", zeroline=False)
@@ -48,15 +59,22 @@ def _layout(fig: go.Figure, **extra: Any) -> go.Figure:
 
 
 def to_json(fig: go.Figure) -> str:
-    """Figure JSON safe to embed in ``<script type="application/json">``."""
-    return pio.to_json(fig, validate=False).replace("</", "<\\/")
+    """Figure JSON safe to embed in ``<script type="application/json">``: ``<``, ``>``
+    and ``&`` occur only inside JSON strings, and as ``\\u`` escapes neither ``</script``
+    nor ``<!--`` can change how the HTML parser reads the element."""
+    return (
+        pio.to_json(fig, validate=False)
+        .replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("&", "\\u0026")
+    )
 
 
 def breakdown_bar(values: dict[str, int], colors: dict[str, str] | None = None) -> go.Figure:
     keys = list(values)
     fig = go.Figure(
         go.Bar(
-            x=[k.capitalize() for k in keys],
+            x=[plain(k.capitalize()) for k in keys],
             y=[values[k] for k in keys],
             marker_color=[(colors or {}).get(k, ACCENT) for k in keys],
             hovertemplate="%{x}: %{y}<extra></extra>",
@@ -69,7 +87,7 @@ def donut(values: dict[str, int], colors: dict[str, str] | None = None) -> go.Fi
     keys = [k for k, v in values.items() if v]
     fig = go.Figure(
         go.Pie(
-            labels=[k.capitalize() for k in keys],
+            labels=[plain(k.capitalize()) for k in keys],
             values=[values[k] for k in keys],
             hole=0.55,
             marker=dict(colors=[(colors or {}).get(k, ACCENT) for k in keys]),
@@ -100,8 +118,10 @@ def workload_figure(rows: list[dict[str, Any]], limit: int = 15) -> go.Figure:
     # A category axis merges equal labels: two people of one name need their emails.
     taken = Counter(r["name"] for r in rows)
     names = [
-        (r["name"] if taken[r["name"]] == 1 else f"{r['name']} <{r['email']}>")
-        + (" (agent)" if r["kind"] == "agent" else "")
+        plain(
+            (r["name"] if taken[r["name"]] == 1 else f"{r['name']} <{r['email']}>")
+            + (" (agent)" if r["kind"] == "agent" else "")
+        )
         for r in rows
     ]
     fig = go.Figure()
@@ -134,7 +154,7 @@ def scatter_figure(points: list[dict[str, Any]]) -> go.Figure:
         go.Scatter(
             x=[p["scope"] for p in points],
             y=[p["completion_rate"] for p in points],
-            text=[f"{p['project_name']} · {p['name']}" for p in points],
+            text=[plain(f"{p['project_name']} · {p['name']}") for p in points],
             mode="markers",
             marker=dict(size=11, color=ACCENT, opacity=0.75),
             hovertemplate="%{text}<br>%{x} tasks, %{y:.1%} done<extra></extra>",
@@ -177,7 +197,8 @@ def forecast_figure(result: dict[str, Any]) -> go.Figure:
 
 def points_figure(points: list[dict[str, Any]], chart_type: str = "bar") -> go.Figure:
     """A custom chart or a widget: ``points`` are ``{key, value}``, largest first."""
-    keys = ["Unassigned" if p["key"] == UNASSIGNED else p["key"] for p in points]
+    raw = ["Unassigned" if p["key"] == UNASSIGNED else str(p["key"]) for p in points]
+    keys = [plain(k) for k in raw]
     values = [p["value"] for p in points]
     if chart_type in ("donut", "pie"):
         fig = go.Figure(
@@ -205,18 +226,19 @@ def points_figure(points: list[dict[str, Any]], chart_type: str = "bar") -> go.F
         # nothing), and half a category of room each side keeps end labels whole.
         fig.update_xaxes(type="category", range=[-0.5, len(keys) - 0.5])
         fig.update_yaxes(rangemode="tozero")
-        return _short_labels(_whole_ticks(_layout(fig), values), keys)
+        return _short_labels(_whole_ticks(_layout(fig), values), keys, raw)
     fig = go.Figure(
         go.Bar(x=keys, y=values, marker_color=ACCENT, hovertemplate="%{x}: %{y}<extra></extra>")
     )
     fig.update_xaxes(type="category")
-    return _short_labels(_whole_ticks(_layout(fig), values), keys)
+    return _short_labels(_whole_ticks(_layout(fig), values), keys, raw)
 
 
-def _short_labels(fig: go.Figure, keys: list[str]) -> go.Figure:
+def _short_labels(fig: go.Figure, keys: list[str], raw: list[str]) -> go.Figure:
     """Category labels cut to fit under their bar (the hover shows the whole name),
-    and room made below the plot for what is left."""
-    shown = [k if len(k) <= 16 else k[:15] + "…" for k in keys]
+    and room made below the plot for what is left. Cut before escaping, so no
+    entity is cut in half."""
+    shown = [plain(k if len(k) <= 16 else k[:15] + "…") for k in raw]
     fig.update_xaxes(tickmode="array", tickvals=keys, ticktext=shown, automargin=True)
     return fig
 

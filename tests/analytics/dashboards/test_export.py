@@ -80,3 +80,52 @@ def test_a_chart_renderer_failure_is_a_503_not_a_500(client, world: World, monke
     detail = resp.get_json()["detail"]
     assert "could not be drawn" in detail and "printable HTML" in detail
     assert "browser went away" not in detail
+
+
+NAMES = {
+    "ダッシュボード": "%E3%83%80%E3%83%83%E3%82%B7%E3%83%A5%E3%83%9C%E3%83%BC%E3%83%89.pdf",
+    "Панель": "%D0%BF%D0%B0%D0%BD%D0%B5%D0%BB%D1%8C.pdf",
+    "Πίνακας": "%CF%80%CE%AF%CE%BD%CE%B1%CE%BA%CE%B1%CF%82.pdf",
+    'Q3 "final"\r\nX-Injected: 1': "q3-final-x-injected-1.pdf",
+}
+
+
+def _disposition_ok(header: str, encoded: str) -> None:
+    """RFC 6266: an ASCII ``filename`` fallback and the name in ``filename*`` (RFC 5987)."""
+    assert header.startswith("attachment; filename=")
+    assert header.isascii() and "\r" not in header and "\n" not in header
+    fallback = header.split('filename="', 1)[1].split('"', 1)[0]
+    assert fallback.endswith(".pdf") and fallback.replace("-", "").replace(".", "").isalnum()
+    assert header.endswith(f"filename*=UTF-8''{encoded}")
+
+
+def test_pdf_download_name_works_in_any_script(client, world: World):
+    dash = new_dashboard(client, world.acme)
+    for name, encoded in NAMES.items():
+        renamed = client.patch(
+            world.url(f"/dashboards/{dash['id']}"), json={"name": name}, headers=world.acme.headers
+        )
+        assert renamed.status_code == 200, renamed.get_json()
+        resp = client.get(
+            world.url(f"/dashboards/{dash['id']}/export.pdf"), headers=world.acme.headers
+        )
+        assert resp.status_code == 200, (name, resp.get_data(as_text=True)[:200])
+        assert resp.headers.get("X-Injected") is None
+        _disposition_ok(resp.headers["Content-Disposition"], encoded)
+
+
+def test_pdf_with_a_japanese_name_answers_on_a_real_server(live_server, client, world: World):
+    """The werkzeug server used to hang on a header it could not encode."""
+    import requests
+
+    dash = new_dashboard(client, world.acme, name="ダッシュボード")
+    resp = requests.get(
+        live_server.url + world.url(f"/dashboards/{dash['id']}/export.pdf"),
+        headers=world.acme.headers,
+        timeout=10,
+    )
+    assert resp.status_code == 200
+    assert resp.content.startswith(b"%PDF")
+    assert resp.headers["Content-Disposition"] == (
+        "attachment; filename=\"dashboard.pdf\"; filename*=UTF-8''" + NAMES["ダッシュボード"]
+    )

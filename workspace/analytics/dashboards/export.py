@@ -6,6 +6,11 @@ are drawn in the browser from the same figures, by the same script, as the page.
 PDF: WeasyPrint runs no JavaScript, so each chart is rendered server-side to SVG by
 Plotly through kaleido 1.x, which drives a Chromium (Debian's /usr/bin/chromium or
 ``BROWSER_PATH``). Without a Chromium the PDF is unavailable and says so.
+
+Neither renderer fetches anything (docs/security.md#rendering-isolation): chart text
+is plain text (``charts.plain``); kaleido's page carries a Content-Security-Policy
+that lets it load only its own two local scripts, with MathJax (a CDN script) off;
+WeasyPrint's fetcher refuses every URL but an inline ``data:`` one.
 """
 
 from __future__ import annotations
@@ -14,10 +19,13 @@ import atexit
 import functools
 import logging
 import os
+import re
 import shutil
 import threading
+import unicodedata
 from datetime import UTC, datetime
 from pathlib import Path
+from urllib.parse import quote
 
 from flask import current_app, render_template
 from markupsafe import Markup
@@ -62,6 +70,28 @@ def render_html(dashboard: Dashboard, views: list[WidgetView], view_filter: str 
     )
 
 
+def _slug(text: str) -> str:
+    return re.sub(r"-{2,}", "-", "".join(c if c.isalnum() else "-" for c in text.lower())).strip(
+        "-"
+    )
+
+
+def attachment_disposition(name: str, extension: str) -> str:
+    """``Content-Disposition`` for a download named after user text (RFC 6266): the
+    name as a slug in ``filename*=UTF-8''…`` (RFC 5987, percent-encoded, so any script
+    works), and an ASCII ``filename="…"`` for clients that read only that. Only
+    letters, digits and dashes survive, so no quote, CR or LF reaches the header."""
+    unicode_name = _slug(unicodedata.normalize("NFC", name)) or "dashboard"
+    ascii_name = (
+        _slug(unicodedata.normalize("NFKD", unicode_name).encode("ascii", "ignore").decode())
+        or "dashboard"
+    )
+    return (
+        f'attachment; filename="{ascii_name}.{extension}"; '
+        f"filename*=UTF-8''{quote(f'{unicode_name}.{extension}', safe='')}"
+    )
+
+
 def chromium_path() -> str | None:
     """The browser kaleido will drive, or None when the server has none."""
     configured = os.environ.get("BROWSER_PATH")
@@ -91,15 +121,44 @@ def _kaleido():
             path = chromium_path()
             if path:
                 os.environ.setdefault("BROWSER_PATH", path)
-            kaleido.start_sync_server(silence_warnings=True)
+            kaleido.start_sync_server(page_generator=_isolated_page(), silence_warnings=True)
             atexit.register(kaleido.stop_sync_server, silence_warnings=True)
     return kaleido
 
 
+#: The policy of the page kaleido draws in. Its scripts are local files (plotly.js from
+#: the plotly package, kaleido's own); everything else the page could start (a CSS
+#: ``url()`` in a label's style, an image, a font, a fetch) is refused by the browser.
+KALEIDO_CSP = (
+    "default-src 'none'; script-src file:; style-src 'unsafe-inline'; "
+    "img-src data: blob:; font-src data:; connect-src 'none'; base-uri 'none'; "
+    "form-action 'none'"
+)
+
+
+def _isolated_page():
+    """kaleido's page generator with the policy above and MathJax off (kaleido's
+    default loads it from a CDN when the browser starts)."""
+    from kaleido import PageGenerator
+
+    class IsolatedPage(PageGenerator):
+        header = PageGenerator.header.replace(
+            "<head>",
+            f'<head>\n        <meta http-equiv="Content-Security-Policy" content="{KALEIDO_CSP}">',
+            1,
+        )
+
+    if KALEIDO_CSP not in IsolatedPage.header:  # fail closed: no policy, no drawing
+        raise RuntimeError("kaleido's page header changed shape; the policy is missing")
+    return IsolatedPage(mathjax=False)
+
+
 def chart_svg(view: WidgetView, width: int) -> str:
-    data = _kaleido().calc_fig_sync(
-        view.figure, opts={"format": "svg", "width": width, "height": 300}
-    )
+    return figure_svg(view.figure, width)
+
+
+def figure_svg(figure, width: int) -> str:
+    data = _kaleido().calc_fig_sync(figure, opts={"format": "svg", "width": width, "height": 300})
     svg = data.decode("utf-8") if isinstance(data, bytes) else data
     return svg
 
@@ -134,4 +193,19 @@ def render_pdf(dashboard: Dashboard, views: list[WidgetView], view_filter: str |
         pdf=True,
         printed_at=datetime.now(UTC),
     )
-    return HTML(string=html, base_url=current_app.static_folder).write_pdf()
+    return HTML(string=html, url_fetcher=inline_only_fetcher()).write_pdf()
+
+
+def inline_only_fetcher():
+    """WeasyPrint's fetcher, refusing every URL but ``data:``: the page is one inline
+    document, so a URL in it can only come from user text and is never fetched."""
+    from weasyprint import URLFetcher
+
+    class InlineOnly(URLFetcher):
+        def fetch(self, url, headers=None):
+            if not url.lower().startswith("data:"):
+                log.warning("PDF export refused to fetch %.200s", url)
+                raise ValueError("the PDF export fetches nothing")
+            return super().fetch(url, headers)
+
+    return InlineOnly(allowed_protocols=("data",), allow_redirects=False)

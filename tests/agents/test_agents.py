@@ -6,6 +6,7 @@ from __future__ import annotations
 import uuid
 
 import pytest
+from sqlalchemy import select
 
 from tests.agents.conftest import make_project, make_task, states_by_name
 from tests.conftest import add_person
@@ -389,3 +390,75 @@ def test_an_agent_asking_is_recorded_as_the_agent(client, app, acme):
     with app.app_context():
         run = db.session.get(AiRun, uuid.UUID(resp.get_json()["ai_run_id"]))
         assert (run.actor_kind, str(run.account_id)) == ("agent", agent["id"])
+
+
+def test_an_agent_acts_only_inside_the_projects_it_was_granted(client, app, acme, project):
+    """docs/security.md#agents: an agent's token on the JSON API cannot widen its own
+    reach (create a project it would administer, create dashboards, grant roles) until
+    an org owner or admin explicitly gives it that right."""
+    agent = create_agent(client, acme, project_ids=[project["id"]])
+    headers = bearer(agent["token"])
+    mia = add_person(app, acme.org_id, "mia@acme.test")
+    # Its own project: it works on tasks there, as granted.
+    resp = client.post(
+        acme.url(f"/projects/{project['id']}/tasks"), json={"title": "x"}, headers=headers
+    )
+    assert resp.status_code == 201, resp.get_json()
+    # Widening its reach is refused, with a message that says who can allow it.
+    refused = [
+        client.post(
+            acme.url("/projects"), json={"name": "Mine", "identifier": "MINE"}, headers=headers
+        ),
+        client.post(acme.url("/dashboards"), json={"name": "Mine"}, headers=headers),
+        client.post(
+            acme.url(f"/projects/{project['id']}/members"),
+            json={"account_id": str(mia.owner_id), "role": "admin"},
+            headers=headers,
+        ),
+        client.get(acme.url("/agents"), headers=headers),
+    ]
+    for resp in refused:
+        assert resp.status_code == 403, (resp.request.path, resp.get_json())
+    assert "org owner or admin" in refused[0].get_json()["detail"]
+    # An explicit grant: a project admin makes the agent admin of that project only.
+    resp = client.post(
+        acme.url(f"/projects/{project['id']}/members"),
+        json={"account_id": agent["id"], "role": "admin"},
+        headers=acme.headers,
+    )
+    assert resp.status_code == 201, resp.get_json()
+    resp = client.post(
+        acme.url(f"/projects/{project['id']}/members"),
+        json={"account_id": str(mia.owner_id), "role": "member"},
+        headers=headers,
+    )
+    assert resp.status_code == 201, resp.get_json()
+    assert (
+        client.post(
+            acme.url("/projects"), json={"name": "M", "identifier": "MM"}, headers=headers
+        ).status_code
+        == 403
+    )
+    # The org-wide right: an owner makes the agent an org admin.
+    with app.app_context():
+        from workspace.core.models import OrgMember, OrgRole
+        from workspace.extensions import db
+
+        member = db.session.scalar(
+            select(OrgMember).where(
+                OrgMember.org_id == acme.org_id, OrgMember.account_id == uuid.UUID(agent["id"])
+            )
+        )
+        member.role = OrgRole.ADMIN
+        db.session.commit()
+    resp = client.post(acme.url("/dashboards"), json={"name": "Mine"}, headers=headers)
+    assert resp.status_code == 201, resp.get_json()
+
+
+def test_list_tasks_of_another_orgs_project_is_a_404(client, acme, globex, project):
+    agent = create_agent(client, acme, project_ids=[project["id"]])
+    other = make_project(client, globex, "G", "G")
+    make_task(client, globex, other["id"])
+    resp = call(client, agent, "list_tasks", project_id=other["id"])
+    assert resp.status_code == 404, resp.get_json()
+    assert ok(call(client, agent, "list_tasks", project_id=project["id"]))["total"] == 0

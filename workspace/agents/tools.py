@@ -155,6 +155,9 @@ def list_projects(access: Access, _args: NoArgs) -> list[dict[str, Any]]:
 
 
 def list_tasks(access: Access, args: ListTasksArgs) -> dict[str, Any]:
+    if args.project_id is not None:
+        # Another org's project is a 404, as in every other lookup, not an empty list.
+        projects.get_project(access.org.id, args.project_id)
     flt = tasks.TaskFilter(
         project_id=args.project_id,
         state_category=args.state_category,

@@ -183,6 +183,28 @@ def _as_text(value: Any) -> str | None:
     return _preview(value.isoformat() if isinstance(value, date) else str(value))
 
 
+def lock_task(task: Task) -> None:
+    """Serialize writes to one task on its row, then read the task again.
+
+    Each history row records the old value it replaced; two PATCHes that both read the
+    task before either writes would both record the same old value and break the chain
+    that flow and forecast replay (docs/security.md#concurrency). The first statement
+    is a no-op write to the row: PostgreSQL takes the row lock (the ``SELECT ... FOR
+    UPDATE`` that follows says so), SQLite takes its database write lock, so a second writer waits
+    for the first to commit (``busy_timeout``). The refresh then reads the values
+    committed by whoever wrote before us.
+    """
+    db.session.flush()
+    db.session.execute(
+        update(Task)
+        .where(Task.id == task.id)
+        .values(sequence=Task.sequence)
+        .execution_options(synchronize_session=False)
+    )
+    db.session.execute(select(Task.id).where(Task.id == task.id).with_for_update())
+    db.session.refresh(task)
+
+
 def update_task(
     task: Task, actor_id: uuid.UUID | None, changes: dict[str, Any], *, at: datetime | None = None
 ) -> list[TaskActivity]:
@@ -194,9 +216,10 @@ def update_task(
     for required in NOT_NULL:
         if required in changes and changes[required] is None:
             raise ServiceError(f"{required} cannot be null.", field=required)
+    lock_task(task)
     project = db.session.get(Project, task.project_id)
     _check_refs(project, {k: v for k, v in changes.items() if k != "state_id"})
-    now = at or utcnow()
+    now = at or utcnow()  # after the lock: the history's order is the order of the writes
     written: list[TaskActivity] = []
 
     def log(field: str, old: Any, new: Any, **extra: Any) -> None:

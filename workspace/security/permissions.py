@@ -44,6 +44,12 @@ class Rule:
     caller: str | None = None
     #: What a refused caller reads.
     message: str = "You are not allowed to do this."
+    #: Whether an agent may take the action on an ordinary membership. An agent acts
+    #: only inside the projects it was granted (its project roles), so the actions that
+    #: would widen its reach (creating projects or dashboards, managing the org) say
+    #: False: an agent takes them only when an org owner or admin has explicitly
+    #: given it the admin role (docs/security.md#agents).
+    agents: bool = True
 
 
 # -- object rules ------------------------------------------------------------------------
@@ -70,12 +76,16 @@ def dashboard_editable(access: Access, dashboard: Any) -> None:
 ACTIONS: dict[str, Rule] = {
     "org.read": Rule(),
     "org.manage_settings": Rule(
-        org_role=OrgRole.ADMIN, message="Only an org owner or admin can change these settings."
+        org_role=OrgRole.ADMIN,
+        agents=False,
+        message="Only an org owner or admin can change these settings.",
     ),
     "org.manage_members": Rule(
-        org_role=OrgRole.ADMIN, message="Only an org owner or admin can manage members."
+        org_role=OrgRole.ADMIN,
+        agents=False,
+        message="Only an org owner or admin can manage members.",
     ),
-    "project.create": Rule(),
+    "project.create": Rule(agents=False),
     "project.read": Rule(),
     "project.edit": Rule(
         project_role=ProjectRole.ADMIN, message="Only a project admin can change this project."
@@ -98,8 +108,9 @@ ACTIONS: dict[str, Rule] = {
         message="You need the member role in this project to change its tasks.",
     ),
     "analytics.read": Rule(),
+    "dashboard.create": Rule(agents=False),
     "dashboard.read": Rule(object_rule=dashboard_readable),
-    "dashboard.edit": Rule(object_rule=dashboard_editable),
+    "dashboard.edit": Rule(object_rule=dashboard_editable, agents=False),
     "ai.ask": Rule(),
     "agent.use_tools": Rule(
         caller="agent",
@@ -162,6 +173,8 @@ def can(access: Access, action: str, project_id: uuid.UUID | None = None) -> boo
     rule = ACTIONS[action]
     if rule.caller == "agent" and not access.account.is_agent:
         return False
+    if _agent_refused(access, rule):
+        return False
     if _ORG_RANK[access.role] < _ORG_RANK[rule.org_role]:
         return False
     if rule.project_role is None:
@@ -172,10 +185,22 @@ def can(access: Access, action: str, project_id: uuid.UUID | None = None) -> boo
     return role is not None and role.rank >= rule.project_role.rank
 
 
+AGENT_REFUSED = (
+    "An agent cannot do this: it acts only inside the projects it was granted. "
+    "An org owner or admin can give it this right by making it an org admin."
+)
+
+
+def _agent_refused(access: Access, rule: Rule) -> bool:
+    """An agent taking an action agents may not take, without the explicit admin role."""
+    return access.account.is_agent and not rule.agents and not access.is_admin
+
+
 def require(access: Access, action: str, project_id: uuid.UUID | None = None) -> None:
     """Raise :class:`ForbiddenError` with the action's message unless :func:`can`."""
     if not can(access, action, project_id):
-        raise ForbiddenError(ACTIONS[action].message)
+        rule = ACTIONS[action]
+        raise ForbiddenError(AGENT_REFUSED if _agent_refused(access, rule) else rule.message)
 
 
 def require_object(access: Access, obj: Any, action: str | None = None) -> None:

@@ -52,7 +52,7 @@ def list_dashboards(org_id: uuid.UUID, access: Access):
     body=DashboardCreate,
     response=DashboardOut,
     status=201,
-    action="analytics.read",
+    action="dashboard.create",
 )
 def create_dashboard(org_id: uuid.UUID, access: Access, body: DashboardCreate):
     dashboard = service.create_dashboard(access.org, access.account.id, body.name, body.pql_filter)
@@ -231,9 +231,8 @@ def export_html(org_id: uuid.UUID, dashboard_id: uuid.UUID, access: Access, quer
 def export_pdf(org_id: uuid.UUID, dashboard_id: uuid.UUID, access: Access, query: ViewQuery):
     dashboard = service.load_dashboard(access, dashboard_id)
     pdf = export.render_pdf(dashboard, _views(access, dashboard, query.filter), query.filter)
-    filename = "".join(c if c.isalnum() else "-" for c in dashboard.name.lower()).strip("-")
     return Response(
         pdf,
         mimetype="application/pdf",
-        headers={"Content-Disposition": f'attachment; filename="{filename or "dashboard"}.pdf"'},
+        headers={"Content-Disposition": export.attachment_disposition(dashboard.name, "pdf")},
     )

@@ -11,11 +11,12 @@ commits.
 
 from __future__ import annotations
 
+import math
 import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from sqlalchemy import or_, select
+from sqlalchemy import or_, select, update
 
 from workspace.analytics.dashboards.models import SPANS, Dashboard, Visibility, Widget
 from workspace.analytics.pql import PQLError, compile_pql
@@ -26,6 +27,7 @@ from workspace.core.models import Org, Project
 from workspace.errors import NotFoundError, ServiceError
 from workspace.extensions import db
 from workspace.security.permissions import Access, require_object
+from workspace.types import utcnow
 
 WIDGET_FIELDS = ("title", "chart_type", "metric", "dimension", "project_id", "filter", "span")
 MAX_TITLE = 200
@@ -119,9 +121,22 @@ def _choice(value: Any, allowed: tuple[str, ...]) -> str:
 
 
 def _span(value: Any) -> int:
+    """1 or 2; any other value falls back to 1, but a number that is not finite
+    (1e400 read as infinity, Infinity, NaN, also written as text) is refused: it is no
+    span at all, and ``int()`` of it would raise (docs/security.md#limits)."""
+    if isinstance(value, str):
+        try:
+            number: Any = float(value.strip())
+        except ValueError:
+            number = None
+    else:
+        number = value
+    if isinstance(number, float) and not math.isfinite(number):
+        allowed = " or ".join(str(s) for s in SPANS)
+        raise ServiceError(f"The span must be a finite number: {allowed}.", field="span")
     try:
         span = int(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return 1
     return span if span in SPANS else 1
 
@@ -216,6 +231,43 @@ def set_visibility(dashboard: Dashboard, actor_id: uuid.UUID, visibility: Visibi
 # -- widgets --------------------------------------------------------------------------
 
 
+def lock_dashboard(dashboard: Dashboard) -> None:
+    """Serialize widget writes on the dashboard row, then re-read its widgets.
+
+    Positions are read, then written: two requests that both read them before either
+    writes hand out the same position, or renumber rows the other just deleted (a
+    StaleDataError). So every widget write first takes the dashboard row's lock and
+    only then reads the widgets, as they are now (docs/security.md#concurrency).
+
+    The first statement is a write (the dashboard's ``updated_at``): on PostgreSQL
+    the UPDATE takes the row lock (``SELECT ... FOR UPDATE`` follows, to say so), and
+    on SQLite it takes the database write lock before any position is read, so a
+    second writer waits for the first to commit (``busy_timeout``) instead of working
+    from a stale read. A dashboard deleted meanwhile is a 404.
+    """
+    db.session.flush()
+    locked = db.session.execute(
+        update(Dashboard)
+        .where(Dashboard.id == dashboard.id)
+        .values(updated_at=utcnow())
+        .execution_options(synchronize_session=False)
+    )
+    if locked.rowcount == 0:
+        raise NotFoundError("No such dashboard.")
+    # What this session read before the lock may be stale: read it again.
+    for widget in list(dashboard.__dict__.get("widgets", ())):
+        db.session.expire(widget)
+    db.session.expire(dashboard)
+    db.session.execute(select(Dashboard.id).where(Dashboard.id == dashboard.id).with_for_update())
+
+
+def _locked_widget(dashboard: Dashboard, widget: Widget) -> Widget:
+    """``widget`` after :func:`lock_dashboard`; removed by another request: a 404."""
+    widget_id = widget.id  # read before the lock expires it
+    lock_dashboard(dashboard)
+    return get_widget(dashboard, widget_id)
+
+
 def widget_settings(widget: Widget) -> dict[str, Any]:
     return {key: getattr(widget, key) for key in WIDGET_FIELDS}
 
@@ -225,6 +277,7 @@ def add_widget(
 ) -> Widget:
     """Appended after the last widget."""
     values = widget_values(org, actor_id, raw, {})
+    lock_dashboard(dashboard)
     widget = Widget(dashboard_id=dashboard.id, position=len(dashboard.widgets), **values)
     dashboard.widgets.append(widget)
     db.session.flush()
@@ -239,6 +292,7 @@ def add_widget(
 
 
 def update_widget(widget: Widget, org: Org, actor_id: uuid.UUID, raw: Mapping[str, Any]) -> Widget:
+    widget = _locked_widget(widget.dashboard, widget)
     values = widget_values(org, actor_id, raw, widget_settings(widget))
     for key, value in values.items():
         setattr(widget, key, value)
@@ -254,6 +308,7 @@ def update_widget(widget: Widget, org: Org, actor_id: uuid.UUID, raw: Mapping[st
 
 
 def remove_widget(dashboard: Dashboard, widget: Widget, actor_id: uuid.UUID) -> None:
+    widget = _locked_widget(dashboard, widget)
     dashboard.widgets.remove(widget)
     _renumber(dashboard.widgets)
     record_event(
@@ -271,6 +326,7 @@ def reorder_widgets(
 ) -> list[Widget]:
     """Widgets in the given order; ids left out keep their relative order after the
     named ones (a stale browser tab cannot lose a widget); unknown ids are a 400."""
+    lock_dashboard(dashboard)
     by_id = {w.id: w for w in dashboard.widgets}
     unknown = [str(i) for i in ordered_ids if i not in by_id]
     if unknown:

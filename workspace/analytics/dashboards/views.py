@@ -64,7 +64,7 @@ def index(org: str, access: Access):
 
 
 @bp.post("")
-@page(action="analytics.read")
+@page(action="dashboard.create")
 def create(org: str, access: Access):
     try:
         form = parse_form(DashboardCreate)

@@ -14,20 +14,78 @@ base layer so core schemas, the API and every capability share it.
 
 from __future__ import annotations
 
+import functools
+import types
+import typing
 from collections.abc import Mapping
 from typing import Any, TypeVar
 
 from flask import request
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 from werkzeug.datastructures import MultiDict
 
 from workspace.errors import InputError, ServiceError, UnsupportedMediaError
 
 
+def _is_boolean(annotation: Any) -> bool:
+    """``bool`` or ``bool | None``."""
+    if annotation is bool:
+        return True
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(annotation) if a is not type(None)]
+        return args == [bool]
+    return False
+
+
+@functools.cache
+def boolean_fields(model: type[BaseModel]) -> frozenset[str]:
+    """The fields of ``model`` typed ``bool`` (or ``bool | None``)."""
+    return frozenset(
+        name for name, info in model.model_fields.items() if _is_boolean(info.annotation)
+    )
+
+
 class InputModel(BaseModel):
-    """Request bodies and query strings: unknown fields are an error, not a shrug."""
+    """Request bodies and query strings: unknown fields are an error, not a shrug.
+
+    A boolean is a JSON ``true`` or ``false``: ``0``, ``1`` or ``"yes"`` are refused, as
+    the OpenAPI document's ``"type": "boolean"`` says (pydantic alone would take them).
+    HTML forms send text; :func:`parse_form` turns a checkbox's spellings into booleans
+    before the model sees them.
+    """
 
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _booleans_are_json_booleans(cls, value: Any, info: ValidationInfo) -> Any:
+        if (
+            info.field_name in boolean_fields(cls)
+            and value is not None
+            and not isinstance(value, bool)
+        ):
+            raise ValueError("Input should be true or false")
+        return value
+
+
+def _no_default(schema: dict[str, Any]) -> None:
+    schema.pop("default", None)
+
+
+def absent() -> Any:
+    """The default of a PATCH field that may be left out (unchanged) but not set to
+    null: ``title: Title = absent()``. The field's type has no ``None``, so an explicit
+    null is refused by the model (400 on the field), and the OpenAPI document says the
+    field is optional and not nullable. A field that null clears is ``X | None = None``.
+    """
+    return Field(default=None, json_schema_extra=_no_default)
 
 
 class QueryModel(BaseModel):
@@ -70,6 +128,23 @@ def validate(model: type[M], data: Any, message: str) -> M:
         raise InputError(message, validation_errors(exc)) from exc
 
 
+#: What an HTML form sends for a ticked or unticked box (``with_checkboxes`` adds "false").
+_FORM_BOOLEANS = {"true": True, "on": True, "1": True, "yes": True}
+_FORM_BOOLEANS |= {"false": False, "off": False, "0": False, "no": False}
+
+
+def _form_booleans(model: type[BaseModel], data: dict[str, Any]) -> dict[str, Any]:
+    """A form's checkbox spellings as booleans; anything else is left for the model to
+    refuse."""
+    for name in boolean_fields(model):
+        info = model.model_fields[name]
+        key = info.alias or name
+        value = data.get(key)
+        if isinstance(value, str) and value.strip().lower() in _FORM_BOOLEANS:
+            data[key] = _FORM_BOOLEANS[value.strip().lower()]
+    return data
+
+
 def _from_multidict(model: type[BaseModel], values: MultiDict, *, blank_is_absent: bool) -> dict:
     data: dict[str, Any] = {}
     for name, info in model.model_fields.items():
@@ -94,13 +169,13 @@ def parse_form(model: type[M], form: Mapping[str, Any] | None = None) -> M:
     values = form if form is not None else request.form
     if not isinstance(values, MultiDict):
         values = MultiDict(values)
-    data = _from_multidict(model, values, blank_is_absent=True)
+    data = _form_booleans(model, _from_multidict(model, values, blank_is_absent=True))
     return validate(model, data, "Some fields need your attention.")
 
 
 def parse_query(model: type[M]) -> M:
     """The query string through its model (repeated keys for list fields)."""
-    data = _from_multidict(model, request.args, blank_is_absent=False)
+    data = _form_booleans(model, _from_multidict(model, request.args, blank_is_absent=False))
     return validate(model, data, "Some query parameters are invalid.")
 
 

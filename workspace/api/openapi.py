@@ -21,6 +21,26 @@ _PARAM_SCHEMAS = {
 }
 
 
+def _strings_have_content(schema: Any) -> Any:
+    """Input models strip whitespace before they check a length, so a required text
+    (``minLength`` 1 or more) must hold something besides whitespace: say so with a
+    pattern, or the document would call ``" "`` valid while the model refuses it."""
+    if isinstance(schema, dict):
+        if (
+            schema.get("type") == "string"
+            and schema.get("minLength", 0) >= 1
+            and "pattern" not in schema
+            and "format" not in schema
+        ):
+            schema["pattern"] = r"\S"
+        for value in schema.values():
+            _strings_have_content(value)
+    elif isinstance(schema, list):
+        for item in schema:
+            _strings_have_content(item)
+    return schema
+
+
 class _Components:
     def __init__(self) -> None:
         self.schemas: dict[str, Any] = {
@@ -48,6 +68,8 @@ class _Components:
 
     def ref(self, model: type[BaseModel], mode: str) -> dict[str, str]:
         schema = model.model_json_schema(ref_template=_REF, mode=mode)
+        if mode == "validation":
+            _strings_have_content(schema)
         self.schemas.update(schema.pop("$defs", {}))
         self.schemas[model.__name__] = schema
         return {"$ref": _REF.format(model=model.__name__)}
@@ -63,7 +85,7 @@ class _Components:
 
 
 def _query_parameters(model: type[BaseModel]) -> list[dict[str, Any]]:
-    schema = model.model_json_schema(mode="validation")
+    schema = _strings_have_content(model.model_json_schema(mode="validation"))
     required = set(schema.get("required", []))
     params = []
     for name, prop in schema.get("properties", {}).items():
@@ -109,8 +131,13 @@ def build_openapi(app: Flask) -> dict[str, Any]:
                     }
                 }
             responses[str(spec.status)] = {"description": spec.summary, "content": content}
-        codes = set(spec.errors) | ({401} if spec.auth else set())
-        if spec.body is not None:
+        # Every bearer-authenticated operation may answer 429: an address that sent too
+        # many wrong tokens is refused before the token is looked at.
+        codes = set(spec.errors) | ({401, 429} if spec.auth else set())
+        # A view that reads its own JSON body (an agent tool's arguments) says so by
+        # declaring 415: the document then shows an optional JSON object body.
+        reads_own_body = spec.body is None and 415 in spec.errors
+        if spec.body is not None or reads_own_body:
             codes |= {400, 413, 415}
         for code in sorted(codes):
             responses[str(code)] = {
@@ -132,6 +159,11 @@ def build_openapi(app: Flask) -> dict[str, Any]:
                 "content": {
                     "application/json": {"schema": components.ref(spec.body, "validation")}
                 },
+            }
+        elif reads_own_body:
+            op["requestBody"] = {
+                "required": False,
+                "content": {"application/json": {"schema": {"type": "object"}}},
             }
         if not spec.auth:
             op["security"] = []

@@ -34,6 +34,7 @@ class ApiError(Exception):
         errors: list[dict[str, str]] | None = None,
         title: str | None = None,
         type_: str = "about:blank",
+        allow: list[str] | None = None,
     ) -> None:
         super().__init__(detail)
         self.status = status
@@ -41,6 +42,8 @@ class ApiError(Exception):
         self.errors = errors
         self.title = title or _TITLES.get(status, "Error")
         self.type = type_
+        #: A 405's methods the URL does answer (RFC 9110: the ``Allow`` header is required).
+        self.allow = allow
 
 
 def problem_response(error: ApiError) -> Response:
@@ -55,6 +58,8 @@ def problem_response(error: ApiError) -> Response:
     response = Response(json.dumps(body), status=error.status, mimetype=PROBLEM_TYPE)
     if error.status == 401:
         response.headers["WWW-Authenticate"] = 'Bearer realm="workspace"'
+    if error.allow:
+        response.headers["Allow"] = ", ".join(error.allow)
     return response
 
 
@@ -67,4 +72,5 @@ def from_http_exception(exc: HTTPException) -> ApiError:
         detail = "The request body is larger than the 1 MiB this API accepts."
     field = getattr(exc, "field", None)  # set by input checks that know the culprit
     errors = [{"field": field, "message": detail}] if field else None
-    return ApiError(code, detail, errors=errors)
+    allow = sorted(getattr(exc, "valid_methods", None) or []) if code == 405 else None
+    return ApiError(code, detail, errors=errors, allow=allow)

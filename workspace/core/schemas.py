@@ -12,7 +12,7 @@ from pydantic import Field, StringConstraints
 
 from workspace.core.models import Priority, ProjectRole, StateCategory, TaskKind
 from workspace.core.tasks import MAX_OFFSET
-from workspace.inputs import InputModel, OutputModel, QueryModel
+from workspace.inputs import InputModel, OutputModel, QueryModel, absent
 
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
 Title = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)]
@@ -128,18 +128,19 @@ class TaskCreate(InputModel):
 
 
 class TaskPatch(InputModel):
-    """Only the fields present change; ``null`` clears a nullable field."""
+    """Only the fields present change; ``null`` clears the assignee, cycle, module or
+    due date. The others are never empty: a value, or left out."""
 
-    title: Title | None = None
-    description: Text | None = None
-    state_id: uuid.UUID | None = None
-    priority: Priority | None = None
-    kind: TaskKind | None = None
+    title: Title = absent()
+    description: Text = absent()
+    state_id: uuid.UUID = absent()
+    priority: Priority = absent()
+    kind: TaskKind = absent()
     assignee_id: uuid.UUID | None = None
     cycle_id: uuid.UUID | None = None
     module_id: uuid.UUID | None = None
     due_date: date | None = None
-    archived: bool | None = None
+    archived: bool = absent()
 
 
 class TaskOut(OutputModel):

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from workspace.inputs import InputModel, OutputModel, QueryModel
+from workspace.inputs import InputModel, OutputModel, QueryModel, absent
 
 Name = Annotated[str, Field(min_length=1, max_length=200)]
 PQL = Annotated[str | None, Field(max_length=2000)]
@@ -42,7 +42,7 @@ class DashboardCreate(InputModel):
 class DashboardPatch(InputModel):
     """Only the properties sent change; ``pql_filter`` null or "" clears it."""
 
-    name: Name | None = None
+    name: Name = absent()  # never empty: a name, or left out
     pql_filter: PQL = None
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from typing import Literal
 
-from pydantic import Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
 from workspace.inputs import InputModel, OutputModel
 
@@ -71,6 +71,16 @@ class GroupMappingOut(OutputModel):
 
 
 class SyncPreviewIn(InputModel):
+    # The document says what ``_one_person`` refuses: not both an email and a member id.
+    model_config = ConfigDict(
+        json_schema_extra={
+            "not": {
+                "required": ["email", "member_id"],
+                "properties": {"email": {"type": "string"}, "member_id": {"type": "string"}},
+            }
+        }
+    )
+
     email: str | None = Field(default=None, max_length=320)
     member_id: uuid.UUID | None = None
     groups: list[str] = Field(default_factory=list, max_length=500)

@@ -61,6 +61,13 @@ def load_config(instance_path: str) -> dict:
         "OUTBOUND_DEADLINE": float(
             os.environ.get("OUTBOUND_DEADLINE") or max(15.0, outbound_timeout)
         ),
+        # An org's SCIM token provisions only emails on domains that org verified. Only
+        # the operator (never an org admin) may lift it: a single-tenant deployment, or
+        # a conformance harness whose tester invents a random domain per user.
+        "SCIM_REQUIRE_VERIFIED_DOMAIN": os.environ.get("SCIM_REQUIRE_VERIFIED_DOMAIN", "true")
+        .strip()
+        .lower()
+        not in ("0", "false", "no", "off"),
         "RATELIMIT_STORAGE_URI": os.environ.get("RATELIMIT_STORAGE_URI", "memory://"),
         "RATELIMIT_HEADERS_ENABLED": True,
         # How many proxies in front of the app set X-Forwarded-For/-Proto (the TLS

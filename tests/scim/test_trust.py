@@ -102,3 +102,13 @@ def test_accounts_scim_created_are_linked_and_stay_manageable(app, scim):
     assert scim.delete(f"/Users/{user['id']}").status_code == 204
     scim.create("new@example.test")
     assert member_state(app, scim.org.org_id, "new@example.test") == (True, "member")
+
+
+def test_only_the_operator_lifts_the_domain_rule(tmp_path, monkeypatch):
+    """The switch is server configuration read from the environment, on by default."""
+    from workspace.config import load_config
+
+    monkeypatch.delenv("SCIM_REQUIRE_VERIFIED_DOMAIN", raising=False)
+    assert load_config(str(tmp_path))["SCIM_REQUIRE_VERIFIED_DOMAIN"] is True
+    monkeypatch.setenv("SCIM_REQUIRE_VERIFIED_DOMAIN", "false")
+    assert load_config(str(tmp_path))["SCIM_REQUIRE_VERIFIED_DOMAIN"] is False

@@ -8,6 +8,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 
+from flask import current_app
 from scim2_models import (
     ConflictException,
     ForbiddenException,
@@ -123,7 +124,8 @@ def _taken(attrs: Attributes) -> UniquenessException:
 
 def _create(org: Org, attrs: Attributes, token_prefix: str) -> ScimMember:
     email = email_of(attrs)
-    if not linking.domain_is_verified(org.id, email):
+    trust_domains = current_app.config.get("SCIM_REQUIRE_VERIFIED_DOMAIN", True)
+    if trust_domains and not linking.domain_is_verified(org.id, email):
         domain = linking.email_domain(email)
         raise ForbiddenException(
             detail=f"{domain} is not a domain this organization has verified, so its SCIM "

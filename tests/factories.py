@@ -132,3 +132,41 @@ def get_json(client, org: OrgFixture, path: str, **params: Any) -> Any:
     resp = client.get(org.url(path), query_string=params, headers=org.headers)
     assert resp.status_code == 200, resp.get_json()
     return resp.get_json()
+
+
+def rate_limited_app(app: Flask, **extra: Any) -> Flask:
+    """A second app on the same database with rate limits on (the shared test app runs
+    with them off). Callers reset ``limiter`` and turn it off again when done."""
+    from workspace import create_app
+
+    keys = ("SQLALCHEMY_DATABASE_URI", "SECRET_KEY", "ENCRYPTION_KEY")
+    return create_app(
+        {
+            **{k: app.config[k] for k in keys},
+            "TESTING": True,
+            "WTF_CSRF_ENABLED": False,
+            "RATELIMIT_ENABLED": True,
+            "RATELIMIT_STORAGE_URI": "memory://",
+            "PASSWORD_HASH_METHOD": app.config.get("PASSWORD_HASH_METHOD", "scrypt:1024:8:1"),
+            **extra,
+        }
+    )
+
+
+def verify_domains(app: Flask, org_id: uuid.UUID, *domains: str) -> None:
+    """Mark domains verified for an org directly (the DoH flow has its own tests)."""
+    from workspace.core.models.domains import DomainState, VerifiedDomain
+    from workspace.types import utcnow
+
+    with app.app_context():
+        for domain in domains:
+            db.session.add(
+                VerifiedDomain(
+                    org_id=org_id,
+                    domain=domain,
+                    state=DomainState.VERIFIED,
+                    verification_token=uuid.uuid4().hex,
+                    verified_at=utcnow(),
+                )
+            )
+        db.session.commit()

@@ -15,6 +15,7 @@ from sqlalchemy import func, select
 from tests.agents.conftest import configure_model, make_project
 from tests.agents.test_mcp import MCP
 from tests.conftest import add_person, login
+from tests.factories import rate_limited_app
 from workspace.agents import ask, credits
 from workspace.agents.models import AiRun
 from workspace.extensions import db
@@ -50,23 +51,11 @@ def runs(app, org_id) -> list[AiRun]:
 
 
 def test_asks_are_rate_limited_per_member_and_per_org(app, acme):
-    from workspace import create_app
     from workspace.extensions import limiter
 
     bob = add_person(app, acme.org_id, "bob@acme.test")
-    limited = create_app(
-        {
-            **{
-                k: app.config[k]
-                for k in ("SQLALCHEMY_DATABASE_URI", "SECRET_KEY", "ENCRYPTION_KEY")
-            },
-            "TESTING": True,
-            "WTF_CSRF_ENABLED": False,
-            "RATELIMIT_ENABLED": True,
-            "RATELIMIT_STORAGE_URI": "memory://",
-            "ASK_RATE_PER_MEMBER": "3 per minute",
-            "ASK_RATE_PER_ORG": "5 per minute",
-        }
+    limited = rate_limited_app(
+        app, ASK_RATE_PER_MEMBER="3 per minute", ASK_RATE_PER_ORG="5 per minute"
     )
     try:
         client = limited.test_client()

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import OrgFixture
+from tests.factories import verify_domains
 
 USER = "urn:ietf:params:scim:schemas:core:2.0:User"
 PATCH_OP = "urn:ietf:params:scim:api:messages:2.0:PatchOp"
@@ -29,25 +30,6 @@ ACME_DOMAINS = (
     "x.test",
     "agents.test",
 )
-
-
-def verify_domains(app, org_id: uuid.UUID, *domains: str) -> None:
-    from workspace.core.models import DomainState, VerifiedDomain
-    from workspace.extensions import db
-    from workspace.types import utcnow
-
-    with app.app_context():
-        for domain in domains:
-            db.session.add(
-                VerifiedDomain(
-                    org_id=org_id,
-                    domain=domain,
-                    state=DomainState.VERIFIED,
-                    verification_token=uuid.uuid4().hex,
-                    verified_at=utcnow(),
-                )
-            )
-        db.session.commit()
 
 
 def new_scim_token(app, org_id: uuid.UUID, domains: tuple[str, ...] | None = None) -> str:

@@ -11,6 +11,7 @@ from flask import Flask
 from sqlalchemy import select
 
 from tests.conftest import PASSWORD
+from tests.factories import rate_limited_app
 from tests.scim.conftest import new_scim_token
 from workspace.extensions import db, limiter
 
@@ -29,20 +30,7 @@ def behind_proxy(app) -> Iterator[Flask]:
 
 
 def _limited(app, **extra) -> Iterator[Flask]:
-    from workspace import create_app
-
-    keys = ("SQLALCHEMY_DATABASE_URI", "SECRET_KEY", "ENCRYPTION_KEY")
-    limited_app = create_app(
-        {
-            **{k: app.config[k] for k in keys},
-            "TESTING": True,
-            "WTF_CSRF_ENABLED": False,
-            "RATELIMIT_ENABLED": True,
-            "RATELIMIT_STORAGE_URI": "memory://",
-            "PASSWORD_HASH_METHOD": "scrypt:1024:8:1",
-            **extra,
-        }
-    )
+    limited_app = rate_limited_app(app, **extra)
     try:
         yield limited_app
     finally:

@@ -17,6 +17,8 @@ import pytest
 import slapd
 from flask import Flask
 
+from tests.factories import verify_domains
+
 HERE = Path(__file__).resolve().parent
 SUFFIX = "dc=acme,dc=test"
 SERVICE_DN = f"cn=svc-workspace,{SUFFIX}"
@@ -178,21 +180,7 @@ def configure(app: Flask, org_id: uuid.UUID, directory: Directory, **overrides) 
 
 
 def verify_domain(app: Flask, org_id: uuid.UUID, domain: str) -> None:
-    from workspace.extensions import db
-    from workspace.identity.domains.models import DomainState, VerifiedDomain
-    from workspace.types import utcnow
-
-    with app.app_context():
-        db.session.add(
-            VerifiedDomain(
-                org_id=org_id,
-                domain=domain,
-                state=DomainState.VERIFIED,
-                verification_token=uuid.uuid4().hex,
-                verified_at=utcnow(),
-            )
-        )
-        db.session.commit()
+    verify_domains(app, org_id, domain)
 
 
 def free_port() -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import func, select
 
+from tests.factories import rate_limited_app
 from tests.identity.ldap.conftest import (
     AD_FILTER,
     PASSWORDS,
@@ -384,21 +385,9 @@ def test_unknown_org_in_the_browser_form_is_explained(client, ldap_acme):
 
 
 def test_failed_logins_are_rate_limited(app, ldap_acme):
-    from workspace import create_app
     from workspace.extensions import limiter
 
-    limited = create_app(
-        {
-            **{
-                k: app.config[k]
-                for k in ("SQLALCHEMY_DATABASE_URI", "SECRET_KEY", "ENCRYPTION_KEY")
-            },
-            "TESTING": True,
-            "WTF_CSRF_ENABLED": False,
-            "RATELIMIT_ENABLED": True,
-            "RATELIMIT_STORAGE_URI": "memory://",
-        }
-    )
+    limited = rate_limited_app(app)
     try:
         client = limited.test_client()
         # A correct sign-in is not counted against anyone.
@@ -508,21 +497,9 @@ def test_a_rate_limited_sign_in_answers_429_whatever_the_body(app, ldap_acme):
     """Once an address is limited, the 429 comes before any body is read: JSON nested
     past the parser's limit, a body over MAX_CONTENT_LENGTH, or garbage are all 429,
     never a 500 (docs/security.md#concurrency)."""
-    from workspace import create_app
     from workspace.extensions import limiter
 
-    limited = create_app(
-        {
-            **{
-                k: app.config[k]
-                for k in ("SQLALCHEMY_DATABASE_URI", "SECRET_KEY", "ENCRYPTION_KEY")
-            },
-            "TESTING": True,
-            "WTF_CSRF_ENABLED": False,
-            "RATELIMIT_ENABLED": True,
-            "RATELIMIT_STORAGE_URI": "memory://",
-        }
-    )
+    limited = rate_limited_app(app)
     try:
         client = limited.test_client()
         codes = [post_json(client, "acme", "ada", f"guess-{i}").status_code for i in range(11)]
@@ -557,21 +534,8 @@ def test_a_rate_limited_sign_in_answers_429_whatever_the_body(app, ldap_acme):
 
 
 def _limited_app(app, **extra):
-    from workspace import create_app
 
-    return create_app(
-        {
-            **{
-                k: app.config[k]
-                for k in ("SQLALCHEMY_DATABASE_URI", "SECRET_KEY", "ENCRYPTION_KEY")
-            },
-            "TESTING": True,
-            "WTF_CSRF_ENABLED": False,
-            "RATELIMIT_ENABLED": True,
-            "RATELIMIT_STORAGE_URI": "memory://",
-            **extra,
-        }
-    )
+    return rate_limited_app(app, **extra)
 
 
 def _from(address):

@@ -4,11 +4,13 @@ output models document."""
 
 from __future__ import annotations
 
+import re
 import uuid
 from datetime import date, datetime
 from typing import Annotated
 
-from pydantic import Field, StringConstraints
+from pydantic import BeforeValidator, Field, StringConstraints, ValidationInfo, field_validator
+from pydantic_core import PydanticCustomError
 
 from workspace.core.models import Priority, ProjectRole, StateCategory, TaskKind
 from workspace.core.tasks import MAX_OFFSET
@@ -221,10 +223,52 @@ class EventOut(OutputModel):
     created_at: datetime
 
 
+_RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})")
+
+
+def _rfc3339(value: object) -> object:
+    """Only a full timestamp with its offset (pydantic alone would take a number)."""
+    if not isinstance(value, str) or not _RFC3339.fullmatch(value):
+        raise PydanticCustomError(
+            "datetime", "Give a time like 2026-03-01T00:00:00Z (with Z or an offset)."
+        )
+    return value
+
+
+Instant = Annotated[datetime, BeforeValidator(_rfc3339)]
+
+
 class EventQuery(QueryModel):
-    kind: Annotated[str, StringConstraints(max_length=64)] | None = None
+    kind: Annotated[str, StringConstraints(max_length=64)] | None = Field(
+        default=None, description="Only kinds starting with this, e.g. `scim.` or `project.`"
+    )
+    actor_id: uuid.UUID | None = Field(default=None, description="Only this account's actions")
+    since: Instant | None = Field(
+        default=None, description="From this instant on (RFC 3339, with `Z` or an offset)"
+    )
+    until: Instant | None = Field(
+        default=None, description="Before this instant (RFC 3339, with `Z` or an offset)"
+    )
     limit: int = Field(default=100, ge=1, le=500)
     offset: int = Field(default=0, ge=0, le=MAX_OFFSET)
+
+
+class AuditLogFilter(QueryModel):
+    """The Audit log page's filter form (and its CSV link): dates in the org's zone."""
+
+    kind: Annotated[str, StringConstraints(max_length=64)] | None = None
+    actor: uuid.UUID | None = None
+    date_from: date | None = None
+    date_to: date | None = None
+    offset: int = Field(default=0, ge=0, le=MAX_OFFSET)
+
+    @field_validator("date_to")
+    @classmethod
+    def _after_from(cls, value: date | None, info: ValidationInfo) -> date | None:
+        start = info.data.get("date_from")
+        if value and start and value < start:
+            raise PydanticCustomError("range", "The end date is before the start date.")
+        return value
 
 
 class OrgCreate(InputModel):

@@ -64,8 +64,16 @@ def list_members(org_id: uuid.UUID, access: Access):
     response=list[EventOut],
 )
 def list_events(org_id: uuid.UUID, access: Access, query: EventQuery):
+    """Narrow by kind prefix, the acting account and a UTC time range; page with
+    ``limit``/``offset``. ``actor_id`` is null for the IdP, the directory or the system."""
     rows = events.list_events(
-        access.org.id, kind_prefix=query.kind, limit=query.limit, offset=query.offset
+        access.org.id,
+        kind_prefix=query.kind,
+        actor_id=query.actor_id,
+        since=query.since,
+        until=query.until,
+        limit=query.limit,
+        offset=query.offset,
     )
     return [EventOut.model_validate(e) for e in rows]
 

@@ -5,7 +5,11 @@
    - .flash-close: remove the flash message it sits in.
    - <details class="dropdown">: close on outside click or Escape.
    - htmx:responseError / htmx:sendError: a readable error flash at the top of <main>.
-   - form[data-confirm="question"]: submits only when the person confirms.
+   - form[data-confirm="question"] (or a submit button carrying it): submits only when the
+     person confirms, for plain forms and HTMX ones alike (htmx:confirm), so hx-confirm is
+     never needed; every destructive form carries it (tests/test_confirmations.py).
+   - [data-nav-toggle] (the menu button at phone width): opens and closes the side nav
+     named by its aria-controls, keeping aria-expanded true to what is shown.
    - [data-reset-on-success] (an hx- form): cleared after a successful request, and the
      element named by data-removes-on-success removed.
    The pages' Content-Security-Policy runs no inline handler (onsubmit=, hx-on), so
@@ -212,9 +216,60 @@
     }
   });
 
+  /* The question a submission must be confirmed with: the submit button's own, else the
+     form's. An element that is not a form or a submit button asks nothing. */
+  function confirmQuestion(elt, submitter) {
+    if (!elt || !elt.getAttribute) return null;
+    if (submitter && submitter.hasAttribute && submitter.hasAttribute("data-confirm")) {
+      return submitter.getAttribute("data-confirm");
+    }
+    if (elt.hasAttribute("data-confirm")) return elt.getAttribute("data-confirm");
+    var form = elt.tagName === "FORM" ? null : elt.form;
+    if (form && form.hasAttribute("data-confirm") && elt.type === "submit") {
+      return form.getAttribute("data-confirm");
+    }
+    return null;
+  }
+
+  // A plain form: ask before the browser submits. An HTMX form's submit was already
+  // cancelled by htmx (defaultPrevented); it asks in htmx:confirm below instead.
   document.addEventListener("submit", function (event) {
-    var form = event.target instanceof Element ? event.target.closest("form[data-confirm]") : null;
-    if (form && !window.confirm(form.getAttribute("data-confirm"))) event.preventDefault();
+    if (event.defaultPrevented) return;
+    var form = event.target instanceof Element ? event.target : null;
+    var question = confirmQuestion(form, event.submitter);
+    if (question !== null && !window.confirm(question)) event.preventDefault();
+  });
+
+  document.addEventListener("htmx:confirm", function (event) {
+    var detail = event.detail || {};
+    var trigger = detail.triggeringEvent;
+    var question = confirmQuestion(detail.elt, trigger && trigger.submitter);
+    if (question === null) return;
+    event.preventDefault();
+    if (window.confirm(question)) detail.issueRequest(true);
+  });
+
+  /* ---------- Side nav at phone width ---------- */
+
+  document.documentElement.classList.add("js-nav");
+
+  function setNavOpen(toggle, open) {
+    var nav = document.getElementById(toggle.getAttribute("aria-controls") || "");
+    toggle.setAttribute("aria-expanded", open ? "true" : "false");
+    if (nav) nav.classList.toggle("nav-open", open);
+  }
+
+  document.addEventListener("click", function (event) {
+    var toggle = event.target instanceof Element ? event.target.closest("[data-nav-toggle]") : null;
+    if (toggle) setNavOpen(toggle, toggle.getAttribute("aria-expanded") !== "true");
+  });
+
+  document.addEventListener("keydown", function (event) {
+    if (event.key !== "Escape") return;
+    var toggle = document.querySelector('[data-nav-toggle][aria-expanded="true"]');
+    if (!toggle) return;
+    setNavOpen(toggle, false);
+    toggle.focus();
   });
 
   document.addEventListener("htmx:afterRequest", function (event) {

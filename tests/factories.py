@@ -6,6 +6,7 @@ re-exports the org helpers and builds its fixtures on them.
 
 from __future__ import annotations
 
+import re
 import uuid
 from dataclasses import dataclass
 from typing import Any
@@ -170,3 +171,30 @@ def verify_domains(app: Flask, org_id: uuid.UUID, *domains: str) -> None:
                 )
             )
         db.session.commit()
+
+
+def browser_sign_in(page, base: str, email: str, password: str = PASSWORD) -> None:
+    """Sign a browser page in through the real sign-in form and wait for the app to
+    show the signed-in page it lands on (an org home, or the page asked for)."""
+    from playwright.sync_api import expect
+
+    page.goto(f"{base}/signin")
+    page.get_by_label("Email", exact=True).fill(email)
+    page.get_by_label("Password", exact=True).fill(password)
+    page.get_by_role("button", name="Sign in", exact=True).click()
+    expect(page).not_to_have_url(re.compile(r"/signin"))
+
+
+def new_dashboard(client, who: OrgFixture, **body) -> dict:
+    body.setdefault("name", "Team")
+    resp = client.post(who.url("/dashboards"), json=body, headers=who.headers)
+    assert resp.status_code == 201, resp.get_json()
+    return resp.get_json()
+
+
+def add_widget(client, who: OrgFixture, dashboard_id: str, **body) -> dict:
+    resp = client.post(
+        who.url(f"/dashboards/{dashboard_id}/widgets"), json=body, headers=who.headers
+    )
+    assert resp.status_code == 201, resp.get_json()
+    return resp.get_json()

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from tests.factories import add_person, create_project, login, make_org
+from tests.factories import add_person, browser_sign_in, create_project, login, make_org
 
 pytestmark = pytest.mark.browser
 
@@ -68,14 +68,6 @@ def site(live_server):
     return live_server, org, fill
 
 
-def sign_in(page, base: str, email: str, password: str) -> None:
-    page.goto(f"{base}/signin")
-    page.get_by_label("Email", exact=True).fill(email)
-    page.get_by_label("Password", exact=True).fill(password)
-    page.get_by_role("button", name="Sign in", exact=True).click()
-    expect(page).to_have_url(re.compile(r"/o/acme/"))
-
-
 # Fields on the page (a table cell's control is named by its column) with no visible label.
 UNLABELLED = """() => Array.from(document.querySelectorAll(
     'main input:not([type=hidden]), main select, main textarea'))
@@ -103,7 +95,7 @@ def axe_problems(page) -> list[str]:
 def test_no_serious_accessibility_violation_on_any_nav_page(page, site, role):
     server, org, fill = site
     email = "owner@acme.test" if role == "owner" else "member@acme.test"
-    sign_in(page, server.url, email, org.password)
+    browser_sign_in(page, server.url, email, org.password)
     settings_link = page.get_by_role("navigation", name="Organization").get_by_role(
         "link", name="Settings"
     )
@@ -120,7 +112,7 @@ def test_no_serious_accessibility_violation_on_any_nav_page(page, site, role):
 
 def test_keyboard_focus_is_visible_on_every_kind_of_control(page, site):
     server, org, fill = site
-    sign_in(page, server.url, org.owner_email, org.password)
+    browser_sign_in(page, server.url, org.owner_email, org.password)
     page.goto(f"{server.url}/o/{org.slug}/tokens")
     name = page.get_by_label("Name", exact=True)
     name.focus()
@@ -151,7 +143,7 @@ def test_at_phone_width_the_nav_folds_into_a_menu_and_nothing_overflows(browser,
     context = browser.new_context(viewport={"width": 390, "height": 844})
     try:
         page = context.new_page()
-        sign_in(page, server.url, org.owner_email, org.password)
+        browser_sign_in(page, server.url, org.owner_email, org.password)
         menu = page.get_by_role("button", name="Menu")
         nav = page.get_by_role("navigation", name="Organization")
         expect(menu).to_have_attribute("aria-expanded", "false")

@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import expect
 from sqlalchemy import select
 
-from tests.factories import add_person, create_project, login, make_org
+from tests.factories import add_person, browser_sign_in, create_project, login, make_org
 from workspace.auth.models import ApiToken
 from workspace.extensions import db
 
@@ -142,14 +142,6 @@ def _live_tokens(app) -> int:
         return len(db.session.scalars(select(ApiToken).where(ApiToken.revoked_at.is_(None))).all())
 
 
-def sign_in(page, base: str, org) -> None:
-    page.goto(f"{base}/signin")
-    page.get_by_label("Email", exact=True).fill(org.owner_email)
-    page.get_by_label("Password", exact=True).fill(org.password)
-    page.get_by_role("button", name="Sign in", exact=True).click()
-    expect(page).to_have_url(re.compile(r"/o/acme/"))
-
-
 def answer(questions: list[str], accept: bool):
     def handle(dialog):
         questions.append(dialog.message)
@@ -162,7 +154,7 @@ def answer(questions: list[str], accept: bool):
 def test_revoking_a_token_waits_for_the_person_to_confirm(page, live_server):
     """A plain form (no HTMX): the submit waits for the answer."""
     org = make_org(live_server.app, "Acme", "owner@acme.test")
-    sign_in(page, live_server.url, org)
+    browser_sign_in(page, live_server.url, org.owner_email, org.password)
     page.goto(f"{live_server.url}/o/{org.slug}/tokens")
     row = page.get_by_role("row", name=re.compile("tests"))
     expect(row).to_have_count(1)
@@ -188,7 +180,7 @@ def test_removing_a_domain_over_htmx_waits_for_the_person_to_confirm(page, live_
     client = live_server.app.test_client()
     added = client.post(org.url("/domains"), json={"domain": "acme.test"}, headers=org.headers)
     assert added.status_code == 201
-    sign_in(page, live_server.url, org)
+    browser_sign_in(page, live_server.url, org.owner_email, org.password)
     page.goto(f"{live_server.url}/o/{org.slug}/settings/domains")
     page.evaluate("window.__stillHere = true")
     row = page.get_by_role("row", name=re.compile("acme.test"))

@@ -63,3 +63,15 @@ def test_html_routes_live_in_views_and_json_routes_in_api():
         if defines_routes and path.name not in named and rel not in exceptions:
             misplaced.append(rel)
     assert misplaced == []
+
+
+def test_no_test_module_imports_another():
+    """Shared test code lives in tests/factories.py (or a conftest), never in a test
+    module another one reaches into."""
+    regex = re.compile(r"^\s*from tests\.(?:[a-z_]+\.)*test_[a-z_]+ import", re.M)
+    offenders = [
+        path.relative_to(ROOT).as_posix()
+        for path in sorted((ROOT / "tests").rglob("*.py"))
+        if regex.search(path.read_text())
+    ]
+    assert offenders == []

@@ -208,3 +208,11 @@ def with_checkboxes(form: MultiDict, *names: str) -> MultiDict:
         if not any(v.strip() for v in values.getlist(name)):
             values.setlist(name, ["false"])
     return values
+
+
+def fit_external(text: str, size: int) -> str:
+    """Text from outside (an IdP claim, a directory attribute, a model provider's
+    answer) fitted to what we store or show: no NUL (PostgreSQL text holds none) and at
+    most ``size`` characters. Deliberately cut, because no person typed it here; what a
+    person types is refused when too long instead."""
+    return text.replace("\x00", "\ufffd")[:size]

@@ -83,12 +83,12 @@ def init_app(app: Flask) -> None:
             response.headers["Content-Security-Policy"] = content_security_policy(
                 g.get("csp_nonce")
             )
-            response.headers.setdefault("X-Frame-Options", "DENY")
         # Every dynamic answer is one person's view of one org, and some carry a
         # token shown once: no shared or disk cache keeps them.
         response.headers.setdefault("Cache-Control", "no-store")
         if not request.path.startswith(("/api/", "/scim/")):
             # The same URL answers a full page or a fragment; caches must tell them apart.
             response.vary.add("HX-Request")
+        if response.mimetype == "text/html" or not request.path.startswith(("/api/", "/scim/")):
             response.headers.setdefault("X-Frame-Options", "DENY")
         return response

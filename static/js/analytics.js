@@ -36,8 +36,6 @@
     return Promise.all(jobs).then(function () { return jobs.length; });
   }
 
-  window.WorkspaceCharts = { draw: draw };
-
   var printed = document.documentElement.hasAttribute("data-print");
 
   function start() {
@@ -45,8 +43,7 @@
       draw(document, false);
       return;
     }
-    draw(document, true).then(function (count) {
-      document.body.setAttribute("data-charts-drawn", count);
+    draw(document, true).then(function () {
       window.print();
     });
   }

@@ -13,13 +13,13 @@ import requests
 from sqlalchemy import func, select
 
 from tests.agents.conftest import configure_model, make_project
-from tests.agents.test_mcp import MCP
 from tests.conftest import add_person, login
 from tests.factories import rate_limited_app
 from workspace.agents import ask, credits
 from workspace.agents.models import AiRun
 from workspace.extensions import db
 
+MCP = "/api/v1/agent/mcp"
 IN_FLIGHT = "Too many questions are being answered for this organization right now"
 
 

@@ -69,11 +69,3 @@ def test_accounts_are_found_and_created_by_the_canonical_form(app):
         emails = db.session.scalars(select(Account.email).where(Account.email.like("dot%")))
         assert list(emails) == ["dot@initech.example"]
         db.session.rollback()
-
-
-def test_the_domain_rules_live_in_core_and_identity_reuses_them():
-    from workspace.core import emails
-    from workspace.identity.domains import normalize
-
-    assert normalize.normalize_domain is emails.normalize_domain
-    assert normalize.email_domain is emails.email_domain

@@ -9,6 +9,7 @@ import pytest
 from playwright.sync_api import expect
 from sqlalchemy import select
 
+from tests.factories import browser_sign_in
 from workspace.core.models import Task, TaskActivity
 from workspace.extensions import db
 
@@ -26,18 +27,11 @@ def demo(live_server):
     return live_server
 
 
-def sign_in(page, base: str) -> None:
-    page.goto(f"{base}/signin")
-    page.get_by_label("Email", exact=True).fill("owner@acme.test")
-    page.get_by_label("Password", exact=True).fill(DEMO_PASSWORD)
-    page.get_by_role("button", name="Sign in", exact=True).click()
-    expect(page).to_have_url(re.compile(r"/o/acme/$"))
-
-
 def test_owner_creates_a_task_and_changes_its_state_in_place(page, demo):
     failed = []
     page.on("requestfailed", lambda request: failed.append(request.url))
-    sign_in(page, demo.url)
+    browser_sign_in(page, demo.url, "owner@acme.test", DEMO_PASSWORD)
+    expect(page).to_have_url(re.compile(r"/o/acme/$"))
     page.get_by_role("link", name="Projects").first.click()
     page.get_by_role("link", name="Web App").click()
     expect(page.get_by_role("heading", name=re.compile("Web App"))).to_be_visible()

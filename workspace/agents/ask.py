@@ -28,7 +28,6 @@ from limits import parse as parse_rate
 from sqlalchemy import select
 
 from workspace.agents import client, credits, offline
-from workspace.agents.client import provider_text
 from workspace.agents.models import AiRun, AiSettings, settings_for
 from workspace.agents.spec import DEFAULT, KINDS, MAX_TITLE, PRIORITIES, ChartSpec, title_for
 from workspace.analytics import service as analytics
@@ -39,6 +38,7 @@ from workspace.core.models import Account, Project, State, StateCategory
 from workspace.core.projects import DEFAULT_STATES
 from workspace.errors import ServiceError
 from workspace.extensions import db, limiter
+from workspace.inputs import fit_external
 from workspace.security.crypto import SecretUnreadable, unseal
 from workspace.transaction import commit_early
 
@@ -133,7 +133,7 @@ def parse_answer(text: str) -> ChartSpec | None:
     if dimension == "priority":
         priority = None
     title = data.get("title")
-    title = provider_text(" ".join(title.split()), MAX_TITLE) if isinstance(title, str) else ""
+    title = fit_external(" ".join(title.split()), MAX_TITLE) if isinstance(title, str) else ""
     return ChartSpec(
         metric, dimension, title or title_for(metric, dimension, kind, priority), kind, priority
     )
@@ -233,7 +233,7 @@ def _ask_model(
             "timeout" if exc.kind == "timeout" else "provider_error",
             fallback=True,
             model=model,
-            raw=provider_text(exc.body or exc.message, RAW_LIMIT),
+            raw=fit_external(exc.body or exc.message, RAW_LIMIT),
             latency_ms=exc.latency_ms,
             run=run,
         )
@@ -245,7 +245,7 @@ def _ask_model(
         "ok" if spec else "invalid_answer",
         fallback=spec is None,
         model=model,
-        raw=provider_text(answer.content, RAW_LIMIT),
+        raw=fit_external(answer.content, RAW_LIMIT),
         prompt_tokens=prompt_tokens,
         completion_tokens=completion_tokens,
         latency_ms=answer.latency_ms,

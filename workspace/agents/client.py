@@ -14,19 +14,13 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from workspace.inputs import fit_external
 from workspace.security.outbound import OutboundError, OutboundTimeout, fetch
 
 #: How much of a provider's answer body we keep (stored on the run, shown to an admin).
 BODY_LIMIT = 4000
 #: How much of a provider's error message an admin reads.
 DETAIL_LIMIT = 300
-
-
-def provider_text(text: str, limit: int) -> str:
-    """Text a model provider sent, fitted to what we store or show: no NUL (PostgreSQL
-    text holds none) and at most ``limit`` characters. Deliberately cut: it is the
-    provider's text, never what a user typed (that is refused when too long)."""
-    return text.replace("\x00", "\ufffd")[:limit]
 
 
 @dataclass
@@ -89,7 +83,7 @@ def chat(
         kind = "timeout" if _is_timeout(exc) else "unreachable"
         raise ModelError(kind, str(exc), latency_ms=elapsed) from exc
     elapsed = int((time.monotonic() - started) * 1000)
-    body = provider_text(response.text, BODY_LIMIT)
+    body = fit_external(response.text, BODY_LIMIT)
     if response.status_code >= 400:
         raise ModelError(
             "provider_error",
@@ -140,9 +134,9 @@ def _error_detail(body: str) -> str:
     try:
         error = json.loads(body).get("error")
         if isinstance(error, dict) and isinstance(error.get("message"), str):
-            return provider_text(error["message"], DETAIL_LIMIT)
+            return fit_external(error["message"], DETAIL_LIMIT)
         if isinstance(error, str):
-            return provider_text(error, DETAIL_LIMIT)
+            return fit_external(error, DETAIL_LIMIT)
     except (ValueError, AttributeError):
         pass
-    return provider_text(body, DETAIL_LIMIT) or "no details"
+    return fit_external(body, DETAIL_LIMIT) or "no details"

@@ -16,7 +16,6 @@ METRICS = ("count", "done", "open")
 DIMENSIONS = ("status", "priority", "kind", "assignee", "project")
 #: How a widget shows its points; the first five are drawn by Plotly.
 CHART_TYPES = ("bar", "line", "area", "donut", "pie", "number", "table")
-GRAPH_TYPES = ("bar", "line", "area", "donut", "pie")
 
 Metric = Literal[METRICS]  # type: ignore[valid-type]
 Dimension = Literal[DIMENSIONS]  # type: ignore[valid-type]

@@ -14,14 +14,15 @@ from __future__ import annotations
 import uuid
 from datetime import timedelta
 
-import idna
 from sqlalchemy import exists, select
 
 from workspace.auth.models import AccountIdentityLink, IdentitySource, PendingIdentityLink
 from workspace.core.accounts import add_member
+from workspace.core.emails import email_domain
 from workspace.core.events import record_event
 from workspace.core.models import Account, Org, OrgMember, OrgRole
 from workspace.core.models.domains import verified_domain_names
+from workspace.errors import ServiceError
 from workspace.extensions import db
 from workspace.security import tokens
 from workspace.transaction import commit_early, discard_pending
@@ -100,18 +101,12 @@ def held_elsewhere(account: Account, org_id: uuid.UUID) -> str | None:
     return None
 
 
-def email_domain(email: str) -> str:
-    """The email's domain in the stored form of verified domains (UTS #46)."""
-    value = email.rsplit("@", 1)[-1].strip().lower().rstrip(".")
-    try:
-        return idna.encode(value, uts46=True).decode("ascii")
-    except (idna.IDNAError, UnicodeError):
-        return value  # not a domain: matches no verified domain
-
-
 def domain_is_verified(org_id: uuid.UUID, email: str) -> bool:
     """An org's sources are trusted only for emails on the domains it verified."""
-    return email_domain(email) in verified_domain_names(org_id)
+    try:
+        return email_domain(email) in verified_domain_names(org_id)
+    except ServiceError:  # not a domain at all: it matches no verified domain
+        return False
 
 
 # -- pending links --------------------------------------------------------------------

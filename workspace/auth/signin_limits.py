@@ -32,6 +32,7 @@ FAILED_PER_NAME_AND_ADDRESS = "10 per minute; 50 per hour"
 FAILED_PER_ADDRESS = "30 per minute; 300 per hour"
 #: Requests with a wrong bearer token from one address, per kind of token.
 BEARER_FAILURES_PER_ADDRESS = "20 per minute; 200 per hour"
+_BEARER_LIMITS = parse_many(BEARER_FAILURES_PER_ADDRESS)
 
 
 def canonical_name(raw: str | None) -> str:
@@ -74,10 +75,7 @@ def bearer_blocked(kind: str) -> bool:
     if strategy is None:
         return False
     address = client_address()
-    return not all(
-        strategy.test(item, "bearer-failures", kind, address)
-        for item in parse_many(BEARER_FAILURES_PER_ADDRESS)
-    )
+    return not all(strategy.test(item, "bearer-failures", kind, address) for item in _BEARER_LIMITS)
 
 
 def count_bearer_failure(kind: str, detail: str = "") -> None:
@@ -89,5 +87,5 @@ def count_bearer_failure(kind: str, detail: str = "") -> None:
     if strategy is None:
         return
     address = client_address()
-    for item in parse_many(BEARER_FAILURES_PER_ADDRESS):
+    for item in _BEARER_LIMITS:
         strategy.hit(item, "bearer-failures", kind, address)

@@ -31,7 +31,7 @@ from workspace.core.models import Org
 from workspace.core.orgs import orgs_for_account
 from workspace.errors import InputError, NotFoundError, ServiceError
 from workspace.extensions import db, limiter
-from workspace.inputs import parse_form
+from workspace.inputs import field_errors, parse_form
 from workspace.security.permissions import Access
 from workspace.transaction import transactional
 
@@ -122,7 +122,7 @@ def tokens(org: str, access: Access):
     try:
         form = parse_form(TokenCreate)
     except InputError as exc:
-        return _tokens_page(access, errors=exc.by_field), 400
+        return _tokens_page(access, errors=field_errors(exc)), 400
     _, raw = api_tokens.create_token(access.account, access.org, form.name)
     # Rendered, not redirected: the token is shown on this response only.
     return _tokens_page(access, new_token=raw)

@@ -189,8 +189,8 @@ def lock_task(task: Task) -> None:
     Each history row records the old value it replaced; two PATCHes that both read the
     task before either writes would both record the same old value and break the chain
     that flow and forecast replay (docs/security.md#concurrency). The first statement
-    is a no-op write to the row: PostgreSQL takes the row lock (the ``SELECT ... FOR
-    UPDATE`` that follows says so), SQLite takes its database write lock, so a second writer waits
+    is a no-op write to the row: PostgreSQL takes the row lock until the commit,
+    SQLite takes its database write lock, so a second writer waits
     for the first to commit (``busy_timeout``). The refresh then reads the values
     committed by whoever wrote before us.
     """
@@ -201,7 +201,6 @@ def lock_task(task: Task) -> None:
         .values(sequence=Task.sequence)
         .execution_options(synchronize_session=False)
     )
-    db.session.execute(select(Task.id).where(Task.id == task.id).with_for_update())
     db.session.refresh(task)
 
 

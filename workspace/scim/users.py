@@ -126,7 +126,7 @@ def _create(org: Org, attrs: Attributes, token_prefix: str) -> ScimMember:
     email = email_of(attrs)
     trust_domains = current_app.config.get("SCIM_REQUIRE_VERIFIED_DOMAIN", True)
     if trust_domains and not linking.domain_is_verified(org.id, email):
-        domain = linking.email_domain(email)
+        domain = email.rsplit("@", 1)[-1]
         raise ForbiddenException(
             detail=f"{domain} is not a domain this organization has verified, so its SCIM "
             f"token cannot provision {email}. Verify {domain} in Settings → Domains first "

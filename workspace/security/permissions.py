@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sqlalchemy import select
@@ -244,4 +244,4 @@ def authorize_route(access: Access, action: str, url_args: Mapping[str, Any]) ->
     if rule.project_role is not None and project_id is None:
         raise RuntimeError(f"action {action!r} needs a project in the URL")
     require(access, action, project_id)
-    return Access(account=access.account, org=access.org, member=access.member, action=action)
+    return replace(access, action=action)

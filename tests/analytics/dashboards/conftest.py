@@ -10,6 +10,9 @@ import pytest
 from sqlalchemy import select
 
 from tests.conftest import OrgFixture, add_person, make_org
+
+# Re-exported for the dashboard tests; they live in tests/factories.py.
+from tests.factories import add_widget, new_dashboard  # noqa: F401
 from workspace.core.models import Project, State
 from workspace.core.projects import create_project
 from workspace.core.tasks import create_task
@@ -69,18 +72,3 @@ def world(app) -> World:
         db.session.commit()
         assert db.session.get(Project, web_id) is not None
     return World(acme=acme, member=member, globex=globex, web_id=web_id, ops_id=ops_id)
-
-
-def new_dashboard(client, who: OrgFixture, **body) -> dict:
-    body.setdefault("name", "Team")
-    resp = client.post(who.url("/dashboards"), json=body, headers=who.headers)
-    assert resp.status_code == 201, resp.get_json()
-    return resp.get_json()
-
-
-def add_widget(client, who: OrgFixture, dashboard_id: str, **body) -> dict:
-    resp = client.post(
-        who.url(f"/dashboards/{dashboard_id}/widgets"), json=body, headers=who.headers
-    )
-    assert resp.status_code == 201, resp.get_json()
-    return resp.get_json()

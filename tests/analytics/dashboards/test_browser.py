@@ -11,7 +11,7 @@ from PIL import Image
 from playwright.sync_api import expect
 
 from tests.analytics.dashboards.conftest import World, add_widget, new_dashboard
-from tests.factories import PASSWORD
+from tests.factories import browser_sign_in
 
 ARTIFACTS = Path(__file__).resolve().parents[3] / "test-artifacts"
 #: How long a user-visible change may take on a busy machine (ms).
@@ -26,14 +26,6 @@ def colored_pixels(png: bytes) -> int:
         for count, (r, g, b) in image.getcolors(maxcolors=1 << 24)
         if max(r, g, b) - min(r, g, b) > 60
     )
-
-
-def sign_in(page, base: str, email: str) -> None:
-    page.goto(f"{base}/signin")
-    page.fill("input[name=email]", email)
-    page.locator("input[type=password]").first.fill(PASSWORD)
-    page.click("button[type=submit]")
-    page.wait_for_url(re.compile(r".*/(o/.*)?$"))
 
 
 def titles(page) -> list[str]:
@@ -61,7 +53,7 @@ def test_build_drag_span_filter_publish(live_server, world: World, page, browser
         "requestfailed",
         lambda r: None if r.failure == "net::ERR_ABORTED" else failed.append(r.url),
     )
-    sign_in(page, base, world.acme.owner_email)
+    browser_sign_in(page, base, world.acme.owner_email)
     page.goto(f"{base}/o/{world.acme.slug}/dashboards")
     page.fill("#f-name", "Team health")
     page.click("text=Create dashboard")
@@ -142,7 +134,7 @@ def test_build_drag_span_filter_publish(live_server, world: World, page, browser
     other = browser.new_context(viewport={"width": 1280, "height": 900})
     try:
         mia = other.new_page()
-        sign_in(mia, base, world.member.owner_email)
+        browser_sign_in(mia, base, world.member.owner_email)
         mia.goto(url)
         mia.wait_for_selector("#widget-grid .widget-card .main-svg")
         assert titles(mia) == ["Third", "First", "Second"]
@@ -170,7 +162,7 @@ def test_a_choice_made_while_the_page_loads_still_updates_the_preview(
     then htmx's listeners) are ready; a chart chosen in that gap must still reach the
     preview. Holding the Plotly download back makes the gap certain."""
     dash = new_dashboard(client, world.acme, name="Slow network")
-    sign_in(page, live_server.url, world.acme.owner_email)
+    browser_sign_in(page, live_server.url, world.acme.owner_email)
     held = []
     page.route("**/vendor/plotly-basic.min.js", lambda route: held.append(route))
     page.goto(
@@ -196,7 +188,7 @@ def test_export_page_draws_every_chart_and_prints(live_server, world: World, cli
     page.on("requestfailed", lambda r: failed.append(r.url))
     page.on("request", lambda r: requests.append(r.url))
     page.add_init_script("window.print = function () { window.__printed = true; };")
-    sign_in(page, live_server.url, world.acme.owner_email)
+    browser_sign_in(page, live_server.url, world.acme.owner_email)
     # The signed-in page's own late requests (its icon) are not the export's.
     page.wait_for_load_state("networkidle")
     requests.clear()

@@ -8,8 +8,8 @@ import threading
 import pytest
 
 from tests.conftest import add_person, login, make_org
+from workspace.core.emails import normalize_domain
 from workspace.errors import ServiceError
-from workspace.identity.domains.normalize import normalize_domain
 
 pytestmark = pytest.mark.usefixtures("doh")
 

@@ -275,7 +275,7 @@ def test_email_on_an_unverified_domain_is_refused_naming_the_domain(client, app,
 
 
 def test_a_pending_domain_is_not_enough(client, app, acme, directory):
-    from workspace.identity.domains.models import VerifiedDomain
+    from workspace.core.models.domains import VerifiedDomain
 
     with app.app_context():
         db.session.add(
@@ -487,7 +487,7 @@ def test_an_agent_is_refused_at_the_end_of_a_real_directory_sign_in(client, app,
 def test_directory_email_domains_compare_like_verified_domains(email, compared_as):
     """The same normalization as Settings → Domains, so a verified straße.de admits its
     people and a verified strasse.de (another registrable name) does not."""
-    from workspace.identity.domains.normalize import normalize_domain
+    from workspace.core.emails import normalize_domain
     from workspace.identity.ldap.signin import _domain
 
     assert _domain(email) == compared_as == normalize_domain(email.split("@")[1])

@@ -136,7 +136,7 @@ def _span(value: Any) -> int:
         raise ServiceError(f"The span must be a finite number: {allowed}.", field="span")
     try:
         span = int(value)
-    except (TypeError, ValueError, OverflowError):
+    except (TypeError, ValueError):
         return 1
     return span if span in SPANS else 1
 
@@ -240,7 +240,7 @@ def lock_dashboard(dashboard: Dashboard) -> None:
     only then reads the widgets, as they are now (docs/security.md#concurrency).
 
     The first statement is a write (the dashboard's ``updated_at``): on PostgreSQL
-    the UPDATE takes the row lock (``SELECT ... FOR UPDATE`` follows, to say so), and
+    the UPDATE takes the row lock until the request commits, and
     on SQLite it takes the database write lock before any position is read, so a
     second writer waits for the first to commit (``busy_timeout``) instead of working
     from a stale read. A dashboard deleted meanwhile is a 404.
@@ -258,7 +258,6 @@ def lock_dashboard(dashboard: Dashboard) -> None:
     for widget in list(dashboard.__dict__.get("widgets", ())):
         db.session.expire(widget)
     db.session.expire(dashboard)
-    db.session.execute(select(Dashboard.id).where(Dashboard.id == dashboard.id).with_for_update())
 
 
 def _locked_widget(dashboard: Dashboard, widget: Widget) -> Widget:

@@ -10,6 +10,9 @@ from sqlalchemy.orm import Mapped, mapped_column
 from workspace.extensions import db
 from workspace.types import created_at_column, uuid_pk
 
+#: The longest account name stored (names from an IdP or directory are fitted to it).
+NAME_SIZE = 200
+
 
 class AccountKind(StrEnum):
     PERSON = "person"
@@ -24,7 +27,7 @@ class Account(db.Model):
     id: Mapped[uuid.UUID] = uuid_pk()
     #: Always stored lowercased; the identity every sign-in method links on.
     email: Mapped[str] = mapped_column(String(320), unique=True)
-    name: Mapped[str] = mapped_column(String(200))
+    name: Mapped[str] = mapped_column(String(NAME_SIZE))
     email_verified: Mapped[bool] = mapped_column(default=False)
     #: Only for local sign-in; SSO, LDAP and SCIM accounts have none.
     password_hash: Mapped[str | None] = mapped_column(String(255))

@@ -2,8 +2,8 @@
 
 from flask import Flask
 
+from workspace.core.models.domains import DomainState, VerifiedDomain
 from workspace.identity.domains import api, views
-from workspace.identity.domains.models import DomainState, VerifiedDomain
 
 __all__ = ["DomainState", "VerifiedDomain", "init_app"]
 

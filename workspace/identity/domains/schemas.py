@@ -7,7 +7,7 @@ from datetime import datetime
 
 from pydantic import Field
 
-from workspace.identity.domains.models import VerifiedDomain
+from workspace.core.models.domains import VerifiedDomain
 from workspace.inputs import InputModel, OutputModel
 
 

@@ -15,12 +15,12 @@ from blinker import Namespace
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
+from workspace.core.emails import normalize_domain
 from workspace.core.events import record_event
+from workspace.core.models.domains import DomainState, VerifiedDomain, verifying_org
 from workspace.errors import ConflictError, NotFoundError, ServiceError
 from workspace.extensions import db
 from workspace.identity.domains.doh import DnsLookupError, lookup_txt
-from workspace.identity.domains.models import DomainState, VerifiedDomain, verifying_org
-from workspace.identity.domains.normalize import normalize_domain
 from workspace.types import utcnow
 
 TXT_PREFIX = "service-verify="

@@ -9,17 +9,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from workspace.auth.login import provision_member
+from workspace.core.emails import email_domain
 from workspace.core.events import record_event
 from workspace.core.models import Account, Org
+from workspace.core.models.accounts import NAME_SIZE
+from workspace.core.models.domains import verified_domain_names
 from workspace.core.orgs import find_org
 from workspace.errors import ServiceError
-from workspace.identity.domains.models import verified_domain_names
-from workspace.identity.domains.normalize import email_domain
 from workspace.identity.ldap import directory
 from workspace.identity.ldap.directory import DirectoryError
 from workspace.identity.ldap.filters import fill_filter
 from workspace.identity.ldap.models import connection_for
 from workspace.identity.ldap.service import settings_for
+from workspace.inputs import fit_external
 
 #: One message for a wrong password and an unknown user: a stranger must not be
 #: able to tell which usernames exist.
@@ -28,7 +30,6 @@ MAX_USERNAME = 256
 #: Longer than any org slug or id a person could type.
 MAX_ORG_REF = 100
 #: An account's display name column.
-NAME_SIZE = 200
 
 
 class LoginRefused(Exception):
@@ -114,13 +115,7 @@ def check_directory(org: Org, username: str, password: str) -> DirectoryPerson:
     given = entry.first(settings.given_name_attribute)
     family = entry.first(settings.family_name_attribute)
     name = " ".join(filter(None, [given, family]))
-    return DirectoryPerson(entry.dn, email.lower(), fit_attribute(name, NAME_SIZE) or None)
-
-
-def fit_attribute(text: str, size: int) -> str:
-    """A directory attribute cut to the size we store: it is the directory's text,
-    not something the person typed here, so it is fitted rather than refused."""
-    return text[:size]
+    return DirectoryPerson(entry.dn, email.lower(), fit_external(name, NAME_SIZE) or None)
 
 
 def _unavailable(exc: DirectoryError) -> LoginRefused:

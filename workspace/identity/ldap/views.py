@@ -9,9 +9,9 @@ from __future__ import annotations
 from flask import Blueprint, flash, redirect, render_template, request, url_for
 
 from workspace.auth.guards import page
+from workspace.core.models.domains import verified_domain_names
 from workspace.errors import ServiceError
 from workspace.extensions import htmx
-from workspace.identity.domains.models import verified_domain_names
 from workspace.identity.ldap import service
 from workspace.identity.ldap.models import (
     DEFAULT_EMAIL_ATTRIBUTE,

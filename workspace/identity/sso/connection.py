@@ -17,11 +17,11 @@ from flask import current_app
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
+from workspace.core.emails import normalize_domain
 from workspace.core.events import record_event
+from workspace.core.models.domains import verified_domain_names, verifying_org
 from workspace.errors import ConflictError, NotFoundError, ServiceError
 from workspace.extensions import db
-from workspace.identity.domains.models import verified_domain_names, verifying_org
-from workspace.identity.domains.normalize import normalize_domain
 from workspace.identity.domains.service import domain_removed
 from workspace.identity.sso import oidc
 from workspace.identity.sso.models import SsoConnection

@@ -18,18 +18,19 @@ from sqlalchemy import select
 
 from workspace.auth.login import provision_member
 from workspace.core.accounts import canonical_email
+from workspace.core.emails import normalize_domain
 from workspace.core.events import record_event
 from workspace.core.models import Account, Org
+from workspace.core.models.accounts import NAME_SIZE
 from workspace.errors import ServiceError
 from workspace.extensions import db
-from workspace.identity.domains.normalize import normalize_domain
 from workspace.identity.sso import connection, groupsync, oidc, state
 from workspace.identity.sso.models import SsoConnection
+from workspace.inputs import fit_external
 from workspace.security.crypto import SecretUnreadable, unseal
 from workspace.transaction import commit_early, discard_pending
 
 #: The display name kept from the IdP's profile, and how much of its error text we show.
-NAME_SIZE = 200
 IDP_ERROR_SIZE = 100
 
 
@@ -121,17 +122,10 @@ def _email_verified_false(*sources: dict[str, Any]) -> bool:
 def _display_name(profile: dict[str, Any]) -> str | None:
     name = profile.get("name")
     if isinstance(name, str) and name.strip():
-        return fit_claim(_printable(name).strip(), NAME_SIZE) or None
+        return fit_external(_printable(name).strip(), NAME_SIZE) or None
     parts = [profile.get(k) for k in ("given_name", "family_name")]
     joined = " ".join(p.strip() for p in parts if isinstance(p, str) and p.strip())
-    return fit_claim(_printable(joined), NAME_SIZE) or None
-
-
-def fit_claim(text: str, size: int) -> str:
-    """What the IdP sent, cut to the size we store or show: a claim is the
-    provider's text, not something the person typed here, so it is fitted rather
-    than refused."""
-    return text[:size]
+    return fit_external(_printable(joined), NAME_SIZE) or None
 
 
 def _printable(text: str) -> str:
@@ -141,7 +135,7 @@ def _printable(text: str) -> str:
 
 def _idp_error_message(error: str) -> str:
     return (
-        f"Your identity provider did not sign you in ({fit_claim(error, IDP_ERROR_SIZE)}). "
+        f"Your identity provider did not sign you in ({fit_external(error, IDP_ERROR_SIZE)}). "
         "Start the sign-in again if this was a mistake."
     )
 
@@ -159,7 +153,7 @@ def callback(
     org_id = attempt.org_id
     if error:
         raise SignInRejected(
-            f"Your identity provider did not sign you in ({fit_claim(error, IDP_ERROR_SIZE)}).",
+            f"Your identity provider did not sign you in ({fit_external(error, IDP_ERROR_SIZE)}).",
             status=403,
             reason="idp_error",
             org_id=org_id,

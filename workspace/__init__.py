@@ -20,6 +20,7 @@ CAPABILITIES = (
     "workspace.scim",
     "workspace.analytics",
     "workspace.agents",
+    "workspace.admin",
 )
 
 

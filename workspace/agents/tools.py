@@ -21,7 +21,7 @@ from workspace.analytics import rollups
 from workspace.analytics import service as analytics
 from workspace.analytics.scope import make_scope
 from workspace.analytics.vocabulary import Dimension, Metric
-from workspace.core import projects, tasks
+from workspace.core import comments, projects, tasks
 from workspace.core.models import Priority, State, TaskKind
 from workspace.core.models.projects import COUNTED_CATEGORIES
 from workspace.core.schemas import ActivityOut, CommentOut, TaskOut
@@ -173,7 +173,8 @@ def get_task(access: Access, args: TaskArgs) -> dict[str, Any]:
     return {
         "task": _task_json(task),
         "comments": [
-            CommentOut.model_validate(c).model_dump(mode="json") for c in tasks.list_comments(task)
+            CommentOut.model_validate(c).model_dump(mode="json")
+            for c in comments.list_comments(task)
         ],
         "activity": [
             ActivityOut.model_validate(a).model_dump(mode="json") for a in tasks.task_activity(task)
@@ -219,7 +220,7 @@ def assign_task_to_me(access: Access, args: TaskArgs) -> dict[str, Any]:
 def comment_on_task(access: Access, args: CommentArgs) -> dict[str, Any]:
     task = tasks.get_task(access.org.id, args.task_id)
     require(access, "task.comment", task.project_id)
-    comment = tasks.add_comment(task, access.account.id, args.body)
+    comment = comments.add_comment(task, access.account.id, args.body)
     return CommentOut.model_validate(comment).model_dump(mode="json")
 
 

@@ -107,3 +107,26 @@ class PendingIdentityLink(db.Model):
     used_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
 
     account: Mapped[Account] = relationship(lazy="joined")
+
+
+class SignInLink(db.Model):
+    """A one-time sign-in link an admin hands to an invited person (no mail delivery).
+    The raw token is shown once; this row holds its hash, the org it was made for and
+    a short expiry. Using it marks it used, so it works once."""
+
+    __tablename__ = "sign_in_links"
+
+    id: Mapped[uuid.UUID] = uuid_pk()
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    account_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("accounts.id", ondelete="CASCADE"), index=True
+    )
+    org_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("orgs.id", ondelete="CASCADE"), index=True)
+    created_by_id: Mapped[uuid.UUID | None] = mapped_column(
+        ForeignKey("accounts.id", ondelete="SET NULL")
+    )
+    created_at: Mapped[datetime] = created_at_column()
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    used_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+    account: Mapped[Account] = relationship(lazy="joined", foreign_keys=[account_id])

@@ -102,7 +102,7 @@ def add_member(
     if member is not None and member.active:
         return member
     if member is None:
-        member = OrgMember(org_id=org.id, account_id=account.id, role=role)
+        member = OrgMember(org_id=org.id, account_id=account.id, role=role, joined_via=via)
         db.session.add(member)
     else:
         member.active, member.role, member.deactivated_at = True, role, None

@@ -12,7 +12,6 @@ from sqlalchemy import func, select, update
 
 from workspace.core.accounts import require_active_member
 from workspace.core.models import (
-    Comment,
     Cycle,
     Module,
     Priority,
@@ -160,7 +159,7 @@ def create_task(
             task_id=task.id,
             actor_id=actor_id,
             field="created",
-            new_value=_preview(title),
+            new_value=preview(title),
             new_category=state.category,
             created_at=now,
         )
@@ -173,14 +172,14 @@ def create_task(
 ACTIVITY_PREVIEW = 500
 
 
-def _preview(text: str) -> str:
+def preview(text: str) -> str:
     return text[:ACTIVITY_PREVIEW]
 
 
 def _as_text(value: Any) -> str | None:
     if value is None:
         return None
-    return _preview(value.isoformat() if isinstance(value, date) else str(value))
+    return preview(value.isoformat() if isinstance(value, date) else str(value))
 
 
 def lock_task(task: Task) -> None:
@@ -277,6 +276,26 @@ def get_task(org_id: uuid.UUID, task_id: uuid.UUID) -> Task:
     return task
 
 
+def get_task_by_key(org_id: uuid.UUID, key: str) -> Task:
+    """The task a key like ``WEB-12`` names (case-insensitive); 404 for anything else."""
+    identifier, _, number = key.upper().rpartition("-")
+    if not identifier or not number.isdigit() or len(number) > 9:
+        raise NotFoundError("No such task in this organization.")
+    task = db.session.scalar(
+        select(Task)
+        .join(Project, Project.id == Task.project_id)
+        .where(
+            Project.org_id == org_id,
+            Project.identifier == identifier,
+            Task.sequence == int(number),
+            Task.deleted_at.is_(None),
+        )
+    )
+    if task is None:
+        raise NotFoundError("No such task in this organization.")
+    return task
+
+
 def delete_task(task: Task, actor_id: uuid.UUID | None) -> None:
     """Soft delete: the task leaves every list and count; its history stays."""
     task.deleted_at = utcnow()
@@ -326,32 +345,5 @@ def task_activity(task: Task) -> list[TaskActivity]:
             select(TaskActivity)
             .where(TaskActivity.task_id == task.id)
             .order_by(TaskActivity.created_at, TaskActivity.id)
-        )
-    )
-
-
-def add_comment(task: Task, author_id: uuid.UUID, body: str) -> Comment:
-    body = body.strip()
-    if not body:
-        raise ServiceError("A comment cannot be empty.", field="body")
-    comment = Comment(task_id=task.id, author_id=author_id, body=body)
-    db.session.add(comment)
-    db.session.add(
-        TaskActivity(
-            org_id=task.org_id,
-            task_id=task.id,
-            actor_id=author_id,
-            field="comment",
-            new_value=_preview(body),
-        )
-    )
-    db.session.flush()
-    return comment
-
-
-def list_comments(task: Task) -> list[Comment]:
-    return list(
-        db.session.scalars(
-            select(Comment).where(Comment.task_id == task.id).order_by(Comment.created_at)
         )
     )

@@ -24,7 +24,7 @@ from sqlalchemy import select
 from workspace.core.models import Account, Org, OrgMember, OrgRole, ProjectMember, ProjectRole
 from workspace.core.orgs import active_membership, find_org
 from workspace.core.projects import get_project
-from workspace.core.tasks import get_task
+from workspace.core.tasks import get_task, get_task_by_key
 from workspace.errors import ForbiddenError, NotFoundError
 from workspace.extensions import db
 
@@ -226,12 +226,15 @@ def can_object(access: Access, obj: Any, action: str) -> bool:
 
 
 def project_in_url(access: Access, url_args: Mapping[str, Any]) -> uuid.UUID | None:
-    """The project a URL names, directly or through its task; 404 when it is not in
+    """The project a URL names, directly or through its task (by id or by its key,
+    ``/tasks/WEB-12``); 404 when it is not in
     the caller's org (never a 403 that would confirm it exists elsewhere)."""
     if "project_id" in url_args:
         return get_project(access.org.id, url_args["project_id"]).id
     if "task_id" in url_args:
         return get_task(access.org.id, url_args["task_id"]).project_id
+    if "task_key" in url_args:
+        return get_task_by_key(access.org.id, url_args["task_key"]).project_id
     return None
 
 

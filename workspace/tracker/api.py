@@ -11,7 +11,7 @@ import uuid
 
 from workspace.api import operation
 from workspace.api.blueprints import api_blueprint
-from workspace.core import accounts, events, projects, tasks
+from workspace.core import accounts, comments, events, projects, tasks
 from workspace.core.schemas import (
     ActivityOut,
     CommentCreate,
@@ -369,7 +369,7 @@ def task_activity(org_id: uuid.UUID, task_id: uuid.UUID, access: Access):
 @operation("Read a task's comments", tag="tasks", action="task.read", response=list[CommentOut])
 def list_comments(org_id: uuid.UUID, task_id: uuid.UUID, access: Access):
     task = tasks.get_task(access.org.id, task_id)
-    return [CommentOut.model_validate(c) for c in tasks.list_comments(task)]
+    return [CommentOut.model_validate(c) for c in comments.list_comments(task)]
 
 
 @bp.post("/tasks/<uuid:task_id>/comments")
@@ -382,7 +382,7 @@ def list_comments(org_id: uuid.UUID, task_id: uuid.UUID, access: Access):
     status=201,
 )
 def add_comment(org_id: uuid.UUID, task_id: uuid.UUID, access: Access, body: CommentCreate):
-    comment = tasks.add_comment(
+    comment = comments.add_comment(
         tasks.get_task(access.org.id, task_id), access.account.id, body.body
     )
     return CommentOut.model_validate(comment)

@@ -8,13 +8,7 @@ a 4xx status, so the request's transaction rolls back.
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 import uuid
-from collections.abc import Iterator
-from datetime import UTC, date, datetime, time, timedelta
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from flask import (
     Blueprint,
@@ -23,20 +17,18 @@ from flask import (
     redirect,
     render_template,
     request,
-    stream_with_context,
     url_for,
 )
 
 from workspace.auth.guards import page
 from workspace.auth.sessions import current_account
-from workspace.core import accounts, events, orgs, projects, tasks
+from workspace.core import accounts, orgs, projects, tasks
 from workspace.core.models import Priority, StateCategory, TaskKind
-from workspace.core.schemas import AuditLogFilter, OrgCreate, ProjectCreate, TaskCreate, TaskPatch
+from workspace.core.schemas import OrgCreate, ProjectCreate, TaskCreate, TaskPatch
 from workspace.errors import ServiceError
 from workspace.extensions import htmx
 from workspace.inputs import field_errors, parse_form
 from workspace.security.permissions import Access, can
-from workspace.tracker import audit
 from workspace.tracker.home import task_counts
 
 bp = Blueprint("core_pages", __name__)
@@ -193,137 +185,3 @@ def change_state(org: str, task_id: uuid.UUID, access: Access):
             "tracker/_task_row.html", task=task, **_task_page_context(access, task.project)
         )
     return redirect(url_for("core_pages.project", org=org, project_id=task.project_id))
-
-
-@bp.get("/o/<org>/settings")
-@page(action="org.manage_settings")
-def settings(org: str):
-    return render_template(
-        "settings/general.html", nav_active="settings", settings_active="core_pages.settings"
-    )
-
-
-@bp.get("/o/<org>/settings/members")
-@page(action="org.manage_members")
-def settings_members(org: str, access: Access):
-    return render_template(
-        "settings/members.html",
-        nav_active="settings",
-        settings_active="core_pages.settings_members",
-        members=accounts.list_members(access.org.id, include_inactive=True),
-    )
-
-
-@bp.get("/o/<org>/settings/events", endpoint="events")
-@page(action="org.manage_settings")
-def events_page(org: str, access: Access):
-    """Settings > Audit log: filters by kind, actor and dates (org time zone), 50 a page."""
-    errors: dict[str, str] = {}
-    try:
-        form = parse_form(AuditLogFilter, request.args)  # blank filters count as none
-    except ServiceError as exc:
-        errors, form = field_errors(exc), AuditLogFilter()
-    tz = _org_zone(access)
-    rows = events.list_events(
-        access.org.id, **_event_filters(form, tz), limit=PAGE_SIZE + 1, offset=form.offset
-    )
-    args = {k: v for k, v in request.args.items() if k != "offset" and v}
-    return render_template(
-        "settings/events.html",
-        nav_active="settings",
-        settings_active="core_pages.events",
-        rows=audit.describe(access.org.id, rows[:PAGE_SIZE]),
-        form=form,
-        args=args,
-        errors=errors,
-        tz=tz,
-        kinds=events.kind_prefixes(access.org.id),
-        actors=events.actors(access.org.id),
-        older=form.offset + PAGE_SIZE if len(rows) > PAGE_SIZE else None,
-        newer=max(form.offset - PAGE_SIZE, 0) if form.offset else None,
-    ), (400 if errors else 200)
-
-
-@bp.get("/o/<org>/settings/events.csv", endpoint="events_csv")
-@page(action="org.manage_settings")
-def events_csv(org: str, access: Access):
-    """The filtered audit log as CSV, streamed, at most ``EXPORT_CAP`` rows."""
-    try:
-        form = parse_form(AuditLogFilter, request.args)
-    except ServiceError as exc:
-        return Response(
-            "; ".join(f"{k}: {v}" for k, v in field_errors(exc).items()) + "\n",
-            status=400,
-            mimetype="text/plain",
-        )
-    org_id, filters = access.org.id, _event_filters(form, _org_zone(access))
-
-    def generate() -> Iterator[str]:
-        yield _csv_line(["time_utc", "event", "actor", "subject", "details"])
-        count = 0
-        batch: list = []
-        for event in events.iter_events(org_id, cap=events.EXPORT_CAP, **filters):
-            batch.append(event)
-            count += 1
-            if len(batch) == 500:
-                yield from _csv_rows(org_id, batch)
-                batch = []
-        yield from _csv_rows(org_id, batch)
-        if count >= events.EXPORT_CAP:
-            note = f"Export stopped at {events.EXPORT_CAP} rows; narrow the dates for the rest."
-            yield _csv_line(["", "", "", note, ""])
-
-    name = f"audit-log-{access.org.slug}.csv"
-    return Response(
-        stream_with_context(generate()),
-        mimetype="text/csv",
-        headers={"Content-Disposition": f'attachment; filename="{name}"'},
-    )
-
-
-def _org_zone(access: Access) -> ZoneInfo:
-    try:
-        return ZoneInfo(access.org.timezone or "UTC")
-    except (ZoneInfoNotFoundError, ValueError):
-        return ZoneInfo("UTC")
-
-
-def _event_filters(form: AuditLogFilter, tz: ZoneInfo) -> dict:
-    """The form's filters for the events service: whole days in the org's zone."""
-
-    def start(day: date) -> datetime:
-        return datetime.combine(day, time(), tz).astimezone(UTC)
-
-    return {
-        "kind_prefix": form.kind,
-        "actor_id": form.actor,
-        "since": start(form.date_from) if form.date_from else None,
-        "until": start(form.date_to + timedelta(days=1)) if form.date_to else None,
-    }
-
-
-def _csv_rows(org_id: uuid.UUID, batch: list) -> Iterator[str]:
-    for row in audit.describe(org_id, batch):
-        subject = row.subject.text if row.subject else ""
-        if row.where:
-            subject = f"{subject} in {row.where.text}" if subject else row.where.text
-        yield _csv_line(
-            [
-                row.event.created_at.astimezone(UTC).isoformat(),
-                row.event.kind,
-                row.actor.label,
-                subject,
-                json.dumps(row.event.data or {}, sort_keys=True, default=str),
-            ]
-        )
-
-
-def _csv_line(cells: list[str]) -> str:
-    out = io.StringIO()
-    csv.writer(out).writerow([_csv_safe(c) for c in cells])
-    return out.getvalue()
-
-
-def _csv_safe(cell: str) -> str:
-    """A spreadsheet must not run a cell as a formula (CSV injection)."""
-    return "'" + cell if cell[:1] in ("=", "+", "-", "@", "\t", "\r") else cell

@@ -53,6 +53,8 @@ class OrgMember(db.Model):
     #: owner, admin or member (:class:`OrgRole`).
     role: Mapped[str] = mapped_column(String(16), default=OrgRole.MEMBER)
     active: Mapped[bool] = mapped_column(default=True)
+    #: How the person first joined: password, sso, ldap, scim, agent, invite or manual.
+    joined_via: Mapped[str] = mapped_column(String(16), default="manual")
     created_at: Mapped[datetime] = created_at_column()
     deactivated_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
 

@@ -101,6 +101,8 @@ class ProjectMember(db.Model):
     role: Mapped[str] = mapped_column(String(16), default=ProjectRole.MEMBER)
     #: manual (added by a person) or synced (owned by IdP group sync).
     source: Mapped[str] = mapped_column(String(16), default=MembershipSource.MANUAL)
+    #: The IdP group whose mapping owns a synced membership (shown on the members page).
+    synced_group: Mapped[str | None] = mapped_column(String(255))
     created_at: Mapped[datetime] = created_at_column()
 
     account: Mapped["Account"] = relationship(lazy="joined")  # noqa: UP037, F821

@@ -158,3 +158,7 @@ class Comment(db.Model):
     )
     body: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime] = created_at_column()
+    #: Set when the author edits the body (the timeline says "edited").
+    edited_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    #: Soft delete: the timeline keeps "comment deleted" in its place.
+    deleted_at: Mapped[datetime | None] = mapped_column(UTCDateTime())

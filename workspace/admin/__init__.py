@@ -1,0 +1,10 @@
+"""What an org's owners and admins run: the org's general settings, its members and
+their invitations, and the audit log of every identity and permission change."""
+
+from flask import Flask
+
+from workspace.admin import views
+
+
+def init_app(app: Flask) -> None:
+    app.register_blueprint(views.bp)

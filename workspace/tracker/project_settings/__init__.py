@@ -1,0 +1,2 @@
+"""A project's settings and members pages: name, description, archive; states,
+cycles and modules; manual and synced memberships."""

@@ -3,8 +3,9 @@ their invitations, and the audit log of every identity and permission change."""
 
 from flask import Flask
 
-from workspace.admin import views
+from workspace.admin import api, views
 
 
 def init_app(app: Flask) -> None:
+    app.register_blueprint(api.bp)
     app.register_blueprint(views.bp)

@@ -4,6 +4,7 @@ HTML pages over the core services."""
 from flask import Flask
 
 from workspace.tracker import api, views
+from workspace.tracker.project_settings import api as project_settings_api
 from workspace.tracker.project_settings import views as project_settings_views
 from workspace.tracker.task_page import views as task_page_views
 
@@ -13,4 +14,5 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(api.bp)
     app.register_blueprint(views.bp)
     app.register_blueprint(task_page_views.bp)
+    app.register_blueprint(project_settings_api.bp)
     app.register_blueprint(project_settings_views.bp)

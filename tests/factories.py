@@ -198,3 +198,18 @@ def add_widget(client, who: OrgFixture, dashboard_id: str, **body) -> dict:
     )
     assert resp.status_code == 201, resp.get_json()
     return resp.get_json()
+
+
+def create_agent(client, org: OrgFixture, name: str = "Triage Bot", project_ids=()) -> dict:
+    """An agent made by the org's owner through the API; the answer holds its token."""
+    resp = client.post(
+        org.url("/agents"),
+        json={"name": name, "description": "Sorts incoming bugs", "project_ids": list(project_ids)},
+        headers=org.headers,
+    )
+    assert resp.status_code == 201, resp.get_json()
+    return resp.get_json()
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}

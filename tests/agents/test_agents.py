@@ -10,22 +10,9 @@ from sqlalchemy import select
 
 from tests.agents.conftest import make_project, make_task, states_by_name
 from tests.conftest import add_person
+from tests.factories import bearer, create_agent
 
 TOOLS = "/api/v1/agent/tools"
-
-
-def create_agent(client, org, name="Triage Bot", project_ids=()):
-    resp = client.post(
-        org.url("/agents"),
-        json={"name": name, "description": "Sorts incoming bugs", "project_ids": list(project_ids)},
-        headers=org.headers,
-    )
-    assert resp.status_code == 201, resp.get_json()
-    return resp.get_json()
-
-
-def bearer(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
 
 
 def call(client, agent, tool, **args):

@@ -83,4 +83,6 @@ def load_config(instance_path: str) -> dict:
         "WTF_CSRF_TIME_LIMIT": None,
         "WTF_CSRF_HEADERS": ["X-CSRFToken", "X-CSRF-Token"],
         "PERMANENT_SESSION_LIFETIME": 60 * 60 * 24 * 14,
+        # How long an invitation's one-time sign-in link works (docs/admin.md).
+        "INVITE_LINK_HOURS": float(os.environ.get("INVITE_LINK_HOURS", "72")),
     }

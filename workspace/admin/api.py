@@ -1,7 +1,72 @@
-"""The org admin's JSON API: members' roles, deactivation and invitations."""
+"""The org admin's JSON API: members' roles, deactivation and invitations
+(docs/admin.md). The same services and rules as Settings > Members."""
 
 from __future__ import annotations
 
+import uuid
+
+from flask import current_app, url_for
+
+from workspace.admin import members
+from workspace.admin.schemas import AdminMemberOut, InvitationCreate, InvitationOut, MemberPatch
+from workspace.api import operation
 from workspace.api.blueprints import api_blueprint
+from workspace.auth import invites
+from workspace.security.permissions import Access
 
 bp = api_blueprint("admin_api", __name__, "/api/v1/orgs/<uuid:org_id>")
+
+
+@bp.patch("/members/<uuid:member_id>")
+@operation(
+    "Change a member's role, or deactivate or reactivate them",
+    tag="members",
+    action="org.manage_members",
+    body=MemberPatch,
+    response=AdminMemberOut,
+    errors=(400, 401, 403, 404, 409),
+)
+def update_member(org_id: uuid.UUID, member_id: uuid.UUID, access: Access, body: MemberPatch):
+    """Only an owner makes, changes or deactivates an owner; the last active owner is
+    never demoted or deactivated (409); nobody deactivates themselves (409); a member
+    managed by SCIM is activated only by the identity provider (409), and agents are
+    removed in Settings > Agents (409). Deactivation revokes the member's API tokens
+    for this org. Reactivation restores the member role."""
+    member = members.update_member(access, member_id, role=body.role, active=body.active)
+    return AdminMemberOut.model_validate(member)
+
+
+@bp.post("/invitations")
+@operation(
+    "Invite a person by email",
+    tag="members",
+    action="org.manage_members",
+    body=InvitationCreate,
+    response=InvitationOut,
+    status=201,
+    errors=(400, 401, 403, 404, 409),
+)
+def create_invitation(org_id: uuid.UUID, access: Access, body: InvitationCreate):
+    """Creates the account (when new) and the membership with ``role`` (owner only by
+    an owner). ``sign_in_url`` is a one-time link, valid for 72 hours and returned in
+    this answer only; send it to the person. It is null when the address already has
+    its own way to sign in (a password, another organization): they sign in as usual.
+    An active member is a 409; a deactivated one is a 409 that says to reactivate."""
+    invitation = invites.invite(
+        access.org, access.member, body.email, name=body.name, role=body.role
+    )
+    url = None
+    if invitation.token:
+        base = current_app.config.get("BASE_URL", "").rstrip("/")
+        url = base + url_for("auth.invite", token=invitation.token)
+    return InvitationOut(
+        member=AdminMemberOut.model_validate(invitation.member),
+        sign_in_url=url,
+        expires_at=invitation.expires_at,
+        message=(
+            "Send this one-time link to the person; it is shown only once."
+            if url
+            else "This address already has its own way to sign in; "
+            "they sign in as usual and find the organization there."
+        ),
+    )

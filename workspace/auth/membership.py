@@ -4,13 +4,16 @@ take, so a removed member's access stops the same way whoever removed them."""
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
 
-from sqlalchemy import update
+from sqlalchemy import ColumnElement, func, select, update
 
-from workspace.auth.models import ApiToken
+from workspace.auth.models import ApiToken, AuthSession
 from workspace.auth.sessions import revoke_sessions
 from workspace.core import accounts
-from workspace.core.models import OrgMember
+from workspace.core.models import Org, OrgMember, OrgRole
 from workspace.core.orgs import orgs_for_account
 from workspace.extensions import db
 from workspace.types import utcnow
@@ -46,3 +49,62 @@ def deactivate_member(
     if not orgs_for_account(member.account_id):
         revoke_sessions(member.account_id)
     return True
+
+
+def reactivate_member(member: OrgMember, *, actor_id: uuid.UUID | None) -> OrgMember:
+    """Bring a deactivated membership back, as SCIM does (``accounts.add_member``,
+    recorded as ``member.added``): with the member role, whatever it was before, so a
+    reactivation never restores an owner or admin unasked. Tokens revoked at
+    deactivation stay revoked."""
+    if member.active:
+        return member
+    org = db.session.get(Org, member.org_id)
+    return accounts.add_member(org, member.account, OrgRole.MEMBER, actor_id=actor_id)
+
+
+@dataclass(frozen=True)
+class MemberRow:
+    member: OrgMember
+    #: When the account last signed in (its newest session), anywhere; None for never.
+    last_sign_in: datetime | None
+    #: Extra columns the caller asked for, by label.
+    extra: dict[str, Any]
+
+
+def member_rows(
+    org_id: uuid.UUID,
+    *,
+    search: str | None = None,
+    offset: int = 0,
+    limit: int = 50,
+    extra: tuple[ColumnElement, ...] = (),
+) -> list[MemberRow]:
+    """One page of the org's memberships (``accounts.members_query``: search, order)
+    with each account's last sign-in, in one query; ``extra`` labelled columns (a
+    capability above, such as SCIM, adds its own flags) ride along."""
+    last = (
+        select(
+            AuthSession.account_id.label("account_id"),
+            func.max(AuthSession.created_at).label("last_sign_in"),
+        )
+        .group_by(AuthSession.account_id)
+        .subquery()
+    )
+    query = (
+        accounts.members_query(org_id, search)
+        .outerjoin(last, last.c.account_id == OrgMember.account_id)
+        .add_columns(last.c.last_sign_in, *extra)
+        .offset(offset)
+        .limit(limit)
+    )
+    rows = []
+    for row in db.session.execute(query):
+        mapping = row._mapping
+        rows.append(
+            MemberRow(
+                member=row[0],
+                last_sign_in=row[1],
+                extra={col.name: mapping[col.name] for col in extra},
+            )
+        )
+    return rows

@@ -18,11 +18,11 @@ from flask import (
     url_for,
 )
 
-from workspace.auth import api_tokens, linking, signin_limits
+from workspace.auth import api_tokens, invites, linking, signin_limits
 from workspace.auth import models as _models  # noqa: F401  (maps the auth tables)
 from workspace.auth.guards import page, safe_next
 from workspace.auth.login import complete_login
-from workspace.auth.passwords import check_password
+from workspace.auth.passwords import MIN_LENGTH, check_password
 from workspace.auth.schemas import TokenCreate
 from workspace.auth.sessions import current_account, end_session, start_session
 from workspace.core.accounts import canonical_email, find_account
@@ -224,6 +224,51 @@ def link_account():
     )
     response.delete_cookie(linking.COOKIE, path=_LINK_PATH)
     return response
+
+
+# -- invitations (docs/admin.md#invitations) ----------------------------------------------
+
+
+def _invite_page(link, token: str, *, error: str | None = None, status: int = 200):
+    if link is None:
+        response = render_template("auth/invite_unusable.html", message=invites.UNUSABLE)
+        status = 410
+    else:
+        org = db.session.get(Org, link.org_id)
+        response = render_template(
+            "auth/invite.html",
+            org=org,
+            account=link.account,
+            token=token,
+            expires_at=link.expires_at,
+            min_length=MIN_LENGTH,
+            error=error,
+        )
+    # The token is in the URL: no Referer carries it to another site.
+    return response, status, {"Referrer-Policy": "no-referrer", "Cache-Control": "no-store"}
+
+
+@bp.route("/invite/<token>", methods=["GET", "POST"])
+@limiter.limit(
+    "20 per minute; 100 per hour",
+    deduct_when=signin_limits.failed,
+    error_message="Too many attempts with invitation links. Wait a few minutes, then try again.",
+)
+@transactional
+def invite(token: str):
+    """An invitation's one-time link: "Join <org> as <email>"; signing in (and
+    choosing a password, when the account has none) happens on POST, once. Unknown,
+    used and expired links all answer the same 410 page."""
+    if request.method == "GET":
+        return _invite_page(invites.usable_link(token), token)
+    try:
+        org = invites.use_link(token, request.form.get("password") or None)
+    except invites.LinkUnusable:
+        return _invite_page(None, token)
+    except ServiceError as exc:
+        return _invite_page(invites.usable_link(token), token, error=exc.message, status=exc.status)
+    flash(f"Welcome to {org.name}.", "success")
+    return redirect(url_for("core_pages.org_home", org=org.slug))
 
 
 def init_app(app: Flask) -> None:

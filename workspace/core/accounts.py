@@ -5,12 +5,12 @@ from __future__ import annotations
 import unicodedata
 import uuid
 
-from sqlalchemy import func, select, update
+from sqlalchemy import Select, func, or_, select, update
 
 from workspace.core.emails import normalize_domain
 from workspace.core.events import record_event
 from workspace.core.models import Account, AccountKind, Org, OrgMember, OrgRole
-from workspace.errors import NotFoundError, ServiceError
+from workspace.errors import ConflictError, ForbiddenError, NotFoundError, ServiceError
 from workspace.extensions import db
 from workspace.types import utcnow
 
@@ -170,6 +170,97 @@ def deactivate_member(
         via=via,
     )
     return True
+
+
+#: How a person joined (``OrgMember.joined_via``), in the words the Members page uses.
+JOINED_VIA_LABELS = {
+    "password": "Signed up with a password",
+    "sso": "Single sign-on",
+    "ldap": "Directory (LDAP)",
+    "scim": "Provisioned by SCIM",
+    "agent": "Created as an agent",
+    "invite": "Invited",
+    "manual": "Added directly",
+}
+
+LAST_OWNER = (
+    "{email} is the last active owner of this organization, so they cannot be {what}. "
+    "Make another member an owner first, then try again."
+)
+
+
+def joined_via_label(via: str | None) -> str:
+    return JOINED_VIA_LABELS.get(via or "manual", via or "Added directly")
+
+
+def change_role(member: OrgMember, role: OrgRole | str, *, actor: OrgMember) -> OrgMember:
+    """Give a member another org role (owner, admin or member), recorded as
+    ``member.role_changed`` with the actor and both roles. Only an owner makes or
+    unmakes an owner (an admin changes members and admins, themselves included); the
+    last active owner is never demoted (the org row is locked first, as in
+    :func:`deactivate_member`, so two concurrent demotions cannot both pass). An agent
+    is never an owner. Nothing is revoked: the new role applies from the next request."""
+    new = OrgRole(role)
+    old = OrgRole(member.role)
+    if new == old:
+        return member
+    owners_only = "Only an owner can make someone an owner or change an owner's role."
+    if OrgRole.OWNER in (old, new) and OrgRole(actor.role) != OrgRole.OWNER:
+        raise ForbiddenError(owners_only, field="role")
+    if new == OrgRole.OWNER and member.account.is_agent:
+        raise ServiceError("An agent cannot be an owner; make it an admin instead.", field="role")
+    if OrgRole.OWNER in (old, new):
+        # Counted and checked again under the org's lock: a concurrent change may
+        # have just demoted the actor or the org's other owner.
+        _lock_org(member.org_id)
+        db.session.refresh(member)
+        db.session.refresh(actor)
+        if not actor.active or OrgRole(actor.role) != OrgRole.OWNER:
+            raise ForbiddenError(owners_only, field="role")
+        old = OrgRole(member.role)
+        if old == new:
+            return member
+        if old == OrgRole.OWNER and member.active and active_owner_count(member.org_id) <= 1:
+            raise ConflictError(
+                LAST_OWNER.format(email=member.account.email, what="demoted"), field="role"
+            )
+    member.role = new
+    db.session.flush()
+    record_event(
+        member.org_id,
+        "member.role_changed",
+        actor_id=actor.account_id,
+        subject=member.account.email,
+        member_id=str(member.id),
+        old_role=str(old),
+        new_role=str(new),
+    )
+    return member
+
+
+def _like_pattern(text: str) -> str:
+    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped.lower()}%"
+
+
+def members_query(org_id: uuid.UUID, search: str | None = None) -> Select:
+    """Every membership of the org (active or not) with its account, ordered for a
+    stable page: name, email, id. ``search`` matches part of the name or the email,
+    case-insensitively (``%`` and ``_`` are plain characters)."""
+    query = (
+        select(OrgMember)
+        .join(Account, Account.id == OrgMember.account_id)
+        .where(OrgMember.org_id == org_id)
+    )
+    if search:
+        pattern = _like_pattern(search)
+        query = query.where(
+            or_(
+                func.lower(Account.name).like(pattern, escape="\\"),
+                func.lower(Account.email).like(pattern, escape="\\"),
+            )
+        )
+    return query.order_by(func.lower(Account.name), Account.email, OrgMember.id)
 
 
 def list_members(org_id: uuid.UUID, *, include_inactive: bool = False) -> list[OrgMember]:

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import re
 import uuid
+from functools import cache
+from zoneinfo import available_timezones
 
 from sqlalchemy import select
 
 from workspace.core.accounts import add_member
+from workspace.core.events import record_event
 from workspace.core.models import Account, Org, OrgMember, OrgRole
 from workspace.errors import ConflictError, ServiceError
 from workspace.extensions import db
@@ -37,6 +40,43 @@ def create_org(name: str, owner: Account, slug: str | None = None) -> Org:
     db.session.add(org)
     db.session.flush()
     add_member(org, owner, OrgRole.OWNER, actor_id=owner.id)
+    return org
+
+
+#: The longest org name (``Org.name``).
+MAX_NAME = 200
+
+
+@cache
+def time_zones() -> tuple[str, ...]:
+    """The IANA zones an org may choose, sorted (``zoneinfo.available_timezones``)."""
+    return tuple(sorted(available_timezones()))
+
+
+def update_org(org: Org, actor_id: uuid.UUID, *, name: str, timezone: str) -> Org:
+    """Rename the org and set its time zone (analytics' "today"); the slug never
+    changes, so URLs and API clients keep working. Records ``org.updated`` with what
+    changed, old and new; an unchanged form records nothing."""
+    name = (name or "").strip()
+    if not name:
+        raise ServiceError("Give the organization a name.", field="name")
+    if len(name) > MAX_NAME:
+        raise ServiceError(f"A name has at most {MAX_NAME} characters.", field="name")
+    timezone = (timezone or "").strip()
+    if timezone not in time_zones():
+        raise ServiceError(
+            "Choose a time zone from the list, such as Europe/Berlin or UTC.", field="timezone"
+        )
+    changes = {
+        key: [old, new]
+        for key, old, new in (("name", org.name, name), ("timezone", org.timezone, timezone))
+        if old != new
+    }
+    if not changes:
+        return org
+    org.name, org.timezone = name, timezone
+    record_event(org.id, "org.updated", actor_id=actor_id, subject=name, **changes)
+    db.session.flush()
     return org
 
 

@@ -1,0 +1,73 @@
+"""Input and output shapes of Settings > Members and General, shared by the pages
+(``parse_form``) and the admin JSON API (``parse_body``)."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Annotated
+
+from pydantic import Field, StringConstraints
+
+from workspace.core.accounts import MAX_EMAIL
+from workspace.core.models import OrgRole
+from workspace.core.models.accounts import NAME_SIZE
+from workspace.core.orgs import MAX_NAME
+from workspace.core.schemas import AccountOut
+from workspace.inputs import InputModel, OutputModel, QueryModel, absent
+
+Email = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_EMAIL)]
+
+
+class MemberListQuery(QueryModel):
+    """Settings > Members: a search over name and email, and the page (50 a page)."""
+
+    q: Annotated[str, StringConstraints(strip_whitespace=True, max_length=200)] = ""
+    page: int = Field(default=1, ge=1, le=100_000)
+
+
+class MemberPatch(InputModel):
+    """Change a member's org role, or deactivate (false) or reactivate (true) them."""
+
+    role: OrgRole = absent()
+    active: bool = absent()
+
+
+class RoleChange(InputModel):
+    role: OrgRole
+
+
+class InvitationCreate(InputModel):
+    """Invite a person by email with an org role (owner only by an owner)."""
+
+    email: Email
+    name: Annotated[str, StringConstraints(strip_whitespace=True, max_length=NAME_SIZE)] = ""
+    role: OrgRole = OrgRole.MEMBER
+
+
+class OrgSettings(InputModel):
+    """Settings > General: the org's name and IANA time zone (the slug never changes)."""
+
+    name: Annotated[
+        str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_NAME)
+    ]
+    timezone: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=64)]
+
+
+class AdminMemberOut(OutputModel):
+    id: uuid.UUID
+    account: AccountOut
+    role: str
+    active: bool
+    joined_via: str
+    created_at: datetime
+    deactivated_at: datetime | None = None
+
+
+class InvitationOut(OutputModel):
+    member: AdminMemberOut
+    #: The one-time sign-in link, in this answer only; null when the person already
+    #: has their own way to sign in.
+    sign_in_url: str | None
+    expires_at: datetime | None
+    message: str

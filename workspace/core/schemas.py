@@ -9,7 +9,14 @@ import uuid
 from datetime import date, datetime
 from typing import Annotated
 
-from pydantic import BeforeValidator, Field, StringConstraints, ValidationInfo, field_validator
+from pydantic import (
+    BeforeValidator,
+    Field,
+    StringConstraints,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
 
 from workspace.core.models import Priority, ProjectRole, StateCategory, TaskKind
@@ -202,16 +209,38 @@ class ActivityOut(OutputModel):
     created_at: datetime
 
 
+CommentBody = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=20000)
+]
+
+
 class CommentCreate(InputModel):
-    body: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=20000)]
+    body: CommentBody
+
+
+class CommentPatch(InputModel):
+    """The new text of your own comment (only its author edits it)."""
+
+    body: CommentBody
 
 
 class CommentOut(OutputModel):
+    """A comment; a deleted one keeps its place with ``deleted: true`` and no body."""
+
     id: uuid.UUID
     task_id: uuid.UUID
     author_id: uuid.UUID | None
     body: str
     created_at: datetime
+    edited_at: datetime | None = None
+    deleted_at: datetime | None = None
+    deleted: bool = False
+
+    @model_validator(mode="after")
+    def _hide_deleted_body(self) -> CommentOut:
+        if self.deleted_at is not None:
+            self.body, self.deleted = "", True
+        return self
 
 
 class EventOut(OutputModel):

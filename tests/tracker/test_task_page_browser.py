@@ -1,0 +1,202 @@
+"""A person in a real browser opens a task from the org home, edits every field in
+place (no full reload), comments, edits the comment, and reads the timeline."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.factories import (
+    add_person,
+    browser_sign_in,
+    login,
+    make_org,
+    new_task,
+    setup_project,
+)
+
+pytestmark = pytest.mark.browser
+
+SHOTS = Path("/tmp/shots")
+AXE = Path(__file__).resolve().parent.parent / "browser_assets" / "axe.min.js"
+# Visible controls in <main> without a visible <label> (as tests/test_accessibility.py).
+UNLABELLED = """() => Array.from(document.querySelectorAll(
+    'main input:not([type=hidden]), main select, main textarea'))
+  .filter(el => el.getClientRects().length)
+  .filter(el => !Array.from(el.labels || []).some(
+    l => l.getClientRects().length && l.textContent.trim() && getComputedStyle(l).clip === 'auto'))
+  .map(el => el.name || el.id)"""
+
+
+def axe_problems(page) -> list[str]:
+    """Serious or critical axe-core violations (axe is injected through DevTools, which
+    the pages' CSP does not block)."""
+    page.evaluate(AXE.read_text(encoding="utf-8"))
+    result = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
+    return [
+        f"{v['impact']} {v['id']}: {v['help']} -> {v['nodes'][0]['target']}"
+        for v in result["violations"]
+        if v["impact"] in ("serious", "critical")
+    ]
+
+
+@pytest.fixture
+def world(live_server):
+    app = live_server.app
+    acme = make_org(app, "Acme", "owner@acme.test")
+    add_person(app, acme.org_id, "mia@acme.test")
+    client = app.test_client()
+    project, _ = setup_project(client, acme)
+    base = acme.url(f"/projects/{project['id']}")
+    for kind, name in (("cycles", "Sprint 1"), ("modules", "Auth")):
+        resp = client.post(f"{base}/{kind}", json={"name": name}, headers=acme.headers)
+        assert resp.status_code == 201
+    task = new_task(client, acme, project, title="Fix login", assignee_id=str(acme.owner_id))
+    return live_server, acme, task
+
+
+def _shot(page, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / name), full_page=True)
+
+
+def test_edit_every_field_in_place_and_discuss(page, world):
+    server, acme, task = world
+    browser_sign_in(page, server.url, acme.owner_email)
+    # The org home lists "my tasks" with their keys linked to the task page.
+    page.goto(f"{server.url}/o/acme/")
+    page.get_by_role("link", name=task["key"], exact=True).first.click()
+    expect(page).to_have_url(re.compile(rf"/o/acme/tasks/{task['key']}$"))
+    expect(page.get_by_role("heading", level=1)).to_have_text("Fix login")
+    failed = []
+    page.on("requestfailed", lambda request: failed.append(request.url))
+    page.evaluate("window.__stillHere = true")
+    timeline = page.locator("#timeline")
+
+    page.get_by_text("Edit title", exact=True).click()
+    page.get_by_label("Title", exact=True).fill("")
+    page.get_by_role("button", name="Save title").click()
+    expect(page.locator("#f-title-error")).to_have_text("A task needs a title.")
+    page.get_by_label("Title", exact=True).fill("Fix the login form")
+    page.get_by_role("button", name="Save title").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Fix the login form")
+    expect(timeline).to_contain_text("renamed the task from “Fix login” to “Fix the login form”")
+
+    page.get_by_text("Edit description", exact=True).click()
+    page.get_by_role("textbox", name="Description", exact=True).fill(
+        "Steps: **click** [docs](https://d.example)"
+    )
+    page.get_by_role("button", name="Save description").click()
+    expect(page.locator("#field-description .markdown strong")).to_have_text("click")
+    expect(page.locator("#field-description .markdown a")).to_have_attribute(
+        "rel", "nofollow noopener noreferrer"
+    )
+    expect(timeline).to_contain_text("updated the description")
+
+    changes = [
+        ("State", "In Progress", "changed the state from Backlog to In Progress"),
+        ("Priority", "Urgent", "changed the priority from None to Urgent"),
+        ("Kind", "Bug", "changed the kind from Task to Bug"),
+        ("Cycle", "Sprint 1", "changed the cycle from none to Sprint 1"),
+        ("Module", "Auth", "changed the module from none to Auth"),
+    ]
+    for label, option, words in changes:
+        page.get_by_label(label, exact=True).select_option(label=option)
+        expect(timeline).to_contain_text(words)
+        expect(page.get_by_label(label, exact=True)).to_have_value(re.compile(".+"))
+
+    # The assignee select is searchable: typing narrows the options.
+    page.get_by_label("Find a person or agent").fill("mi")
+    expect(page.locator("#f-assignee option:not([hidden])")).to_have_text(
+        ["Acme Owner", "Mia"]  # the selected one always stays
+    )
+    page.get_by_label("Assignee", exact=True).select_option(label="Mia")
+    expect(timeline).to_contain_text("reassigned from Acme Owner to Mia")
+
+    page.get_by_label("Due date", exact=True).fill("2026-03-01")
+    expect(timeline).to_contain_text("changed the due date from none to Mar 1, 2026")
+
+    page.get_by_label("Add a comment").fill("Reproduced on **Firefox**")
+    page.get_by_role("button", name="Comment", exact=True).click()
+    comment = page.locator(".tl-comment", has_text="Reproduced on")
+    expect(comment.locator(".tl-body strong")).to_have_text("Firefox")
+    expect(page.get_by_label("Add a comment")).to_have_value("")
+    comment.get_by_text("Edit", exact=True).click()
+    comment.get_by_label("Edit your comment").fill("Reproduced on Firefox and Chromium")
+    comment.get_by_role("button", name="Save comment").click()
+    comment = page.locator(".tl-comment", has_text="Chromium")
+    expect(comment).to_contain_text("edited")
+
+    # Every line says who made it, and they come in the order they happened.
+    lines = page.locator("#timeline > li")
+    expect(lines).to_have_count(11)
+    for i in range(11):
+        expect(lines.nth(i)).to_contain_text("Acme Owner")
+    expect(lines.first).to_contain_text("created the task")
+    expect(lines.last).to_contain_text("Reproduced on Firefox and Chromium")
+    assert page.evaluate("window.__stillHere") is True
+    assert failed == []
+    _shot(page, "task-page-1280.png")
+
+    # At phone width the details stack under the title, above the description.
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.reload()
+    title = page.get_by_role("heading", level=1).bounding_box()
+    side = page.locator(".task-side").bounding_box()
+    body = page.locator("#field-description").bounding_box()
+    assert title["y"] < side["y"] < body["y"]
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    _shot(page, "task-page-390.png")
+
+
+def test_archive_and_delete_ask_first(page, world):
+    server, acme, task = world
+    browser_sign_in(page, server.url, acme.owner_email)
+    page.goto(f"{server.url}/o/acme/tasks/{task['key']}")
+    questions = []
+
+    def answer(dialog):
+        questions.append(dialog.message)
+        dialog.accept()
+
+    page.on("dialog", answer)
+    page.get_by_role("button", name="Archive").click()
+    expect(page.locator(".archived-banner")).to_contain_text("This task is out of the project")
+    assert questions and questions[0].startswith(f"Archive {task['key']}?")
+    _shot(page, "task-page-archived.png")
+    page.get_by_role("button", name="Restore").click()
+    expect(page.locator(".archived-banner")).to_have_count(0)
+    page.get_by_role("button", name="Delete task").click()
+    expect(page).to_have_url(re.compile(r"/o/acme/projects/"))
+    expect(page.locator("#flash-area")).to_contain_text(f"{task['key']} “Fix login” was deleted.")
+
+
+def test_the_page_passes_axe_for_editors_and_readers(page, world):
+    server, acme, task = world
+    client = server.app.test_client()
+    login(client, acme.owner_email)
+    client.post(f"/o/acme/tasks/{task['key']}/comments", data={"body": "A comment"})
+    browser_sign_in(page, server.url, acme.owner_email)
+    page.goto(f"{server.url}/o/acme/tasks/{task['key']}")
+    page.get_by_text("Edit title", exact=True).click()
+    page.get_by_text("Edit description", exact=True).click()
+    page.locator(".tl-comment").get_by_text("Edit", exact=True).click()
+    assert axe_problems(page) == []
+    assert page.evaluate(UNLABELLED) == []
+    # A keyboard user sees where the focus is on the field controls.
+    page.get_by_label("Priority", exact=True).focus()
+    outline = page.evaluate(
+        "() => { const s = getComputedStyle(document.activeElement);"
+        " return s.outlineStyle !== 'none' || s.boxShadow !== 'none'; }"
+    )
+    assert outline is True
+    # Mia is a plain org member without a project role: she reads, with no controls.
+    page.get_by_role("button", name="Sign out").click()
+    browser_sign_in(page, server.url, "mia@acme.test")
+    page.goto(f"{server.url}/o/acme/tasks/{task['key']}")
+    expect(page.get_by_role("heading", level=1)).to_have_text("Fix login")
+    expect(page.locator("main form")).to_have_count(0)
+    assert axe_problems(page) == []

@@ -12,6 +12,12 @@
      named by its aria-controls, keeping aria-expanded true to what is shown.
    - [data-reset-on-success] (an hx- form): cleared after a successful request, and the
      element named by data-removes-on-success removed.
+   - select[data-commit-select] (the task list's inline state select, in an hx- form
+     triggered by "ws:commit"): commits only on an explicit choice, a mouse pick or
+     Enter, never on each arrow key; leaving it uncommitted puts the saved value back.
+     After the row is swapped, focus returns to the row's select.
+   - [data-bulk-bar] with [data-bulk-select] row boxes and a [data-select-all] box:
+     the bulk bar shows (class has-selection) while something is selected.
    The pages' Content-Security-Policy runs no inline handler (onsubmit=, hx-on), so
    behaviour lives here. */
 (function () {
@@ -289,4 +295,107 @@
   document.addEventListener("htmx:sendError", function () {
     showFlash(NETWORK_ERROR, "error");
   });
+
+  /* ---------- Inline state select: commit on an explicit choice ---------- */
+
+  // Arrow keys on a closed <select> change its value (and fire "change") at once in
+  // some browsers; a person arrowing through the states has not chosen one yet. A
+  // change that a key press caused waits for Enter; a mouse pick commits at once.
+  var keyChange = false;
+  var refocusRow = null;
+
+  function commitSelect(select) {
+    var saved = select.querySelector("option[selected]");
+    select.classList.remove("uncommitted");
+    if (saved && saved.value === select.value) return;
+    var form = select.form;
+    var row = select.closest("tr");
+    if (!form || !window.htmx) {
+      if (form) form.submit();
+      return;
+    }
+    refocusRow = row && row.id ? row.id : null;
+    window.htmx.trigger(form, "ws:commit");
+  }
+
+  function revertSelect(select) {
+    var saved = select.querySelector("option[selected]");
+    if (saved && select.value !== saved.value) select.value = saved.value;
+    select.classList.remove("uncommitted");
+  }
+
+  document.addEventListener("keydown", function (event) {
+    var select = event.target instanceof Element ? event.target.closest("select[data-commit-select]") : null;
+    if (!select) return;
+    if (event.key === "Enter") {
+      event.preventDefault();
+      commitSelect(select);
+      return;
+    }
+    if (event.key === "Escape") {
+      revertSelect(select);
+      return;
+    }
+    keyChange = true;
+    window.setTimeout(function () { keyChange = false; }, 0);
+  }, true);
+
+  document.addEventListener("change", function (event) {
+    var select = event.target instanceof Element ? event.target.closest("select[data-commit-select]") : null;
+    if (!select) return;
+    if (keyChange) {
+      select.classList.add("uncommitted");
+      return;
+    }
+    commitSelect(select);
+  });
+
+  document.addEventListener("focusout", function (event) {
+    var select = event.target instanceof Element ? event.target.closest("select[data-commit-select]") : null;
+    if (select && select.classList.contains("uncommitted")) revertSelect(select);
+  });
+
+  document.addEventListener("htmx:afterSettle", function () {
+    if (!refocusRow) return;
+    var select = document.querySelector("#" + CSS.escape(refocusRow) + " select[data-commit-select]");
+    refocusRow = null;
+    if (select) select.focus();
+  });
+
+  /* ---------- Bulk selection on the task list ---------- */
+
+  function updateBulkBar() {
+    var bar = document.querySelector("[data-bulk-bar]");
+    if (!bar) return;
+    var boxes = document.querySelectorAll("[data-bulk-select]");
+    var chosen = 0;
+    for (var i = 0; i < boxes.length; i++) if (boxes[i].checked) chosen++;
+    bar.classList.toggle("has-selection", chosen > 0 || !!bar.querySelector(".bulk-error"));
+    var count = bar.querySelector("[data-bulk-count]");
+    if (count) count.textContent = chosen === 1 ? "1 task selected" : chosen + " tasks selected";
+    var all = document.querySelector("[data-select-all]");
+    if (all) {
+      all.checked = boxes.length > 0 && chosen === boxes.length;
+      all.indeterminate = chosen > 0 && chosen < boxes.length;
+    }
+  }
+
+  document.addEventListener("change", function (event) {
+    var target = event.target instanceof Element ? event.target : null;
+    if (!target) return;
+    if (target.matches("[data-select-all]")) {
+      var boxes = document.querySelectorAll("[data-bulk-select]");
+      for (var i = 0; i < boxes.length; i++) boxes[i].checked = target.checked;
+      updateBulkBar();
+    } else if (target.matches("[data-bulk-select]")) {
+      updateBulkBar();
+    }
+  });
+
+  document.addEventListener("htmx:afterSettle", updateBulkBar);
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", updateBulkBar);
+  } else {
+    updateBulkBar();
+  }
 })();

@@ -23,17 +23,16 @@ from flask import (
 from workspace.auth.guards import page
 from workspace.auth.sessions import current_account
 from workspace.core import accounts, orgs, projects, tasks
-from workspace.core.models import Priority, StateCategory, TaskKind
+from workspace.core.models import Priority, TaskKind
 from workspace.core.schemas import OrgCreate, ProjectCreate, TaskCreate, TaskPatch
 from workspace.errors import ServiceError
 from workspace.extensions import htmx
 from workspace.inputs import field_errors, parse_form
 from workspace.security.permissions import Access, can
+from workspace.tracker import listing
 from workspace.tracker.home import task_counts
 
 bp = Blueprint("core_pages", __name__)
-
-PAGE_SIZE = 50
 
 
 @bp.route("/orgs/new", methods=["GET", "POST"])
@@ -110,45 +109,69 @@ def _task_page_context(access: Access, project) -> dict:
     }
 
 
-def _page_args() -> tuple[int, str | None]:
-    """Paging and the category tab; a hand-edited value falls back to the default."""
-    try:
-        offset = min(max(0, int(request.args.get("offset", 0))), tasks.MAX_OFFSET)
-    except ValueError:
-        offset = 0
-    category = request.args.get("category") or None
-    if category not in (None, *StateCategory.__members__.values()):
-        category = None
-    return offset, category
-
-
-def _project_page(access: Access, proj, *, errors: dict[str, str] | None = None, status=200):
-    offset, category = _page_args()
-    rows, total = tasks.list_tasks(
-        access.org.id,
-        tasks.TaskFilter(project_id=proj.id, state_category=category),
-        limit=PAGE_SIZE,
-        offset=offset,
-    )
+def _project_page(
+    access: Access,
+    proj,
+    query: listing.TaskListQuery | None = None,
+    *,
+    errors: dict[str, str] | None = None,
+    status: int = 200,
+    partial: str | None = None,
+):
+    """The list (or board) of ``proj`` for the request's query string. A search or
+    PQL filter that cannot run shows its message next to its box, with a 400."""
+    errors = dict(errors or {})
+    if query is None:
+        query, query_errors = listing.parse_list_query(request.args)
+        errors |= query_errors
+    result = listing.TaskList(query=query, states=projects.list_states(proj.id))
+    if not query_errors_in(errors):
+        try:
+            result = listing.run_list(access, proj, query)
+        except ServiceError as exc:
+            errors |= {"pql" if exc.field == "filter" else exc.field or "form": exc.message}
+    if query_errors_in(errors):
+        status = max(status, 400)
     context = _task_page_context(access, proj) | {
-        "tasks": rows,
-        "total": total,
-        "offset": offset,
-        "next_offset": offset + PAGE_SIZE,
-        "category": category,
+        "listing": result,
+        "query": query,
+        "tasks": result.rows,
+        "total": result.total,
+        "offset": query.offset,
+        "next_offset": result.next_offset,
+        "category": query.category,
         "nav_active": "projects",
-        "errors": errors or {},
+        "errors": errors,
+        "selected_ids": request.form.getlist("task_ids"),
+        "state_list_args": listing.state_list_args,
     }
-    if htmx and offset:
+    if partial:
+        return render_template(partial, **context), status
+    if htmx and query.offset and query.view == "list":
         return render_template("tracker/_task_rows.html", **context), status
     return render_template("tracker/project.html", **context), status
+
+
+def query_errors_in(errors: dict[str, str]) -> bool:
+    return "q" in errors or "pql" in errors
 
 
 @bp.get("/o/<org>/projects/<uuid:project_id>")
 @page(action="project.read")
 def project(org: str, project_id: uuid.UUID, access: Access):
-    """A project's tasks, newest first, 50 at a time."""
+    """A project's tasks: search, PQL filter, sort, category tab, 50 at a time; or,
+    with ``view=board``, a column per state."""
     return _project_page(access, projects.get_project(access.org.id, project_id))
+
+
+@bp.get("/o/<org>/projects/<uuid:project_id>/board")
+@page(action="project.read")
+def board(org: str, project_id: uuid.UUID, access: Access):
+    """The project's board: the list page with ``view=board``."""
+    query, errors = listing.parse_list_query(request.args)
+    query = query.model_copy(update={"view": "board"})
+    proj = projects.get_project(access.org.id, project_id)
+    return _project_page(access, proj, query, errors=errors)
 
 
 @bp.post("/o/<org>/projects/<uuid:project_id>/tasks")
@@ -171,15 +194,40 @@ def create_task(org: str, project_id: uuid.UUID, access: Access):
     return redirect(url_for("core_pages.project", org=org, project_id=proj.id))
 
 
+@bp.post("/o/<org>/projects/<uuid:project_id>/tasks/bulk")
+@page(action="task.write")
+def bulk_edit(org: str, project_id: uuid.UUID, access: Access):
+    """Change the state, assignee or priority of the selected tasks, all or nothing;
+    back to the same list (its search, filter, sort and tab) afterwards."""
+    proj = projects.get_project(access.org.id, project_id)
+    query, _ = listing.parse_list_query(request.form)
+    try:
+        form = parse_form(listing.BulkEdit)
+        changed = tasks.bulk_update_tasks(proj, access.account.id, form.task_ids, form.changes())
+    except ServiceError as exc:
+        errors = {"bulk": " ".join(field_errors(exc).values())}
+        return _project_page(access, proj, query, errors=errors, status=exc.status)
+    flash(f"Updated {len(changed)} task{'s' if len(changed) != 1 else ''}.", "success")
+    return redirect(url_for("core_pages.project", org=org, project_id=proj.id, **query.url_args()))
+
+
 @bp.post("/o/<org>/tasks/<uuid:task_id>/state")
 @page(action="task.write")
 def change_state(org: str, task_id: uuid.UUID, access: Access):
-    """Move a task to another state; answers the updated row to HTMX."""
+    """Move a task to another state; answers the updated row to HTMX (or, from the
+    board, ``view=board`` in the query string, the board again)."""
     task = tasks.get_task(access.org.id, task_id)
     form = parse_form(TaskPatch)
     if form.state_id is None:
         raise ServiceError("Choose a state.", field="state_id")
     tasks.update_task(task, access.account.id, {"state_id": form.state_id})
+    query, _ = listing.parse_list_query(request.args)
+    if query.view == "board":
+        if htmx:
+            return _project_page(access, task.project, query, partial="tracker/_board.html")
+        return redirect(
+            url_for("core_pages.project", org=org, project_id=task.project_id, **query.url_args())
+        )
     if htmx:
         return render_template(
             "tracker/_task_row.html", task=task, **_task_page_context(access, task.project)

@@ -1,0 +1,166 @@
+"""A project's task list and board: the query model of the page and the service that
+runs it (search, a PQL filter, sort, category tab, paging, list or board).
+
+    query, errors = parse_list_query(request.args)
+    result = run_list(access, project, query)   # PQLError (400) on a bad filter
+
+The JSON list API (``GET /projects/<id>/tasks``) should accept the same fields.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import Field, ValidationError
+from werkzeug.datastructures import MultiDict
+
+from workspace.analytics.pql import compile_pql
+from workspace.analytics.pql.parser import MAX_LENGTH as PQL_MAX_LENGTH
+from workspace.core import projects, tasks
+from workspace.core.models import Priority, Project, State, StateCategory, Task
+from workspace.inputs import InputModel, QueryModel, validation_errors
+from workspace.security.permissions import Access
+
+#: Rows per page of the list; cards per column of the board.
+PAGE_SIZE = 50
+BOARD_CAP = 50
+
+Sort = Literal["key", "title", "state", "priority", "kind", "assignee", "due", "created", "updated"]
+Category = Literal["backlog", "unstarted", "started", "completed", "cancelled", "triage"]
+
+#: Values a hand-edited URL may get wrong without losing the page: they fall back to
+#: their default. A search or a filter that is wrong is shown as an error instead.
+LENIENT = ("sort", "dir", "category", "offset", "view")
+
+
+class TaskListQuery(QueryModel):
+    """The task list's query string (and the fields a bulk edit or a board move carries
+    to come back to the same list)."""
+
+    #: Case-insensitive substring of the title.
+    q: str = Field(default="", max_length=200)
+    #: A PQL filter (docs/pql.md), the same language as dashboards.
+    pql: str = Field(default="", max_length=PQL_MAX_LENGTH)
+    sort: Sort = "created"
+    dir: Literal["asc", "desc"] = "desc"
+    category: Category | None = None
+    offset: int = Field(default=0, ge=0, le=tasks.MAX_OFFSET)
+    view: Literal["list", "board"] = "list"
+
+    def url_args(self, **override: Any) -> dict[str, Any]:
+        """The non-default fields as URL arguments (so links stay short), with
+        ``override`` applied; ``offset`` is dropped unless overridden."""
+        values = self.model_dump() | {"offset": 0} | override
+        defaults = TaskListQuery().model_dump()
+        return {k: v for k, v in values.items() if v not in (None, "") and v != defaults[k]}
+
+    @property
+    def filtered(self) -> bool:
+        return bool(self.q or self.pql)
+
+
+def parse_list_query(args: MultiDict | dict) -> tuple[TaskListQuery, dict[str, str]]:
+    """The page's query from ``args``: wrong paging, sort or tab values fall back to
+    their defaults; a search or filter that is too long is an error on its field."""
+    data = {k: args.get(k) for k in TaskListQuery.model_fields if args.get(k) is not None}
+    errors: dict[str, str] = {}
+    for _ in range(len(data) + 1):
+        try:
+            return TaskListQuery.model_validate(data), errors
+        except ValidationError as exc:
+            for err in validation_errors(exc):
+                name = err["field"].split(".")[0]
+                data.pop(name, None)
+                if name not in LENIENT:
+                    errors[name] = err["message"]
+    return TaskListQuery(), errors  # pragma: no cover - every round drops a field
+
+
+@dataclass
+class TaskList:
+    query: TaskListQuery
+    states: list[State]
+    rows: list[Task] = field(default_factory=list)
+    total: int = 0
+    #: The board's columns: (state, its first cards, how many match).
+    columns: list[tuple[State, list[Task], int]] = field(default_factory=list)
+
+    @property
+    def next_offset(self) -> int:
+        return self.query.offset + PAGE_SIZE
+
+
+def task_filter(access: Access, project: Project, query: TaskListQuery) -> tasks.TaskFilter:
+    """The service filter for ``query``; raises ``PQLError`` (400 on ``pql``, naming
+    the line and column) when the filter cannot run."""
+    condition = None
+    if query.pql:
+        condition = compile_pql(query.pql, access.org.id, access.account.id)
+    return tasks.TaskFilter(
+        project_id=project.id,
+        state_category=query.category,
+        search=query.q or None,
+        condition=condition,
+    )
+
+
+def run_list(access: Access, project: Project, query: TaskListQuery) -> TaskList:
+    """The page's tasks: one page of rows, or the board's capped columns."""
+    states = projects.list_states(project.id)
+    flt = task_filter(access, project, query)
+    result = TaskList(query=query, states=states)
+    descending = query.dir == "desc"
+    if query.view == "board":
+        shown = [s for s in states if query.category in (None, s.category)]
+        result.columns = tasks.board_columns(
+            access.org.id, flt, shown, cap=BOARD_CAP, sort=query.sort, descending=descending
+        )
+        result.total = sum(total for _, _, total in result.columns)
+    else:
+        result.rows, result.total = tasks.list_tasks(
+            access.org.id,
+            flt,
+            limit=PAGE_SIZE,
+            offset=query.offset,
+            sort=query.sort,
+            descending=descending,
+        )
+    return result
+
+
+class BulkEdit(InputModel):
+    """The bulk bar: the selected tasks and what to change on all of them. A blank
+    field keeps each task's value; ``assignee_id=none`` unassigns."""
+
+    task_ids: list[uuid.UUID] = Field(min_length=1, max_length=tasks.BULK_MAX)
+    state_id: uuid.UUID | None = None
+    priority: Priority | None = None
+    assignee_id: uuid.UUID | Literal["none"] | None = None
+
+    def changes(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if self.state_id is not None:
+            out["state_id"] = self.state_id
+        if self.priority is not None:
+            out["priority"] = self.priority.value
+        if self.assignee_id is not None:
+            out["assignee_id"] = None if self.assignee_id == "none" else self.assignee_id
+        return out
+
+
+#: The categories in the order the tabs show them.
+CATEGORIES = [c.value for c in StateCategory]
+
+
+def _quoted(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def state_list_args(query: TaskListQuery, state: State) -> dict[str, Any]:
+    """URL arguments of the list showing one board column in full: the same search
+    and filter, narrowed to the state with PQL."""
+    condition = f"status = {_quoted(state.name)}"
+    pql = f"({query.pql}) AND {condition}" if query.pql else condition
+    return query.url_args(view="list", pql=pql, category=None)

@@ -5,22 +5,30 @@ from __future__ import annotations
 import re
 import uuid
 from datetime import date
+from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import func, insert, literal, select, update
+from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.sql.functions import GenericFunction
+from sqlalchemy.types import Uuid
 
 from workspace.core.accounts import require_active_member
 from workspace.core.events import record_event
 from workspace.core.models import (
+    Account,
     Cycle,
     MembershipSource,
     Module,
+    OrgMember,
     Project,
     ProjectMember,
     ProjectRole,
     State,
     StateCategory,
+    Task,
+    TaskActivity,
 )
-from workspace.dbfunctions import equals_ignoring_case
+from workspace.dbfunctions import equals_ignoring_case, unicode_lower
 from workspace.errors import ConflictError, NotFoundError, ServiceError
 from workspace.extensions import db
 from workspace.types import utcnow
@@ -174,15 +182,19 @@ def set_project_member(
     source: MembershipSource = MembershipSource.MANUAL,
     actor_id: uuid.UUID | None = None,
 ) -> ProjectMember:
-    """Add an org member to the project, or change their role (which makes a synced
-    membership manual: a person took it over). Records ``project.member_added`` or
-    ``project.member_changed``."""
+    """Add an org member to the project, or change a manual member's role. Records
+    ``project.member_added`` or ``project.member_changed``.
+
+    A synced membership belongs to IdP group sync: a manual change is refused (409)
+    with the group that owns it; change the group mapping or the person's groups."""
     require_active_member(project.org_id, account_id, field="account_id")
     member = db.session.scalar(
         select(ProjectMember).where(
             ProjectMember.project_id == project.id, ProjectMember.account_id == account_id
         )
     )
+    if member is not None and source == MembershipSource.MANUAL:
+        refuse_synced_change(member)
     if member is None:
         member = ProjectMember(
             project_id=project.id, account_id=account_id, role=role, source=source
@@ -207,7 +219,9 @@ def set_project_member(
 
 
 def remove_project_member(member: ProjectMember, actor_id: uuid.UUID | None) -> None:
-    """Take a member off the project; their org membership and work stay."""
+    """Take a manual member off the project; their org membership and work stay.
+    A synced membership is refused: group sync owns it."""
+    refuse_synced_change(member)
     project = db.session.get(Project, member.project_id)
     record_event(
         project.org_id,
@@ -219,6 +233,50 @@ def remove_project_member(member: ProjectMember, actor_id: uuid.UUID | None) -> 
     )
     db.session.delete(member)
     db.session.flush()
+
+
+def member_candidates(project: Project, search: str | None = None) -> list[Any]:
+    """Active org members who are not in the project yet (people and agents), by name;
+    ``search`` narrows to names or emails containing it (any case)."""
+    in_project = select(ProjectMember.account_id).where(ProjectMember.project_id == project.id)
+    query = (
+        select(Account)
+        .join(OrgMember, OrgMember.account_id == Account.id)
+        .where(
+            OrgMember.org_id == project.org_id,
+            OrgMember.active.is_(True),
+            Account.id.not_in(in_project),
+        )
+    )
+    if search and search.strip():
+        needle = f"%{search.strip().lower()}%"
+        query = query.where(
+            (unicode_lower(Account.name).like(needle)) | (unicode_lower(Account.email).like(needle))
+        )
+    return list(db.session.scalars(query.order_by(Account.name, Account.email).limit(200)))
+
+
+def project_admins(project: Project) -> list[str]:
+    """Names of the project's admins (org owners and admins also count as admins)."""
+    return [
+        m.account.name or m.account.email
+        for m in list_project_members(project.id)
+        if m.role == ProjectRole.ADMIN
+    ]
+
+
+def refuse_synced_change(member: ProjectMember) -> None:
+    """A synced membership is read-only for people: group sync would undo the change at
+    the next sign-in, so it is refused with where the role comes from."""
+    if member.source != MembershipSource.SYNCED:
+        return
+    group = f" (group {member.synced_group})" if member.synced_group else ""
+    raise ConflictError(
+        f"{member.account.email}'s membership is managed by group sync{group}. Change the "
+        "group mapping in Settings > Single sign-on, or the person's groups at the "
+        "identity provider.",
+        field="account_id",
+    )
 
 
 def get_project_member(project: Project, member_id: uuid.UUID) -> ProjectMember:
@@ -320,7 +378,7 @@ def create_module(
 
 
 def _workflow_event(
-    project: Project, kind: str, actor_id: uuid.UUID | None, name: str, **data: str
+    project: Project, kind: str, actor_id: uuid.UUID | None, name: str, **data: Any
 ) -> None:
     record_event(
         project.org_id,
@@ -341,3 +399,373 @@ def _unique_name(model, project_id: uuid.UUID, name: str, noun: str) -> None:
         )
     ):
         raise ConflictError(f"This project already has a {noun} named '{name}'.", field="name")
+
+
+# -- workflow changes after creation (the project settings page and its JSON API) --------
+
+#: A state's, cycle's or module's name: the columns hold 100 characters.
+NAME_MAX = 100
+#: The category of finished work; a project keeps at least one completed state.
+_DONE = StateCategory.COMPLETED
+
+
+class random_uuid(GenericFunction):
+    """A fresh UUID made by the database, for INSERT ... SELECT rows."""
+
+    type = Uuid()
+    inherit_cache = True
+    name = "gen_random_uuid"
+
+
+@compiles(random_uuid, "sqlite")
+def _sqlite_random_uuid(element: random_uuid, compiler: Any, **kw: Any) -> str:
+    # SQLite keeps a Uuid as 32 hex digits; these form a version-4 UUID.
+    return (
+        "lower(hex(randomblob(6)) || '4' || substr(hex(randomblob(2)), 2) || "
+        "substr('89ab', 1 + (abs(random()) % 4), 1) || substr(hex(randomblob(2)), 2) || "
+        "hex(randomblob(6)))"
+    )
+
+
+def _clean_name(name: str | None, noun: str) -> str:
+    name = (name or "").strip()
+    if not name:
+        raise ServiceError(f"Give the {noun} a name.", field="name")
+    if len(name) > NAME_MAX:
+        raise ServiceError(f"A {noun} name has at most {NAME_MAX} characters.", field="name")
+    return name
+
+
+def _unique_other(model, row, name: str, noun: str) -> None:
+    """No other row of this project carries ``name`` (any case)."""
+    if db.session.scalar(
+        select(model.id).where(
+            model.project_id == row.project_id,
+            model.id != row.id,
+            equals_ignoring_case(model.name, name),
+        )
+    ):
+        raise ConflictError(f"This project already has a {noun} named '{name}'.", field="name")
+
+
+def get_state(project: Project, state_id: uuid.UUID) -> State:
+    state = db.session.get(State, state_id)
+    if state is None or state.project_id != project.id:
+        raise NotFoundError("No such state in this project.")
+    return state
+
+
+def state_task_counts(project_id: uuid.UUID) -> dict[uuid.UUID, int]:
+    """State id -> how many tasks (not deleted) are in it, counted in SQL."""
+    rows = db.session.execute(
+        select(Task.state_id, func.count())
+        .where(Task.project_id == project_id, Task.deleted_at.is_(None))
+        .group_by(Task.state_id)
+    )
+    return {state_id: count for state_id, count in rows}
+
+
+def tasks_in_state(state: State) -> int:
+    """How many tasks (not deleted; archived ones included) are in ``state``."""
+    return db.session.scalar(
+        select(func.count())
+        .select_from(Task)
+        .where(Task.state_id == state.id, Task.deleted_at.is_(None))
+    )
+
+
+def _category_label(category: str) -> str:
+    return str(category).capitalize()
+
+
+def recategorize_preview(state: State, category: StateCategory) -> str:
+    """What moving ``state`` to ``category`` would do, in the words the page shows
+    before the person confirms. Reads only."""
+    _check_recategorize(state, category)
+    if state.category == category:
+        return f"'{state.name}' is already {_category_label(category)}; nothing moves."
+    count = tasks_in_state(state)
+    noun = "task" if count == 1 else "tasks"
+    old, new = _category_label(state.category), _category_label(category)
+    if count == 0:
+        return f"No tasks are in '{state.name}'; only the state moves from {old} to {new}."
+    text = f"{count} {noun} in '{state.name}' will move from {old} to {new}"
+    if category == _DONE:
+        return text + " (they will count as done from now)."
+    if state.category == _DONE:
+        return text + " (they will no longer count as done)."
+    return text + "."
+
+
+def _others_in(state: State, category: str) -> int:
+    return db.session.scalar(
+        select(func.count())
+        .select_from(State)
+        .where(
+            State.project_id == state.project_id,
+            State.id != state.id,
+            State.category == category,
+        )
+    )
+
+
+def _check_recategorize(state: State, category: StateCategory) -> None:
+    if state.category == category:
+        return
+    if state.is_default and category in (StateCategory.COMPLETED, StateCategory.CANCELLED):
+        raise ServiceError(
+            f"'{state.name}' is the state new tasks start in; it cannot be completed or cancelled.",
+            field="category",
+        )
+    if state.category == _DONE and not _others_in(state, _DONE):
+        raise ServiceError(
+            f"'{state.name}' is the project's only completed state; add another completed "
+            "state first.",
+            field="category",
+        )
+
+
+def _recategorize(
+    project: Project, state: State, category: StateCategory, actor_id: uuid.UUID | None
+) -> int:
+    """Move the state and every task in it to ``category`` in SQL: the tasks'
+    denormalized category and ``completed_at``, and one state activity row per moved
+    task (old and new category) so flow and forecast see the move. Returns the count."""
+    _check_recategorize(state, category)
+    old = state.category
+    if old == category:
+        return 0
+    now = utcnow()
+    in_state = Task.state_id == state.id
+    completed_at = (
+        func.coalesce(Task.completed_at, literal(now, type_=Task.completed_at.type))
+        if category == _DONE
+        else None
+    )
+    # The UPDATE first: it takes the tasks' row locks, as update_task does for one task.
+    db.session.execute(
+        update(Task)
+        .where(in_state)
+        .values(state_category=str(category), completed_at=completed_at)
+        .execution_options(synchronize_session=False)
+    )
+    moved = tasks_in_state(state)
+    db.session.execute(
+        insert(TaskActivity).from_select(
+            [
+                "id",
+                "org_id",
+                "task_id",
+                "actor_id",
+                "field",
+                "old_value",
+                "new_value",
+                "old_category",
+                "new_category",
+                "created_at",
+            ],
+            select(
+                random_uuid(),
+                Task.org_id,
+                Task.id,
+                literal(actor_id, type_=TaskActivity.actor_id.type),
+                literal("state"),
+                literal(state.name),
+                literal(state.name),
+                literal(str(old)),
+                literal(str(category)),
+                literal(now, type_=TaskActivity.created_at.type),
+            ).where(in_state, Task.deleted_at.is_(None)),
+        )
+    )
+    db.session.execute(
+        update(Task)
+        .where(in_state, Task.deleted_at.is_(None))
+        .values(updated_at=now)
+        .execution_options(synchronize_session=False)
+    )
+    state.category = str(category)
+    # Tasks already loaded in this session would show the old category.
+    for obj in list(db.session.identity_map.values()):
+        if isinstance(obj, Task) and obj.state_id == state.id:
+            db.session.expire(obj)
+    _workflow_event(
+        project,
+        "project.state_recategorized",
+        actor_id,
+        state.name,
+        state_id=str(state.id),
+        old_category=str(old),
+        new_category=str(category),
+        moved_tasks=str(moved),
+    )
+    return moved
+
+
+def _move(state: State, position: int) -> None:
+    states = list_states(state.project_id)
+    states.remove(state)
+    position = max(0, min(position, len(states)))
+    states.insert(position, state)
+    for index, row in enumerate(states):
+        row.position = index
+
+
+def update_state(
+    project: Project,
+    state: State,
+    actor_id: uuid.UUID | None,
+    *,
+    name: str | None = None,
+    category: StateCategory | None = None,
+    position: int | None = None,
+) -> int:
+    """Rename, reorder (``position`` is the 0-based place on the board; the others
+    close up) or recategorize a state; each records its own event. Returns how many
+    tasks moved category (0 unless the category changed)."""
+    if name is not None:
+        name = _clean_name(name, "state")
+        if name != state.name:
+            _unique_other(State, state, name, "state")
+            old_name, state.name = state.name, name
+            db.session.flush()
+            _workflow_event(project, "project.state_renamed", actor_id, name, old_name=old_name)
+    if position is not None:
+        if position < 0:
+            raise ServiceError("A position is 0 or more.", field="position")
+        before = state.position
+        _move(state, position)
+        db.session.flush()
+        if state.position != before:
+            _workflow_event(
+                project,
+                "project.state_moved",
+                actor_id,
+                state.name,
+                position=str(state.position),
+                old_position=str(before),
+            )
+    moved = 0
+    if category is not None:
+        moved = _recategorize(project, state, StateCategory(category), actor_id)
+    db.session.flush()
+    return moved
+
+
+def delete_state(project: Project, state: State, actor_id: uuid.UUID | None) -> None:
+    """Delete a state no task is in. The default state stays, and so does the project's
+    last completed state. Deleted tasks still pointing at it go to the default state."""
+    if state.is_default:
+        raise ConflictError(
+            f"'{state.name}' is the state new tasks start in; it cannot be deleted.",
+            field="state_id",
+        )
+    count = tasks_in_state(state)
+    if count:
+        noun = "task is" if count == 1 else "tasks are"
+        raise ConflictError(
+            f"{count} {noun} in '{state.name}'; move them to another state first.",
+            field="state_id",
+        )
+    if state.category == _DONE and not _others_in(state, _DONE):
+        raise ConflictError(
+            f"'{state.name}' is the project's only completed state; add another completed "
+            "state first.",
+            field="state_id",
+        )
+    default = db.session.scalar(
+        select(State).where(State.project_id == project.id, State.is_default.is_(True))
+    )
+    if default is not None:
+        db.session.execute(
+            update(Task)
+            .where(Task.state_id == state.id)
+            .values(state_id=default.id, state_category=default.category)
+            .execution_options(synchronize_session=False)
+        )
+    name = state.name
+    db.session.delete(state)
+    db.session.flush()
+    _renumber(project.id)
+    _workflow_event(project, "project.state_deleted", actor_id, name)
+    db.session.flush()
+
+
+def _renumber(project_id: uuid.UUID) -> None:
+    for index, row in enumerate(list_states(project_id)):
+        row.position = index
+
+
+def get_cycle(project: Project, cycle_id: uuid.UUID) -> Cycle:
+    cycle = db.session.get(Cycle, cycle_id)
+    if cycle is None or cycle.project_id != project.id:
+        raise NotFoundError("No such cycle in this project.")
+    return cycle
+
+
+def update_cycle(
+    project: Project, cycle: Cycle, actor_id: uuid.UUID | None, changes: dict[str, Any]
+) -> Cycle:
+    """Apply ``changes`` (``name``, ``start_date``, ``end_date``; ``None`` clears a
+    date). Records ``project.cycle_updated`` with what changed."""
+    unknown = set(changes) - {"name", "start_date", "end_date"}
+    if unknown:
+        raise ServiceError(f"These fields cannot be changed: {', '.join(sorted(unknown))}.")
+    if "name" in changes:
+        changes["name"] = _clean_name(changes["name"], "cycle")
+        _unique_other(Cycle, cycle, changes["name"], "cycle")
+    start = changes.get("start_date", cycle.start_date)
+    end = changes.get("end_date", cycle.end_date)
+    if start and end and end < start:
+        raise ServiceError(
+            f"A cycle cannot end ({end.isoformat()}) before it starts ({start.isoformat()}).",
+            field="end_date",
+        )
+    diff = _apply(cycle, changes)
+    if diff:
+        _workflow_event(project, "project.cycle_updated", actor_id, cycle.name, changes=diff)
+    db.session.flush()
+    return cycle
+
+
+def get_module(project: Project, module_id: uuid.UUID) -> Module:
+    module = db.session.get(Module, module_id)
+    if module is None or module.project_id != project.id:
+        raise NotFoundError("No such module in this project.")
+    return module
+
+
+def update_module(
+    project: Project, module: Module, actor_id: uuid.UUID | None, changes: dict[str, Any]
+) -> Module:
+    """Apply ``changes`` (``name``, ``description``). Records ``project.module_updated``."""
+    unknown = set(changes) - {"name", "description"}
+    if unknown:
+        raise ServiceError(f"These fields cannot be changed: {', '.join(sorted(unknown))}.")
+    if "name" in changes:
+        changes["name"] = _clean_name(changes["name"], "module")
+        _unique_other(Module, module, changes["name"], "module")
+    if changes.get("description") is None and "description" in changes:
+        changes["description"] = ""
+    diff = _apply(module, changes)
+    if diff:
+        _workflow_event(project, "project.module_updated", actor_id, module.name, changes=diff)
+    db.session.flush()
+    return module
+
+
+def _apply(row, changes: dict[str, Any]) -> dict[str, list]:
+    """Set each changed attribute; ``field -> [old, new]`` for the event (as
+    ``project.updated`` records them)."""
+    diff: dict[str, list] = {}
+    for field, new in changes.items():
+        old = getattr(row, field)
+        if old != new:
+            diff[field] = [_plain(old), _plain(new)]
+            setattr(row, field, new)
+    db.session.flush()
+    return diff
+
+
+def _plain(value: Any) -> Any:
+    return value.isoformat() if isinstance(value, date) else value

@@ -39,6 +39,20 @@ def _roles(app, email):
         }
 
 
+def _groups(app, email):
+    """Project -> the IdP group a membership names (``synced_group``)."""
+    with app.app_context():
+        from workspace.core.accounts import find_account
+
+        account = find_account(email)
+        return {
+            str(pm.project_id): pm.synced_group
+            for pm in db.session.scalars(
+                select(ProjectMember).where(ProjectMember.account_id == account.id)
+            )
+        }
+
+
 def _set_connection(client, sso, **changes):
     body = {
         "email_domain": "acme.test",
@@ -65,6 +79,8 @@ def test_highest_rank_wins_and_ties(app, client, sso):
     _map(client, sso.org, "qa", b, "commenter")  # a tie: same rank from two groups
     _sign_in(app, sso, "ann@acme.test", ["readers", "devs", "leads", "qa"])
     assert _roles(app, "ann@acme.test") == {a: ("admin", "synced"), b: ("commenter", "synced")}
+    # The highest-ranked mapping's group; on a tie, the group that sorts first.
+    assert _groups(app, "ann@acme.test") == {a: "leads", b: "devs"}
 
 
 def test_synced_role_changes_stale_kept_when_setting_off(app, client, sso):
@@ -75,6 +91,8 @@ def test_synced_role_changes_stale_kept_when_setting_off(app, client, sso):
     _map(client, sso.org, "leads", a, "admin")
     _sign_in(app, sso, "ben@acme.test", ["devs", "leads"])  # promoted; left ops
     assert _roles(app, "ben@acme.test") == {a: ("admin", "synced"), b: ("viewer", "synced")}
+    # Promoted by another group: the membership now names it; the kept one is unchanged.
+    assert _groups(app, "ben@acme.test") == {a: "leads", b: "ops"}
     events = client.get(sso.org.url("/events?kind=sso.sync"), headers=sso.org.headers).get_json()
     changed = [e for e in events if e["kind"] == "sso.sync.changed"]
     assert changed and changed[0]["data"]["from_role"] == "member"
@@ -111,6 +129,7 @@ def test_manual_memberships_never_touched(app, client, sso):
         assert resp.status_code == 201, resp.get_json()
     _sign_in(app, sso, "dee@acme.test", ["devs"])  # wants admin on A; B has no group
     assert _roles(app, "dee@acme.test") == {a: ("viewer", "manual"), b: ("member", "manual")}
+    assert _groups(app, "dee@acme.test") == {a: None, b: None}
 
 
 def test_idempotent_on_second_login(app, client, sso):
@@ -122,6 +141,7 @@ def test_idempotent_on_second_login(app, client, sso):
     second = client.get(sso.org.url("/events?kind=sso.sync"), headers=sso.org.headers).get_json()
     assert len(first) == len(second) == 1
     assert _roles(app, "eli@acme.test") == {a: ("member", "synced")}
+    assert _groups(app, "eli@acme.test") == {a: "devs"}
     logins = client.get(sso.org.url("/events?kind=auth.login"), headers=sso.org.headers)
     assert len(logins.get_json()) == 2
 

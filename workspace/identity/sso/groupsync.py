@@ -15,6 +15,10 @@ from workspace.core.models import MembershipSource, Project, ProjectMember, Proj
 from workspace.errors import ConflictError, NotFoundError, ServiceError
 from workspace.extensions import db
 from workspace.identity.sso.models import GroupMapping
+from workspace.inputs import fit_external
+
+#: What ``ProjectMember.synced_group`` holds (a mapping's group may be 256 long).
+GROUP_MAX = 255
 
 # -- mappings ---------------------------------------------------------------------------
 
@@ -125,21 +129,31 @@ class SyncPlan:
         return not (self.adds or self.changes or self.removes)
 
 
-def desired_roles(org_id: uuid.UUID, groups: list[str]) -> dict[uuid.UUID, ProjectRole]:
-    """Project -> role from the mappings matching these groups; highest rank wins."""
-    desired: dict[uuid.UUID, ProjectRole] = {}
+def desired_grants(
+    org_id: uuid.UUID, groups: list[str]
+) -> dict[uuid.UUID, tuple[ProjectRole, str]]:
+    """Project -> (role, granting group) from the mappings matching these groups: the
+    highest-ranked role wins, and its group is the one a synced membership shows (on a
+    tie, the group that sorts first, so the answer does not depend on row order)."""
+    desired: dict[uuid.UUID, tuple[ProjectRole, str]] = {}
     if not groups:
         return desired
     rows = db.session.execute(
-        select(GroupMapping.project_id, GroupMapping.role).where(
+        select(GroupMapping.project_id, GroupMapping.role, GroupMapping.idp_group).where(
             GroupMapping.org_id == org_id, GroupMapping.idp_group.in_(set(groups))
         )
     )
-    for project_id, role_name in rows:
+    for project_id, role_name, group in rows:
         role = ProjectRole(role_name)
-        if project_id not in desired or role.rank > desired[project_id].rank:
-            desired[project_id] = role
+        best = desired.get(project_id)
+        if best is None or (-role.rank, group) < (-best[0].rank, best[1]):
+            desired[project_id] = (role, group)
     return desired
+
+
+def desired_roles(org_id: uuid.UUID, groups: list[str]) -> dict[uuid.UUID, ProjectRole]:
+    """Project -> role from the mappings matching these groups; highest rank wins."""
+    return {pid: role for pid, (role, _group) in desired_grants(org_id, groups).items()}
 
 
 def plan(
@@ -176,6 +190,7 @@ def reconcile(
 ) -> SyncPlan:
     """Apply the plan and record each change in the org's events. Does not commit."""
     todo = plan(org_id, account_id, groups, remove_stale=remove_stale)
+    grants = desired_grants(org_id, groups)
     for add in todo.adds:
         db.session.add(
             ProjectMember(
@@ -183,6 +198,7 @@ def reconcile(
                 account_id=account_id,
                 role=add.role,
                 source=MembershipSource.SYNCED,
+                synced_group=fit_external(grants[add.project_id][1], GROUP_MAX),
             )
         )
         record_event(
@@ -207,6 +223,7 @@ def reconcile(
             role=change.role,
             from_role=change.from_role,
         )
+    _refresh_groups(account_id, grants)
     for remove in todo.removes:
         db.session.delete(by_project[remove.project_id])
         record_event(
@@ -218,3 +235,23 @@ def reconcile(
         )
     db.session.flush()
     return todo
+
+
+def _refresh_groups(
+    account_id: uuid.UUID, grants: dict[uuid.UUID, tuple[ProjectRole, str]]
+) -> None:
+    """Every synced membership this sign-in keeps names the group that grants it now
+    (the role may be unchanged while the granting group changed). No event: who holds
+    which role did not change."""
+    if not grants:
+        return
+    for pm in db.session.scalars(
+        select(ProjectMember).where(
+            ProjectMember.account_id == account_id,
+            ProjectMember.source == MembershipSource.SYNCED,
+            ProjectMember.project_id.in_(list(grants)),
+        )
+    ):
+        group = fit_external(grants[pm.project_id][1], GROUP_MAX)
+        if pm.synced_group != group:
+            pm.synced_group = group

@@ -1,7 +1,121 @@
-"""A project's settings as JSON: states, cycles and modules changed after creation."""
+"""A project's settings as JSON: states, cycles and modules changed after creation.
+
+Every view runs the same steps as the tracker's API: the gate loads the org and the
+project in the URL and checks the action; the view loads the state, cycle or module
+(another project's: 404), calls one service, answers.
+"""
 
 from __future__ import annotations
 
+import uuid
+
+from workspace.api import operation
 from workspace.api.blueprints import api_blueprint
+from workspace.core import projects
+from workspace.core.project_schemas import (
+    CyclePatch,
+    ModulePatch,
+    StateChangeOut,
+    StatePatch,
+)
+from workspace.core.schemas import CycleOut, ModuleOut
+from workspace.security.permissions import Access
 
 bp = api_blueprint("project_settings_api", __name__, "/api/v1/orgs/<uuid:org_id>")
+
+_WRITE_ERRORS = (400, 401, 403, 404, 409)
+
+
+@bp.patch("/projects/<uuid:project_id>/states/<uuid:state_id>")
+@operation(
+    "Rename, reorder or recategorize a state",
+    tag="workflow",
+    action="project.manage_workflow",
+    body=StatePatch,
+    response=StateChangeOut,
+    errors=_WRITE_ERRORS,
+)
+def update_state(
+    org_id: uuid.UUID, project_id: uuid.UUID, state_id: uuid.UUID, access: Access, body: StatePatch
+):
+    """Only the fields sent change. A new ``category`` moves every task in the state
+    with it (their completion time is set or cleared and each gets a state history
+    row); ``moved_tasks`` says how many. ``position`` is the 0-based board place."""
+    project = projects.get_project(access.org.id, project_id)
+    state = projects.get_state(project, state_id)
+    moved = projects.update_state(
+        project,
+        state,
+        access.account.id,
+        name=body.name,
+        category=body.category,
+        position=body.position,
+    )
+    out = StateChangeOut.model_validate(state)
+    out.moved_tasks = moved
+    return out
+
+
+@bp.delete("/projects/<uuid:project_id>/states/<uuid:state_id>")
+@operation(
+    "Delete a state no task is in",
+    tag="workflow",
+    action="project.manage_workflow",
+    status=204,
+    errors=_WRITE_ERRORS,
+)
+def delete_state(org_id: uuid.UUID, project_id: uuid.UUID, state_id: uuid.UUID, access: Access):
+    """Refused (409) while tasks are in it, for the default state and for the
+    project's last completed state."""
+    project = projects.get_project(access.org.id, project_id)
+    projects.delete_state(project, projects.get_state(project, state_id), access.account.id)
+
+
+@bp.patch("/projects/<uuid:project_id>/cycles/<uuid:cycle_id>")
+@operation(
+    "Rename a cycle or change its dates",
+    tag="workflow",
+    action="project.manage_workflow",
+    body=CyclePatch,
+    response=CycleOut,
+    errors=_WRITE_ERRORS,
+)
+def update_cycle(
+    org_id: uuid.UUID, project_id: uuid.UUID, cycle_id: uuid.UUID, access: Access, body: CyclePatch
+):
+    """Only the fields sent change; ``null`` clears a date. The end is never before
+    the start."""
+    project = projects.get_project(access.org.id, project_id)
+    cycle = projects.update_cycle(
+        project,
+        projects.get_cycle(project, cycle_id),
+        access.account.id,
+        body.model_dump(include=body.model_fields_set),
+    )
+    return CycleOut.model_validate(cycle)
+
+
+@bp.patch("/projects/<uuid:project_id>/modules/<uuid:module_id>")
+@operation(
+    "Rename or describe a module",
+    tag="workflow",
+    action="project.manage_workflow",
+    body=ModulePatch,
+    response=ModuleOut,
+    errors=_WRITE_ERRORS,
+)
+def update_module(
+    org_id: uuid.UUID,
+    project_id: uuid.UUID,
+    module_id: uuid.UUID,
+    access: Access,
+    body: ModulePatch,
+):
+    project = projects.get_project(access.org.id, project_id)
+    module = projects.update_module(
+        project,
+        projects.get_module(project, module_id),
+        access.account.id,
+        body.model_dump(include=body.model_fields_set),
+    )
+    return ModuleOut.model_validate(module)

@@ -1,6 +1,7 @@
 """Pages that respect people, checked in a real browser.
 
-- axe-core runs on every page reachable from the navigation, signed in as the owner and
+- axe-core runs on every page reachable from the navigation (and a project's board,
+  settings, members and a task's page), signed in as the owner and
   as a plain member (who sees no Settings), and no serious or critical violation passes.
 - A keyboard user sees where the focus is on text inputs, selects, buttons and links.
 - At phone width (390 x 844) the side nav folds into a Menu button and no page scrolls
@@ -20,15 +21,23 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from tests.factories import add_person, browser_sign_in, create_project, login, make_org
+from tests.factories import (
+    add_person,
+    browser_sign_in,
+    create_project,
+    login,
+    make_org,
+    new_task,
+)
 
 pytestmark = pytest.mark.browser
 
 AXE = Path(__file__).resolve().parent / "browser_assets" / "axe.min.js"
 BLOCKING = {"serious", "critical"}
 
-MAIN_PAGES = ["/", "/projects", "/projects/{project}", "/analytics", "/dashboards",
-              "/dashboards/{board}", "/tokens"]  # fmt: skip
+MAIN_PAGES = ["/", "/projects", "/projects/{project}", "/projects/{project}?view=board",
+              "/projects/{project}/settings", "/projects/{project}/members", "/tasks/WEB-1",
+              "/analytics", "/dashboards", "/dashboards/{board}", "/tokens"]  # fmt: skip
 SETTINGS_PAGES = [
     "/settings",
     "/settings/members",
@@ -53,9 +62,7 @@ def site(live_server):
     login(client, org.owner_email)
     project = create_project(client, org)
     h = org.headers
-    client.post(
-        org.url("/tasks"), json={"project_id": project["id"], "title": "First task"}, headers=h
-    )
+    assert new_task(client, org, project, title="First task")["sequence"] == 1
     board = client.post(org.url("/dashboards"), json={"name": "Board"}, headers=h)
     assert board.status_code == 201, board.get_json()
     board_id = board.get_json()["id"]

@@ -13,6 +13,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, String, literal
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.functions import GenericFunction
+from sqlalchemy.types import Uuid
 
 
 class unicode_lower(GenericFunction):
@@ -38,3 +39,21 @@ def register_sqlite(dbapi_connection: Any) -> None:
 def equals_ignoring_case(column: Any, value: str) -> ColumnElement[bool]:
     """``column`` equals ``value`` without regard to case, on either backend."""
     return unicode_lower(column) == unicode_lower(literal(value))
+
+
+class random_uuid(GenericFunction):
+    """A fresh UUID made by the database, for INSERT ... SELECT rows."""
+
+    type = Uuid()
+    inherit_cache = True
+    name = "gen_random_uuid"
+
+
+@compiles(random_uuid, "sqlite")
+def _sqlite_random_uuid(element: random_uuid, compiler: Any, **kw: Any) -> str:
+    # SQLite keeps a Uuid as 32 hex digits; these form a version-4 UUID.
+    return (
+        "lower(hex(randomblob(6)) || '4' || substr(hex(randomblob(2)), 2) || "
+        "substr('89ab', 1 + (abs(random()) % 4), 1) || substr(hex(randomblob(2)), 2) || "
+        "hex(randomblob(6)))"
+    )

@@ -67,21 +67,23 @@ from workspace.core.models import (
 from workspace.core.models.domains import DomainState
 from workspace.core.orgs import create_org, update_org
 from workspace.core.projects import (
-    create_cycle,
-    create_module,
     create_project,
-    create_state,
     delete_project,
-    delete_state,
     list_project_members,
     remove_project_member,
     set_project_member,
-    update_cycle,
-    update_module,
     update_project,
-    update_state,
 )
 from workspace.core.tasks import update_task
+from workspace.core.workflow import (
+    create_cycle,
+    create_module,
+    create_state,
+    delete_state,
+    update_cycle,
+    update_module,
+    update_state,
+)
 from workspace.extensions import db
 from workspace.identity.domains.service import add_domain, remove_domain
 from workspace.identity.ldap import service as ldap

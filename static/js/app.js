@@ -216,7 +216,9 @@
   document.addEventListener("htmx:beforeSwap", function (event) {
     var detail = event.detail || {};
     var status = detail.xhr ? detail.xhr.status : 0;
-    if ((status === 400 || status === 422 || status === 429) && detail.elt && detail.elt.closest("[data-swap-errors]")) {
+    // htmx 2 names the swap target in detail.elt; the element that asked is in requestConfig.
+    var source = (detail.requestConfig && detail.requestConfig.elt) || detail.elt;
+    if ((status === 400 || status === 422 || status === 429) && source && source.closest && source.closest("[data-swap-errors]")) {
       detail.shouldSwap = true;
       detail.isError = false;
     }

@@ -186,6 +186,31 @@ def test_a_bad_pql_filter_is_a_400_with_its_position_next_to_the_box(
         assert _keys(resp) == []
 
 
+def test_the_json_list_takes_the_same_search_filter_and_sort(client, acme, sample):
+    """One language everywhere: the API answers what the page shows for the same query."""
+    project, _, _ = sample
+    url = acme.url(f"/projects/{project['id']}/tasks")
+
+    def keys(**params):
+        resp = client.get(url, query_string=params, headers=acme.headers)
+        assert resp.status_code == 200, resp.get_json()
+        return [f"WEB-{t['sequence']}" for t in resp.get_json()["items"]]
+
+    for params in (
+        {"sort": "priority", "dir": "asc"},
+        {"sort": "due", "dir": "desc"},
+        {"pql": "priority IN (urgent, high)"},
+        {"pql": "assignee IS EMPTY OR kind = bug", "q": "an"},
+    ):
+        assert keys(**params) == _keys(_page(client, acme, project, **params)), params
+    bad = client.get(url, query_string={"pql": "priority = asap"}, headers=acme.headers)
+    assert bad.status_code == 400
+    (error,) = bad.get_json()["errors"]
+    assert error["field"] == "pql" and "line 1, column 12" in error["message"]
+    for params in ({"sort": "colour"}, {"dir": "up"}, {"q": "x" * 201}):
+        assert client.get(url, query_string=params, headers=acme.headers).status_code == 400
+
+
 def test_more_button_and_tabs_keep_search_filter_and_sort(client, acme):
     project, _ = setup_project(client, acme)
     for n in range(55):

@@ -4,6 +4,7 @@ and the permission table for every route, HTML and JSON."""
 
 from __future__ import annotations
 
+import json
 import re
 import uuid
 
@@ -256,10 +257,15 @@ def test_add_edit_and_delete_your_own_comment(client, acme, world, htmx):
     assert resp.status_code == (200 if htmx else 303)
     html = client.get(page_url(acme, task["key"])).get_data(as_text=True)
     assert "comment deleted" in html and "Looks great" not in html
-    fields = [a["field"] for a in activity(client, acme, task)]
+    rows = activity(client, acme, task)
+    fields = [a["field"] for a in rows]
     assert fields.count("comment") == fields.count("comment_edited") == 1
     assert fields.count("comment_deleted") == 1
-    assert all(a["actor_id"] == str(acme.owner_id) for a in activity(client, acme, task))
+    assert all(a["actor_id"] == str(acme.owner_id) for a in rows)
+    # The history points at the comment; no copy of the deleted words survives in it.
+    comment_rows = [a for a in rows if a["field"].startswith("comment")]
+    assert {a["new_value"] for a in comment_rows} == {cid}
+    assert "Looks" not in json.dumps(rows)
 
 
 def test_blank_and_too_long_comments_are_refused_beside_the_field(client, acme, world):

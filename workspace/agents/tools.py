@@ -21,7 +21,7 @@ from workspace.analytics import rollups
 from workspace.analytics import service as analytics
 from workspace.analytics.scope import make_scope
 from workspace.analytics.vocabulary import Dimension, Metric
-from workspace.core import comments, projects, tasks
+from workspace.core import comments, projects, tasks, workflow
 from workspace.core.models import Priority, State, TaskKind
 from workspace.core.models.projects import COUNTED_CATEGORIES
 from workspace.core.schemas import ActivityOut, CommentOut, TaskOut
@@ -128,7 +128,7 @@ def _task_json(task) -> dict[str, Any]:
 
 
 def _state_ref(project_id: uuid.UUID, ref: str) -> State:
-    states = projects.list_states(project_id)
+    states = workflow.list_states(project_id)
     for state in states:
         if str(state.id) == ref or state.name.lower() == ref.strip().lower():
             return state
@@ -147,7 +147,7 @@ def list_projects(access: Access, _args: NoArgs) -> list[dict[str, Any]]:
             "identifier": p.identifier,
             "states": [
                 {"id": str(s.id), "name": s.name, "category": s.category}
-                for s in projects.list_states(p.id)
+                for s in workflow.list_states(p.id)
             ],
         }
         for p in projects.list_projects(access.org.id)

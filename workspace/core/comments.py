@@ -1,6 +1,8 @@
 """Comments on tasks. Each one also writes a ``comment`` activity row, so the task's
 timeline and the org's analytics see discussion as work on the task; an edit writes
-``comment_edited`` and a deletion ``comment_deleted``, each with its actor.
+``comment_edited`` and a deletion ``comment_deleted``, each with its actor. The rows
+carry the comment's id, never its text: the text lives only in the comment, so an edit
+or a deletion leaves no copy of what was said in the history.
 
 Who may change a comment (docs/tasks.md#comments): only its author edits it; its
 author or an org owner or admin (moderation) deletes it. A deleted comment stays as a
@@ -14,7 +16,6 @@ import uuid
 from sqlalchemy import select
 
 from workspace.core.models import Comment, Task, TaskActivity
-from workspace.core.tasks import preview
 from workspace.errors import ConflictError, ForbiddenError, NotFoundError, ServiceError
 from workspace.extensions import db
 from workspace.types import utcnow
@@ -47,9 +48,9 @@ def _record(task: Task, actor_id: uuid.UUID | None, field: str, new: str | None)
 
 def add_comment(task: Task, author_id: uuid.UUID, body: str) -> Comment:
     body = _clean(body)
-    comment = Comment(task_id=task.id, author_id=author_id, body=body)
+    comment = Comment(id=uuid.uuid4(), task_id=task.id, author_id=author_id, body=body)
     db.session.add(comment)
-    _record(task, author_id, "comment", preview(body))
+    _record(task, author_id, "comment", str(comment.id))
     db.session.flush()
     return comment
 
@@ -84,7 +85,7 @@ def edit_comment(comment: Comment, task: Task, actor_id: uuid.UUID, body: str) -
         return comment
     comment.body = body
     comment.edited_at = utcnow()
-    _record(task, actor_id, "comment_edited", preview(body))
+    _record(task, actor_id, "comment_edited", str(comment.id))
     db.session.flush()
     return comment
 
@@ -100,6 +101,6 @@ def delete_comment(
         raise ForbiddenError(ONLY_AUTHOR_DELETES)
     comment.deleted_at = utcnow()
     comment.body = ""
-    _record(task, actor_id, "comment_deleted", None)
+    _record(task, actor_id, "comment_deleted", str(comment.id))
     db.session.flush()
     return comment

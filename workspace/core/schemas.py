@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 import uuid
 from datetime import date, datetime
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import (
     BeforeValidator,
@@ -81,7 +81,10 @@ class ProjectMemberOut(OutputModel):
     id: uuid.UUID
     account: AccountOut
     role: str
+    #: manual, or synced (owned by IdP group sync: changed through the mapping only).
     source: str
+    #: The IdP group whose mapping grants a synced membership.
+    synced_group: str | None = None
     created_at: datetime
 
 
@@ -122,6 +125,63 @@ class ModuleOut(OutputModel):
     id: uuid.UUID
     name: str
     description: str
+
+
+# -- a project's workflow changed after creation (project settings page and API) -----
+
+#: A state's, cycle's or module's name (blank is refused by the service, with its field).
+ShortName = Annotated[str, StringConstraints(strip_whitespace=True, max_length=100)]
+Description = Annotated[str, StringConstraints(max_length=2000)]
+
+
+class StatePatch(InputModel):
+    """Only the fields present change. ``position`` is the 0-based place on the board."""
+
+    name: ShortName = absent()
+    category: StateCategory = absent()
+    position: Annotated[int, Field(ge=0, le=10_000)] = absent()
+
+
+class StateCategoryForm(InputModel):
+    """The recategorize form: the category, and ``confirm`` once the person has read
+    how many tasks move."""
+
+    category: StateCategory
+    confirm: bool = False
+
+
+class StateChangeOut(OutputModel):
+    id: uuid.UUID
+    name: str
+    category: str
+    color: str
+    position: int
+    is_default: bool
+    #: How many tasks changed category with this change (0 unless it changed).
+    moved_tasks: int = 0
+
+
+class CyclePatch(InputModel):
+    """Only the fields present change; ``null`` clears a date."""
+
+    name: ShortName = absent()
+    start_date: date | None = None
+    end_date: date | None = None
+
+
+class ModulePatch(InputModel):
+    name: ShortName = absent()
+    description: Description = absent()
+
+
+class ProjectMemberRole(InputModel):
+    role: ProjectRole
+
+
+class ArchiveForm(InputModel):
+    """Archive (true) or restore (false) a project: the settings page's two buttons."""
+
+    archived: bool
 
 
 class TaskCreate(InputModel):
@@ -178,7 +238,20 @@ class ProjectListQuery(QueryModel):
     include_archived: bool = False
 
 
+#: A column a task list sorts by (``workspace.core.tasks.SORTS``).
+TaskSort = Literal[
+    "key", "title", "state", "priority", "kind", "assignee", "due", "created", "updated"
+]
+#: A search of task titles: a case-insensitive substring.
+TaskSearch = Annotated[str, StringConstraints(max_length=200)]
+#: A PQL filter (docs/pql.md); the analytics layer's parser holds the same limit.
+PqlText = Annotated[str, StringConstraints(max_length=2000)]
+
+
 class TaskListQuery(QueryModel):
+    """The JSON task list's query; the project page's list takes the same search,
+    filter and sort (``workspace.tracker.listing.ListPageQuery``)."""
+
     project_id: uuid.UUID | None = None
     state_id: uuid.UUID | None = None
     state_category: StateCategory | None = None
@@ -186,6 +259,10 @@ class TaskListQuery(QueryModel):
     priority: Priority | None = None
     kind: TaskKind | None = None
     include_archived: bool = False
+    q: TaskSearch = ""
+    pql: PqlText = ""
+    sort: TaskSort = "created"
+    dir: Literal["asc", "desc"] = "desc"
     limit: int = Field(default=50, ge=1, le=200)
     offset: int = Field(default=0, ge=0, le=MAX_OFFSET)
 

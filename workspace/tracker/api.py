@@ -11,7 +11,7 @@ import uuid
 
 from workspace.api import operation
 from workspace.api.blueprints import api_blueprint
-from workspace.core import accounts, comments, events, projects, tasks
+from workspace.core import accounts, comments, events, projects, tasks, workflow
 from workspace.core.schemas import (
     ActivityOut,
     CommentCreate,
@@ -40,6 +40,7 @@ from workspace.core.schemas import (
     TaskPatch,
 )
 from workspace.security.permissions import Access
+from workspace.tracker import listing
 
 bp = api_blueprint("core_api", __name__, "/api/v1/orgs/<uuid:org_id>")
 
@@ -156,12 +157,13 @@ def list_project_members(org_id: uuid.UUID, project_id: uuid.UUID, access: Acces
 
 @bp.post("/projects/<uuid:project_id>/members")
 @operation(
-    "Add an org member to a project, or change their role",
+    "Add an org member to a project, or change a manual member's role",
     tag="projects",
     action="project.manage_members",
     body=ProjectMemberCreate,
     response=ProjectMemberOut,
     status=201,
+    errors=(400, 401, 403, 404, 409),
 )
 def add_project_member(
     org_id: uuid.UUID, project_id: uuid.UUID, access: Access, body: ProjectMemberCreate
@@ -176,7 +178,13 @@ def add_project_member(
 
 
 @bp.delete("/projects/<uuid:project_id>/members/<uuid:member_id>")
-@operation("Remove a project member", tag="projects", action="project.manage_members", status=204)
+@operation(
+    "Remove a manual project member (a synced one is changed through group sync: 409)",
+    tag="projects",
+    action="project.manage_members",
+    status=204,
+    errors=(400, 401, 403, 404, 409),
+)
 def remove_project_member(
     org_id: uuid.UUID, project_id: uuid.UUID, member_id: uuid.UUID, access: Access
 ):
@@ -198,7 +206,7 @@ def remove_project_member(
 )
 def list_states(org_id: uuid.UUID, project_id: uuid.UUID, access: Access):
     project = projects.get_project(access.org.id, project_id)
-    return [StateOut.model_validate(s) for s in projects.list_states(project.id)]
+    return [StateOut.model_validate(s) for s in workflow.list_states(project.id)]
 
 
 @bp.post("/projects/<uuid:project_id>/states")
@@ -212,7 +220,7 @@ def list_states(org_id: uuid.UUID, project_id: uuid.UUID, access: Access):
     errors=(400, 401, 403, 404, 409),
 )
 def create_state(org_id: uuid.UUID, project_id: uuid.UUID, access: Access, body: StateCreate):
-    state = projects.create_state(
+    state = workflow.create_state(
         projects.get_project(access.org.id, project_id),
         body.name,
         body.category,
@@ -228,7 +236,7 @@ def create_state(org_id: uuid.UUID, project_id: uuid.UUID, access: Access, body:
 )
 def list_cycles(org_id: uuid.UUID, project_id: uuid.UUID, access: Access):
     project = projects.get_project(access.org.id, project_id)
-    return [CycleOut.model_validate(c) for c in projects.list_cycles(project.id)]
+    return [CycleOut.model_validate(c) for c in workflow.list_cycles(project.id)]
 
 
 @bp.post("/projects/<uuid:project_id>/cycles")
@@ -242,7 +250,7 @@ def list_cycles(org_id: uuid.UUID, project_id: uuid.UUID, access: Access):
     errors=(400, 401, 403, 404, 409),
 )
 def create_cycle(org_id: uuid.UUID, project_id: uuid.UUID, access: Access, body: CycleCreate):
-    cycle = projects.create_cycle(
+    cycle = workflow.create_cycle(
         projects.get_project(access.org.id, project_id),
         body.name,
         body.start_date,
@@ -258,7 +266,7 @@ def create_cycle(org_id: uuid.UUID, project_id: uuid.UUID, access: Access, body:
 )
 def list_modules(org_id: uuid.UUID, project_id: uuid.UUID, access: Access):
     project = projects.get_project(access.org.id, project_id)
-    return [ModuleOut.model_validate(m) for m in projects.list_modules(project.id)]
+    return [ModuleOut.model_validate(m) for m in workflow.list_modules(project.id)]
 
 
 @bp.post("/projects/<uuid:project_id>/modules")
@@ -272,7 +280,7 @@ def list_modules(org_id: uuid.UUID, project_id: uuid.UUID, access: Access):
     errors=(400, 401, 403, 404, 409),
 )
 def create_module(org_id: uuid.UUID, project_id: uuid.UUID, access: Access, body: ModuleCreate):
-    module = projects.create_module(
+    module = workflow.create_module(
         projects.get_project(access.org.id, project_id),
         body.name,
         body.description,
@@ -286,7 +294,7 @@ def create_module(org_id: uuid.UUID, project_id: uuid.UUID, access: Access, body
 
 @bp.get("/projects/<uuid:project_id>/tasks")
 @operation(
-    "List a project's tasks, newest first",
+    "List a project's tasks: search, PQL filter, sort (newest first by default)",
     tag="tasks",
     action="task.read",
     query=TaskListQuery,
@@ -297,9 +305,19 @@ def list_project_tasks(
 ):
     project = projects.get_project(access.org.id, project_id)
     flt = tasks.TaskFilter(
-        **query.model_dump(exclude={"limit", "offset", "project_id"}), project_id=project.id
+        **query.model_dump(exclude={"limit", "offset", "project_id", "q", "pql", "sort", "dir"}),
+        project_id=project.id,
+        search=query.q or None,
+        condition=listing.pql_condition(access, query.pql),
     )
-    rows, total = tasks.list_tasks(access.org.id, flt, limit=query.limit, offset=query.offset)
+    rows, total = tasks.list_tasks(
+        access.org.id,
+        flt,
+        limit=query.limit,
+        offset=query.offset,
+        sort=query.sort,
+        descending=query.dir == "desc",
+    )
     return TaskPage(
         items=[TaskOut.model_validate(t) for t in rows],
         total=total,

@@ -4,7 +4,8 @@ runs it (search, a PQL filter, sort, category tab, paging, list or board).
     query, errors = parse_list_query(request.args)
     result = run_list(access, project, query)   # PQLError (400) on a bad filter
 
-The JSON list API (``GET /projects/<id>/tasks``) should accept the same fields.
+The JSON list API (``GET /projects/<id>/tasks``) takes the same search, filter and sort
+(``ListPageQuery``), compiled by the same :func:`pql_condition`.
 """
 
 from __future__ import annotations
@@ -14,12 +15,13 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pydantic import Field, ValidationError
+from sqlalchemy import ColumnElement
 from werkzeug.datastructures import MultiDict
 
-from workspace.analytics.pql import compile_pql
-from workspace.analytics.pql.parser import MAX_LENGTH as PQL_MAX_LENGTH
-from workspace.core import projects, tasks
+from workspace.analytics.pql import PQLError, compile_pql
+from workspace.core import tasks, workflow
 from workspace.core.models import Priority, Project, State, StateCategory, Task
+from workspace.core.schemas import PqlText, TaskSearch, TaskSort
 from workspace.inputs import InputModel, QueryModel, validation_errors
 from workspace.security.permissions import Access
 
@@ -27,7 +29,6 @@ from workspace.security.permissions import Access
 PAGE_SIZE = 50
 BOARD_CAP = 50
 
-Sort = Literal["key", "title", "state", "priority", "kind", "assignee", "due", "created", "updated"]
 Category = Literal["backlog", "unstarted", "started", "completed", "cancelled", "triage"]
 
 #: Values a hand-edited URL may get wrong without losing the page: they fall back to
@@ -35,15 +36,15 @@ Category = Literal["backlog", "unstarted", "started", "completed", "cancelled", 
 LENIENT = ("sort", "dir", "category", "offset", "view")
 
 
-class TaskListQuery(QueryModel):
+class ListPageQuery(QueryModel):
     """The task list's query string (and the fields a bulk edit or a board move carries
     to come back to the same list)."""
 
     #: Case-insensitive substring of the title.
-    q: str = Field(default="", max_length=200)
+    q: TaskSearch = ""
     #: A PQL filter (docs/pql.md), the same language as dashboards.
-    pql: str = Field(default="", max_length=PQL_MAX_LENGTH)
-    sort: Sort = "created"
+    pql: PqlText = ""
+    sort: TaskSort = "created"
     dir: Literal["asc", "desc"] = "desc"
     category: Category | None = None
     offset: int = Field(default=0, ge=0, le=tasks.MAX_OFFSET)
@@ -53,7 +54,7 @@ class TaskListQuery(QueryModel):
         """The non-default fields as URL arguments (so links stay short), with
         ``override`` applied; ``offset`` is dropped unless overridden."""
         values = self.model_dump() | {"offset": 0} | override
-        defaults = TaskListQuery().model_dump()
+        defaults = ListPageQuery().model_dump()
         return {k: v for k, v in values.items() if v not in (None, "") and v != defaults[k]}
 
     @property
@@ -61,26 +62,26 @@ class TaskListQuery(QueryModel):
         return bool(self.q or self.pql)
 
 
-def parse_list_query(args: MultiDict | dict) -> tuple[TaskListQuery, dict[str, str]]:
+def parse_list_query(args: MultiDict | dict) -> tuple[ListPageQuery, dict[str, str]]:
     """The page's query from ``args``: wrong paging, sort or tab values fall back to
     their defaults; a search or filter that is too long is an error on its field."""
-    data = {k: args.get(k) for k in TaskListQuery.model_fields if args.get(k) is not None}
+    data = {k: args.get(k) for k in ListPageQuery.model_fields if args.get(k) is not None}
     errors: dict[str, str] = {}
     for _ in range(len(data) + 1):
         try:
-            return TaskListQuery.model_validate(data), errors
+            return ListPageQuery.model_validate(data), errors
         except ValidationError as exc:
             for err in validation_errors(exc):
                 name = err["field"].split(".")[0]
                 data.pop(name, None)
                 if name not in LENIENT:
                     errors[name] = err["message"]
-    return TaskListQuery(), errors  # pragma: no cover - every round drops a field
+    return ListPageQuery(), errors  # pragma: no cover - every round drops a field
 
 
 @dataclass
 class TaskList:
-    query: TaskListQuery
+    query: ListPageQuery
     states: list[State]
     rows: list[Task] = field(default_factory=list)
     total: int = 0
@@ -92,23 +93,32 @@ class TaskList:
         return self.query.offset + PAGE_SIZE
 
 
-def task_filter(access: Access, project: Project, query: TaskListQuery) -> tasks.TaskFilter:
+def task_filter(access: Access, project: Project, query: ListPageQuery) -> tasks.TaskFilter:
     """The service filter for ``query``; raises ``PQLError`` (400 on ``pql``, naming
     the line and column) when the filter cannot run."""
-    condition = None
-    if query.pql:
-        condition = compile_pql(query.pql, access.org.id, access.account.id)
     return tasks.TaskFilter(
         project_id=project.id,
         state_category=query.category,
         search=query.q or None,
-        condition=condition,
+        condition=pql_condition(access, query.pql),
     )
 
 
-def run_list(access: Access, project: Project, query: TaskListQuery) -> TaskList:
+def pql_condition(access: Access, text: str) -> ColumnElement[bool] | None:
+    """A PQL filter as one SQL condition over tasks (``None`` when blank); raises
+    ``PQLError`` (400, naming the line and column) when it cannot run."""
+    if not text:
+        return None
+    try:
+        return compile_pql(text, access.org.id, access.account.id)
+    except PQLError as exc:
+        exc.field = "pql"  # the list's parameter, where dashboards call it "filter"
+        raise
+
+
+def run_list(access: Access, project: Project, query: ListPageQuery) -> TaskList:
     """The page's tasks: one page of rows, or the board's capped columns."""
-    states = projects.list_states(project.id)
+    states = workflow.list_states(project.id)
     flt = task_filter(access, project, query)
     result = TaskList(query=query, states=states)
     descending = query.dir == "desc"
@@ -158,7 +168,7 @@ def _quoted(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def state_list_args(query: TaskListQuery, state: State) -> dict[str, Any]:
+def state_list_args(query: ListPageQuery, state: State) -> dict[str, Any]:
     """URL arguments of the list showing one board column in full: the same search
     and filter, narrowed to the state with PQL."""
     condition = f"status = {_quoted(state.name)}"

@@ -22,7 +22,7 @@ from flask import (
 
 from workspace.auth.guards import page
 from workspace.auth.sessions import current_account
-from workspace.core import accounts, orgs, projects, tasks
+from workspace.core import accounts, orgs, projects, tasks, workflow
 from workspace.core.models import Priority, TaskKind
 from workspace.core.schemas import OrgCreate, ProjectCreate, TaskCreate, TaskPatch
 from workspace.errors import ServiceError
@@ -101,7 +101,7 @@ def create_project(org: str, access: Access):
 def _task_page_context(access: Access, project) -> dict:
     return {
         "project": project,
-        "states": projects.list_states(project.id),
+        "states": workflow.list_states(project.id),
         "members": {m.account_id: m.account for m in accounts.list_members(access.org.id)},
         "priorities": list(Priority),
         "kinds": list(TaskKind),
@@ -112,7 +112,7 @@ def _task_page_context(access: Access, project) -> dict:
 def _project_page(
     access: Access,
     proj,
-    query: listing.TaskListQuery | None = None,
+    query: listing.ListPageQuery | None = None,
     *,
     errors: dict[str, str] | None = None,
     status: int = 200,
@@ -124,12 +124,12 @@ def _project_page(
     if query is None:
         query, query_errors = listing.parse_list_query(request.args)
         errors |= query_errors
-    result = listing.TaskList(query=query, states=projects.list_states(proj.id))
+    result = listing.TaskList(query=query, states=workflow.list_states(proj.id))
     if not query_errors_in(errors):
         try:
             result = listing.run_list(access, proj, query)
         except ServiceError as exc:
-            errors |= {"pql" if exc.field == "filter" else exc.field or "form": exc.message}
+            errors |= {exc.field or "form": exc.message}
     if query_errors_in(errors):
         status = max(status, 400)
     context = _task_page_context(access, proj) | {

@@ -11,14 +11,15 @@ import uuid
 
 from workspace.api import operation
 from workspace.api.blueprints import api_blueprint
-from workspace.core import projects
-from workspace.core.project_schemas import (
+from workspace.core import projects, workflow
+from workspace.core.schemas import (
+    CycleOut,
     CyclePatch,
+    ModuleOut,
     ModulePatch,
     StateChangeOut,
     StatePatch,
 )
-from workspace.core.schemas import CycleOut, ModuleOut
 from workspace.security.permissions import Access
 
 bp = api_blueprint("project_settings_api", __name__, "/api/v1/orgs/<uuid:org_id>")
@@ -42,8 +43,8 @@ def update_state(
     with it (their completion time is set or cleared and each gets a state history
     row); ``moved_tasks`` says how many. ``position`` is the 0-based board place."""
     project = projects.get_project(access.org.id, project_id)
-    state = projects.get_state(project, state_id)
-    moved = projects.update_state(
+    state = workflow.get_state(project, state_id)
+    moved = workflow.update_state(
         project,
         state,
         access.account.id,
@@ -68,7 +69,7 @@ def delete_state(org_id: uuid.UUID, project_id: uuid.UUID, state_id: uuid.UUID, 
     """Refused (409) while tasks are in it, for the default state and for the
     project's last completed state."""
     project = projects.get_project(access.org.id, project_id)
-    projects.delete_state(project, projects.get_state(project, state_id), access.account.id)
+    workflow.delete_state(project, workflow.get_state(project, state_id), access.account.id)
 
 
 @bp.patch("/projects/<uuid:project_id>/cycles/<uuid:cycle_id>")
@@ -86,9 +87,9 @@ def update_cycle(
     """Only the fields sent change; ``null`` clears a date. The end is never before
     the start."""
     project = projects.get_project(access.org.id, project_id)
-    cycle = projects.update_cycle(
+    cycle = workflow.update_cycle(
         project,
-        projects.get_cycle(project, cycle_id),
+        workflow.get_cycle(project, cycle_id),
         access.account.id,
         body.model_dump(include=body.model_fields_set),
     )
@@ -112,9 +113,9 @@ def update_module(
     body: ModulePatch,
 ):
     project = projects.get_project(access.org.id, project_id)
-    module = projects.update_module(
+    module = workflow.update_module(
         project,
-        projects.get_module(project, module_id),
+        workflow.get_module(project, module_id),
         access.account.id,
         body.model_dump(include=body.model_fields_set),
     )

@@ -14,20 +14,18 @@ from typing import Any
 from flask import Blueprint, flash, redirect, render_template, request, url_for
 
 from workspace.auth.guards import page
-from workspace.core import projects
+from workspace.core import projects, workflow
 from workspace.core.models import MembershipSource, ProjectRole, StateCategory
-from workspace.core.project_schemas import (
-    ArchiveForm,
-    ProjectMemberRole,
-    StateCategoryForm,
-    StatePatch,
-)
 from workspace.core.schemas import (
+    ArchiveForm,
     CycleCreate,
     ModuleCreate,
     ProjectMemberCreate,
+    ProjectMemberRole,
     ProjectPatch,
+    StateCategoryForm,
     StateCreate,
+    StatePatch,
 )
 from workspace.errors import ServiceError
 from workspace.inputs import field_errors, parse_form, parse_query, with_checkboxes
@@ -56,10 +54,10 @@ def _settings_page(
     html = render_template(
         "tracker/project_settings/general.html",
         project=project,
-        states=projects.list_states(project.id),
-        counts=projects.state_task_counts(project.id),
-        cycles=projects.list_cycles(project.id),
-        modules=projects.list_modules(project.id),
+        states=workflow.list_states(project.id),
+        counts=workflow.state_task_counts(project.id),
+        cycles=workflow.list_cycles(project.id),
+        modules=workflow.list_modules(project.id),
         admins=projects.project_admins(project),
         can_edit=can(access, "project.edit", project.id),
         can_workflow=can(access, "project.manage_workflow", project.id),
@@ -137,7 +135,7 @@ def add_state(org: str, project_id: uuid.UUID, access: Access):
     project = projects.get_project(access.org.id, project_id)
     try:
         form = parse_form(StateCreate)
-        state = projects.create_state(
+        state = workflow.create_state(
             project, form.name, form.category, form.color, actor_id=access.account.id
         )
     except ServiceError as exc:
@@ -157,8 +155,8 @@ def update_state(org: str, project_id: uuid.UUID, state_id: uuid.UUID, access: A
                 "Change a category with the category form: it says first what moves.",
                 field="category",
             )
-        state = projects.get_state(project, state_id)
-        projects.update_state(
+        state = workflow.get_state(project, state_id)
+        workflow.update_state(
             project, state, access.account.id, name=form.name, position=form.position
         )
     except ServiceError as exc:
@@ -173,9 +171,9 @@ def confirm_category(org: str, project_id: uuid.UUID, state_id: uuid.UUID, acces
     """What a new category would move, before anything changes."""
     project = projects.get_project(access.org.id, project_id)
     try:
-        state = projects.get_state(project, state_id)
+        state = workflow.get_state(project, state_id)
         form = parse_query(StateCategoryForm)
-        message = projects.recategorize_preview(state, form.category)
+        message = workflow.recategorize_preview(state, form.category)
     except ServiceError as exc:
         if exc.status == 404:
             raise
@@ -200,7 +198,7 @@ def recategorize(org: str, project_id: uuid.UUID, state_id: uuid.UUID, access: A
     """Apply a new category once confirmed; without ``confirm`` the confirmation again."""
     project = projects.get_project(access.org.id, project_id)
     try:
-        state = projects.get_state(project, state_id)
+        state = workflow.get_state(project, state_id)
         form = parse_form(StateCategoryForm, with_checkboxes(request.form, "confirm"))
         if not form.confirm:
             return redirect(
@@ -213,7 +211,7 @@ def recategorize(org: str, project_id: uuid.UUID, state_id: uuid.UUID, access: A
                 ),
                 code=303,
             )
-        moved = projects.update_state(project, state, access.account.id, category=form.category)
+        moved = workflow.update_state(project, state, access.account.id, category=form.category)
     except ServiceError as exc:
         if exc.status == 404:
             raise
@@ -232,9 +230,9 @@ def recategorize(org: str, project_id: uuid.UUID, state_id: uuid.UUID, access: A
 def delete_state(org: str, project_id: uuid.UUID, state_id: uuid.UUID, access: Access):
     project = projects.get_project(access.org.id, project_id)
     try:
-        state = projects.get_state(project, state_id)
+        state = workflow.get_state(project, state_id)
         name = state.name
-        projects.delete_state(project, state, access.account.id)
+        workflow.delete_state(project, state, access.account.id)
     except ServiceError as exc:
         if exc.status == 404:
             raise
@@ -251,7 +249,7 @@ def add_cycle(org: str, project_id: uuid.UUID, access: Access):
     project = projects.get_project(access.org.id, project_id)
     try:
         form = parse_form(CycleCreate)
-        cycle = projects.create_cycle(
+        cycle = workflow.create_cycle(
             project, form.name, form.start_date, form.end_date, actor_id=access.account.id
         )
     except ServiceError as exc:
@@ -265,9 +263,9 @@ def update_cycle(org: str, project_id: uuid.UUID, cycle_id: uuid.UUID, access: A
     """The whole row: a blank date clears it."""
     project = projects.get_project(access.org.id, project_id)
     try:
-        cycle = projects.get_cycle(project, cycle_id)
+        cycle = workflow.get_cycle(project, cycle_id)
         form = parse_form(CycleCreate)
-        projects.update_cycle(project, cycle, access.account.id, form.model_dump())
+        workflow.update_cycle(project, cycle, access.account.id, form.model_dump())
     except ServiceError as exc:
         if exc.status == 404:
             raise
@@ -281,7 +279,7 @@ def add_module(org: str, project_id: uuid.UUID, access: Access):
     project = projects.get_project(access.org.id, project_id)
     try:
         form = parse_form(ModuleCreate)
-        module = projects.create_module(
+        module = workflow.create_module(
             project, form.name, form.description, actor_id=access.account.id
         )
     except ServiceError as exc:
@@ -295,9 +293,9 @@ def update_module(org: str, project_id: uuid.UUID, module_id: uuid.UUID, access:
     """The whole row: a blank description clears it."""
     project = projects.get_project(access.org.id, project_id)
     try:
-        module = projects.get_module(project, module_id)
+        module = workflow.get_module(project, module_id)
         form = parse_form(ModuleCreate)
-        projects.update_module(project, module, access.account.id, form.model_dump())
+        workflow.update_module(project, module, access.account.id, form.model_dump())
     except ServiceError as exc:
         if exc.status == 404:
             raise

@@ -9,7 +9,7 @@ from datetime import date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from workspace.core import accounts, comments, projects, tasks
+from workspace.core import accounts, comments, tasks, workflow
 from workspace.core.models import Account, Comment, Priority, Task, TaskActivity, TaskKind
 from workspace.security.permissions import Access, can
 from workspace.types import utcnow
@@ -68,9 +68,9 @@ class Choices:
 def choices(access: Access, task: Task) -> Choices:
     members = accounts.list_members(access.org.id, include_inactive=True)
     return Choices(
-        states=projects.list_states(task.project_id),
-        cycles=projects.list_cycles(task.project_id),
-        modules=projects.list_modules(task.project_id),
+        states=workflow.list_states(task.project_id),
+        cycles=workflow.list_cycles(task.project_id),
+        modules=workflow.list_modules(task.project_id),
         assignees=[m.account for m in members if m.active],
         names={m.account_id: m.account for m in members},
     )

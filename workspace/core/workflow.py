@@ -1,0 +1,490 @@
+"""A project's workflow: its states (renamed, reordered, recategorized with the tasks
+they hold), cycles and modules, each change recorded with its actor
+(docs/projects.md)."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import date
+from typing import Any
+
+from sqlalchemy import func, insert, literal, select, update
+
+from workspace.core.events import record_event
+from workspace.core.models import (
+    Cycle,
+    Module,
+    Project,
+    State,
+    StateCategory,
+    Task,
+    TaskActivity,
+)
+from workspace.dbfunctions import equals_ignoring_case, random_uuid
+from workspace.errors import ConflictError, NotFoundError, ServiceError
+from workspace.extensions import db
+from workspace.types import utcnow
+
+
+def list_states(project_id: uuid.UUID) -> list[State]:
+    return list(
+        db.session.scalars(
+            select(State).where(State.project_id == project_id).order_by(State.position)
+        )
+    )
+
+
+def create_state(
+    project: Project,
+    name: str,
+    category: StateCategory,
+    color: str | None = None,
+    *,
+    actor_id: uuid.UUID | None = None,
+) -> State:
+    if db.session.scalar(
+        select(State.id).where(
+            State.project_id == project.id,
+            equals_ignoring_case(State.name, name),
+        )
+    ):
+        raise ConflictError(f"This project already has a state named '{name}'.", field="name")
+    position = db.session.scalar(
+        select(func.coalesce(func.max(State.position), -1) + 1).where(
+            State.project_id == project.id
+        )
+    )
+    state = State(
+        project_id=project.id,
+        name=name,
+        category=category,
+        color=color or "#8b8fa3",
+        position=position,
+    )
+    db.session.add(state)
+    db.session.flush()
+    _workflow_event(project, "project.state_created", actor_id, name, category=str(category))
+    return state
+
+
+def list_cycles(project_id: uuid.UUID) -> list[Cycle]:
+    return list(
+        db.session.scalars(
+            select(Cycle)
+            .where(Cycle.project_id == project_id)
+            .order_by(Cycle.start_date, Cycle.name)
+        )
+    )
+
+
+def create_cycle(
+    project: Project,
+    name: str,
+    start_date: date | None,
+    end_date: date | None,
+    *,
+    actor_id: uuid.UUID | None = None,
+) -> Cycle:
+    if start_date and end_date and end_date < start_date:
+        raise ServiceError("A cycle cannot end before it starts.", field="end_date")
+    _unique_name(Cycle, project.id, name, "cycle")
+    cycle = Cycle(project_id=project.id, name=name, start_date=start_date, end_date=end_date)
+    db.session.add(cycle)
+    db.session.flush()
+    _workflow_event(project, "project.cycle_created", actor_id, name)
+    return cycle
+
+
+def list_modules(project_id: uuid.UUID) -> list[Module]:
+    return list(
+        db.session.scalars(
+            select(Module).where(Module.project_id == project_id).order_by(Module.name)
+        )
+    )
+
+
+def create_module(
+    project: Project, name: str, description: str = "", *, actor_id: uuid.UUID | None = None
+) -> Module:
+    _unique_name(Module, project.id, name, "module")
+    module = Module(project_id=project.id, name=name, description=description)
+    db.session.add(module)
+    db.session.flush()
+    _workflow_event(project, "project.module_created", actor_id, name)
+    return module
+
+
+def _workflow_event(
+    project: Project, kind: str, actor_id: uuid.UUID | None, name: str, **data: Any
+) -> None:
+    record_event(
+        project.org_id,
+        kind,
+        actor_id=actor_id,
+        subject=name,
+        project_id=str(project.id),
+        project=project.name,
+        **data,
+    )
+
+
+def _unique_name(model, project_id: uuid.UUID, name: str, noun: str) -> None:
+    if db.session.scalar(
+        select(model.id).where(
+            model.project_id == project_id,
+            equals_ignoring_case(model.name, name),
+        )
+    ):
+        raise ConflictError(f"This project already has a {noun} named '{name}'.", field="name")
+
+
+# -- workflow changes after creation (the project settings page and its JSON API) --------
+
+#: A state's, cycle's or module's name: the columns hold 100 characters.
+NAME_MAX = 100
+#: The category of finished work; a project keeps at least one completed state.
+_DONE = StateCategory.COMPLETED
+
+
+def _clean_name(name: str | None, noun: str) -> str:
+    name = (name or "").strip()
+    if not name:
+        raise ServiceError(f"Give the {noun} a name.", field="name")
+    if len(name) > NAME_MAX:
+        raise ServiceError(f"A {noun} name has at most {NAME_MAX} characters.", field="name")
+    return name
+
+
+def _unique_other(model, row, name: str, noun: str) -> None:
+    """No other row of this project carries ``name`` (any case)."""
+    if db.session.scalar(
+        select(model.id).where(
+            model.project_id == row.project_id,
+            model.id != row.id,
+            equals_ignoring_case(model.name, name),
+        )
+    ):
+        raise ConflictError(f"This project already has a {noun} named '{name}'.", field="name")
+
+
+def get_state(project: Project, state_id: uuid.UUID) -> State:
+    state = db.session.get(State, state_id)
+    if state is None or state.project_id != project.id:
+        raise NotFoundError("No such state in this project.")
+    return state
+
+
+def state_task_counts(project_id: uuid.UUID) -> dict[uuid.UUID, int]:
+    """State id -> how many tasks (not deleted) are in it, counted in SQL."""
+    rows = db.session.execute(
+        select(Task.state_id, func.count())
+        .where(Task.project_id == project_id, Task.deleted_at.is_(None))
+        .group_by(Task.state_id)
+    )
+    return {state_id: count for state_id, count in rows}
+
+
+def tasks_in_state(state: State) -> int:
+    """How many tasks (not deleted; archived ones included) are in ``state``."""
+    return db.session.scalar(
+        select(func.count())
+        .select_from(Task)
+        .where(Task.state_id == state.id, Task.deleted_at.is_(None))
+    )
+
+
+def _category_label(category: str) -> str:
+    return str(category).capitalize()
+
+
+def recategorize_preview(state: State, category: StateCategory) -> str:
+    """What moving ``state`` to ``category`` would do, in the words the page shows
+    before the person confirms. Reads only."""
+    _check_recategorize(state, category)
+    if state.category == category:
+        return f"'{state.name}' is already {_category_label(category)}; nothing moves."
+    count = tasks_in_state(state)
+    noun = "task" if count == 1 else "tasks"
+    old, new = _category_label(state.category), _category_label(category)
+    if count == 0:
+        return f"No tasks are in '{state.name}'; only the state moves from {old} to {new}."
+    text = f"{count} {noun} in '{state.name}' will move from {old} to {new}"
+    if category == _DONE:
+        return text + " (they will count as done from now)."
+    if state.category == _DONE:
+        return text + " (they will no longer count as done)."
+    return text + "."
+
+
+def _others_in(state: State, category: str) -> int:
+    return db.session.scalar(
+        select(func.count())
+        .select_from(State)
+        .where(
+            State.project_id == state.project_id,
+            State.id != state.id,
+            State.category == category,
+        )
+    )
+
+
+def _check_recategorize(state: State, category: StateCategory) -> None:
+    if state.category == category:
+        return
+    if state.is_default and category in (StateCategory.COMPLETED, StateCategory.CANCELLED):
+        raise ServiceError(
+            f"'{state.name}' is the state new tasks start in; it cannot be completed or cancelled.",
+            field="category",
+        )
+    if state.category == _DONE and not _others_in(state, _DONE):
+        raise ServiceError(
+            f"'{state.name}' is the project's only completed state; add another completed "
+            "state first.",
+            field="category",
+        )
+
+
+def _recategorize(
+    project: Project, state: State, category: StateCategory, actor_id: uuid.UUID | None
+) -> int:
+    """Move the state and every task in it to ``category`` in SQL: the tasks'
+    denormalized category and ``completed_at``, and one state activity row per moved
+    task (old and new category) so flow and forecast see the move. Returns the count."""
+    _check_recategorize(state, category)
+    old = state.category
+    if old == category:
+        return 0
+    now = utcnow()
+    in_state = Task.state_id == state.id
+    completed_at = (
+        func.coalesce(Task.completed_at, literal(now, type_=Task.completed_at.type))
+        if category == _DONE
+        else None
+    )
+    # The UPDATE first: it takes the tasks' row locks, as update_task does for one task.
+    db.session.execute(
+        update(Task)
+        .where(in_state)
+        .values(state_category=str(category), completed_at=completed_at)
+        .execution_options(synchronize_session=False)
+    )
+    moved = tasks_in_state(state)
+    db.session.execute(
+        insert(TaskActivity).from_select(
+            [
+                "id",
+                "org_id",
+                "task_id",
+                "actor_id",
+                "field",
+                "old_value",
+                "new_value",
+                "old_category",
+                "new_category",
+                "created_at",
+            ],
+            select(
+                random_uuid(),
+                Task.org_id,
+                Task.id,
+                literal(actor_id, type_=TaskActivity.actor_id.type),
+                literal("state"),
+                literal(state.name),
+                literal(state.name),
+                literal(str(old)),
+                literal(str(category)),
+                literal(now, type_=TaskActivity.created_at.type),
+            ).where(in_state, Task.deleted_at.is_(None)),
+        )
+    )
+    db.session.execute(
+        update(Task)
+        .where(in_state, Task.deleted_at.is_(None))
+        .values(updated_at=now)
+        .execution_options(synchronize_session=False)
+    )
+    state.category = str(category)
+    # Tasks already loaded in this session would show the old category.
+    for obj in list(db.session.identity_map.values()):
+        if isinstance(obj, Task) and obj.state_id == state.id:
+            db.session.expire(obj)
+    _workflow_event(
+        project,
+        "project.state_recategorized",
+        actor_id,
+        state.name,
+        state_id=str(state.id),
+        old_category=str(old),
+        new_category=str(category),
+        moved_tasks=str(moved),
+    )
+    return moved
+
+
+def _move(state: State, position: int) -> None:
+    states = list_states(state.project_id)
+    states.remove(state)
+    position = max(0, min(position, len(states)))
+    states.insert(position, state)
+    for index, row in enumerate(states):
+        row.position = index
+
+
+def update_state(
+    project: Project,
+    state: State,
+    actor_id: uuid.UUID | None,
+    *,
+    name: str | None = None,
+    category: StateCategory | None = None,
+    position: int | None = None,
+) -> int:
+    """Rename, reorder (``position`` is the 0-based place on the board; the others
+    close up) or recategorize a state; each records its own event. Returns how many
+    tasks moved category (0 unless the category changed)."""
+    if name is not None:
+        name = _clean_name(name, "state")
+        if name != state.name:
+            _unique_other(State, state, name, "state")
+            old_name, state.name = state.name, name
+            db.session.flush()
+            _workflow_event(project, "project.state_renamed", actor_id, name, old_name=old_name)
+    if position is not None:
+        if position < 0:
+            raise ServiceError("A position is 0 or more.", field="position")
+        before = state.position
+        _move(state, position)
+        db.session.flush()
+        if state.position != before:
+            _workflow_event(
+                project,
+                "project.state_moved",
+                actor_id,
+                state.name,
+                position=str(state.position),
+                old_position=str(before),
+            )
+    moved = 0
+    if category is not None:
+        moved = _recategorize(project, state, StateCategory(category), actor_id)
+    db.session.flush()
+    return moved
+
+
+def delete_state(project: Project, state: State, actor_id: uuid.UUID | None) -> None:
+    """Delete a state no task is in. The default state stays, and so does the project's
+    last completed state. Deleted tasks still pointing at it go to the default state."""
+    if state.is_default:
+        raise ConflictError(
+            f"'{state.name}' is the state new tasks start in; it cannot be deleted.",
+            field="state_id",
+        )
+    count = tasks_in_state(state)
+    if count:
+        noun = "task is" if count == 1 else "tasks are"
+        raise ConflictError(
+            f"{count} {noun} in '{state.name}'; move them to another state first.",
+            field="state_id",
+        )
+    if state.category == _DONE and not _others_in(state, _DONE):
+        raise ConflictError(
+            f"'{state.name}' is the project's only completed state; add another completed "
+            "state first.",
+            field="state_id",
+        )
+    default = db.session.scalar(
+        select(State).where(State.project_id == project.id, State.is_default.is_(True))
+    )
+    if default is not None:
+        db.session.execute(
+            update(Task)
+            .where(Task.state_id == state.id)
+            .values(state_id=default.id, state_category=default.category)
+            .execution_options(synchronize_session=False)
+        )
+    name = state.name
+    db.session.delete(state)
+    db.session.flush()
+    _renumber(project.id)
+    _workflow_event(project, "project.state_deleted", actor_id, name)
+    db.session.flush()
+
+
+def _renumber(project_id: uuid.UUID) -> None:
+    for index, row in enumerate(list_states(project_id)):
+        row.position = index
+
+
+def get_cycle(project: Project, cycle_id: uuid.UUID) -> Cycle:
+    cycle = db.session.get(Cycle, cycle_id)
+    if cycle is None or cycle.project_id != project.id:
+        raise NotFoundError("No such cycle in this project.")
+    return cycle
+
+
+def update_cycle(
+    project: Project, cycle: Cycle, actor_id: uuid.UUID | None, changes: dict[str, Any]
+) -> Cycle:
+    """Apply ``changes`` (``name``, ``start_date``, ``end_date``; ``None`` clears a
+    date). Records ``project.cycle_updated`` with what changed."""
+    unknown = set(changes) - {"name", "start_date", "end_date"}
+    if unknown:
+        raise ServiceError(f"These fields cannot be changed: {', '.join(sorted(unknown))}.")
+    if "name" in changes:
+        changes["name"] = _clean_name(changes["name"], "cycle")
+        _unique_other(Cycle, cycle, changes["name"], "cycle")
+    start = changes.get("start_date", cycle.start_date)
+    end = changes.get("end_date", cycle.end_date)
+    if start and end and end < start:
+        raise ServiceError(
+            f"A cycle cannot end ({end.isoformat()}) before it starts ({start.isoformat()}).",
+            field="end_date",
+        )
+    diff = _apply(cycle, changes)
+    if diff:
+        _workflow_event(project, "project.cycle_updated", actor_id, cycle.name, changes=diff)
+    db.session.flush()
+    return cycle
+
+
+def get_module(project: Project, module_id: uuid.UUID) -> Module:
+    module = db.session.get(Module, module_id)
+    if module is None or module.project_id != project.id:
+        raise NotFoundError("No such module in this project.")
+    return module
+
+
+def update_module(
+    project: Project, module: Module, actor_id: uuid.UUID | None, changes: dict[str, Any]
+) -> Module:
+    """Apply ``changes`` (``name``, ``description``). Records ``project.module_updated``."""
+    unknown = set(changes) - {"name", "description"}
+    if unknown:
+        raise ServiceError(f"These fields cannot be changed: {', '.join(sorted(unknown))}.")
+    if "name" in changes:
+        changes["name"] = _clean_name(changes["name"], "module")
+        _unique_other(Module, module, changes["name"], "module")
+    if changes.get("description") is None and "description" in changes:
+        changes["description"] = ""
+    diff = _apply(module, changes)
+    if diff:
+        _workflow_event(project, "project.module_updated", actor_id, module.name, changes=diff)
+    db.session.flush()
+    return module
+
+
+def _apply(row, changes: dict[str, Any]) -> dict[str, list]:
+    """Set each changed attribute; ``field -> [old, new]`` for the event (as
+    ``project.updated`` records them)."""
+    diff: dict[str, list] = {}
+    for field, new in changes.items():
+        old = getattr(row, field)
+        if old != new:
+            diff[field] = [_plain(old), _plain(new)]
+            setattr(row, field, new)
+    db.session.flush()
+    return diff
+
+
+def _plain(value: Any) -> Any:
+    return value.isoformat() if isinstance(value, date) else value

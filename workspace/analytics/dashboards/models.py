@@ -69,6 +69,8 @@ class Widget(db.Model):
     #: Optional per-widget PQL, checked on save.
     filter: Mapped[str | None] = mapped_column(Text)
     span: Mapped[int] = mapped_column(Integer, default=1)
+    #: Show the largest N categories and fold the rest into "Other" (null: the default).
+    top_n: Mapped[int | None] = mapped_column(Integer)
     #: 0..n-1 within the dashboard, kept dense by the service.
     position: Mapped[int] = mapped_column(Integer, default=0)
     created_at: Mapped[datetime] = created_at_column()

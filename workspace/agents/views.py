@@ -163,7 +163,15 @@ def ask_page(org: str, access: Access):
         context.update(
             answer=answer,
             answer_project_id=form.project_id,
-            figures={"ask": charts.to_json(charts.points_figure(answer["points"]))},
+            figures={
+                "ask": charts.to_json(
+                    charts.points_figure(
+                        answer["points"],
+                        dimension=answer.get("dimension"),
+                        org_id=access.org.id,
+                    )
+                )
+            },
             dashboards=widgets.own_dashboards(access),
             # Asked from a dashboard page: offer that dashboard first.
             selected_dashboard_id=request.form.get("dashboard_id", ""),

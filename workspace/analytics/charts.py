@@ -1,34 +1,31 @@
 """Rollup results -> Plotly figures, serialized for ``Plotly.newPlot`` in the page.
 
-The one module that draws: the analytics tabs use it now, and dashboards and the
-printable export reuse :func:`points_figure` for their widgets.
+The one module that draws: the analytics tabs, dashboards' widgets, the printable
+export and the PDF. Colours, labels and the order of values come from
+:mod:`workspace.analytics.palette`, so one value looks the same on every chart
+(docs/analytics.md#charts). A point may carry an ``href`` (the tasks behind it): it
+goes into the trace's ``customdata`` for the page's click handler; "Other" has none.
 """
 
 from __future__ import annotations
 
-from collections import Counter
+import uuid
+from collections.abc import Mapping
 from typing import Any
 
 import plotly.graph_objects as go
 import plotly.io as pio
 
-from workspace.analytics.dimensions import UNASSIGNED
+from workspace.analytics import dimensions, palette
+from workspace.analytics.palette import (  # noqa: F401 (re-exported for the views)
+    ACCENT,
+    CATEGORY_COLORS,
+    KIND_COLORS,
+    PRIORITY_COLORS,
+)
 
-ACCENT = "#4f46e5"
-CATEGORY_COLORS = {
-    "backlog": "#a0a7b4",
-    "unstarted": "#6b8bb8",
-    "started": "#e0a030",
-    "completed": "#3f9a60",
-    "cancelled": "#c46a6a",
-}
-PRIORITY_COLORS = {
-    "urgent": "#c53030",
-    "high": "#e07a45",
-    "medium": "#e4b93c",
-    "low": "#5b8fd0",
-    "none": "#b8bec9",
-}
+#: Characters of a horizontal bar's label shown on the axis (the hover has them all).
+AXIS_LABEL = 28
 _LAYOUT = dict(
     margin=dict(l=48, r=16, t=16, b=48),
     height=300,
@@ -70,82 +67,140 @@ def to_json(fig: go.Figure) -> str:
     )
 
 
-def breakdown_bar(values: dict[str, int], colors: dict[str, str] | None = None) -> go.Figure:
+def _breakdown_dimension(
+    values: Mapping[str, int], colors: Any, dimension: str | None
+) -> str | None:
+    if dimension is not None:
+        return dimension
+    if colors is CATEGORY_COLORS or set(values) <= set(palette.CATEGORIES):
+        return "category"
+    return palette.infer_dimension(values)
+
+
+def breakdown_bar(
+    values: dict[str, int],
+    colors: dict[str, str] | None = None,
+    *,
+    dimension: str | None = None,
+    hrefs: Mapping[str, str] | None = None,
+) -> go.Figure:
+    """One bar per key of an overview breakdown (category, priority, kind), in the
+    order given (the overview lists them in workflow order)."""
+    dim = _breakdown_dimension(values, colors, dimension)
     keys = list(values)
     fig = go.Figure(
         go.Bar(
-            x=[plain(k.capitalize()) for k in keys],
+            x=[plain(palette.label(dim, k)) for k in keys],
             y=[values[k] for k in keys],
-            marker_color=[(colors or {}).get(k, ACCENT) for k in keys],
+            marker_color=[palette.color(dim, k) for k in keys],
+            customdata=[(hrefs or {}).get(k) for k in keys],
             hovertemplate="%{x}: %{y}<extra></extra>",
         )
     )
-    return _layout(fig)
+    fig.update_xaxes(type="category")
+    return _whole_ticks(_layout(fig), [values[k] for k in keys])
 
 
-def donut(values: dict[str, int], colors: dict[str, str] | None = None) -> go.Figure:
+def donut(
+    values: dict[str, int],
+    colors: dict[str, str] | None = None,
+    *,
+    dimension: str | None = None,
+    hrefs: Mapping[str, str] | None = None,
+) -> go.Figure:
+    dim = _breakdown_dimension(values, colors, dimension)
     keys = [k for k, v in values.items() if v]
     fig = go.Figure(
         go.Pie(
-            labels=[plain(k.capitalize()) for k in keys],
+            labels=[plain(palette.label(dim, k)) for k in keys],
             values=[values[k] for k in keys],
             hole=0.55,
-            marker=dict(colors=[(colors or {}).get(k, ACCENT) for k in keys]),
+            marker=dict(colors=[palette.color(dim, k) for k in keys]),
+            customdata=[(hrefs or {}).get(k) for k in keys],
             sort=False,
+            direction="clockwise",
             textinfo="percent",
             hovertemplate="%{label}: %{value}<extra></extra>",
         )
     )
-    return _layout(fig, showlegend=True, legend=dict(orientation="v"))
+    return _layout(fig, showlegend=True, legend=dict(orientation="v", traceorder="normal"))
 
 
 def flow_figure(result: dict[str, Any]) -> go.Figure:
     cats = result["categories"]
     fig = go.Figure(
         go.Bar(
-            x=[c["category"].capitalize() for c in cats],
+            x=[palette.label("category", c["category"]) for c in cats],
             y=[c["wip"] for c in cats],
-            marker_color=[CATEGORY_COLORS[c["category"]] for c in cats],
-            customdata=[c["avg_age_days"] for c in cats],
-            hovertemplate="%{x}: %{y} items, %{customdata} days in status<extra></extra>",
+            marker_color=[palette.color("category", c["category"]) for c in cats],
+            # The link first: a click handler reads customdata[0] of an array.
+            customdata=[[c.get("href"), c["avg_age_days"]] for c in cats],
+            hovertemplate="%{x}: %{y} items, %{customdata[1]} days in status<extra></extra>",
         )
     )
+    fig.update_xaxes(type="category")
     return _layout(fig)
 
 
 def workload_figure(rows: list[dict[str, Any]], limit: int = 15) -> go.Figure:
-    rows = list(reversed(rows[:limit]))
-    # A category axis merges equal labels: two people of one name need their emails.
-    taken = Counter(r["name"] for r in rows)
-    names = [
-        plain(
-            (r["name"] if taken[r["name"]] == 1 else f"{r['name']} <{r['email']}>")
-            + (" (agent)" if r["kind"] == "agent" else "")
-        )
-        for r in rows
+    """Open work per assignee, the ``limit`` busiest first (the table beside it lists
+    everyone). One bar per person is their open work, split into in progress and the
+    rest of it, so its length is the open count; completed in the last 30 days is a
+    bar of its own beside it, never stacked onto open work."""
+    rows = rows[:limit]
+    names = palette.person_labels((i, r["name"], r.get("email") or "") for i, r in enumerate(rows))
+    labels = [
+        plain(names[i] + (" (agent)" if r.get("kind") == "agent" else ""))
+        for i, r in enumerate(rows)
     ]
+    # Each bar leads to the tasks it counts; "completed in 30 days" counts from an exact
+    # moment PQL's whole days cannot express, so it leads nowhere.
+    links = {
+        "In progress": [r.get("href_in_progress") for r in rows],
+        "Other open": [r.get("href") for r in rows],
+        "Completed (30 days)": [None for _ in rows],
+    }
     fig = go.Figure()
-    for key, label, color in (
-        ("in_progress", "In progress", CATEGORY_COLORS["started"]),
-        ("open", "Other open", CATEGORY_COLORS["unstarted"]),
-        ("completed_30d", "Completed (30 days)", CATEGORY_COLORS["completed"]),
+    in_progress = [r["in_progress"] for r in rows]
+    for name, values, base, color, group in (
+        ("In progress", in_progress, None, CATEGORY_COLORS["started"], "open"),
+        (
+            "Other open",
+            [r["open"] - r["in_progress"] for r in rows],
+            in_progress,
+            CATEGORY_COLORS["unstarted"],
+            "open",
+        ),
+        (
+            "Completed (30 days)",
+            [r["completed_30d"] for r in rows],
+            None,
+            CATEGORY_COLORS["completed"],
+            "done",
+        ),
     ):
-        values = [r[key] - r["in_progress"] if key == "open" else r[key] for r in rows]
         fig.add_bar(
-            y=names,
+            y=labels,
             x=values,
-            name=label,
+            base=base,
+            name=name,
             orientation="h",
+            offsetgroup=group,
             marker_color=color,
-            hovertemplate="%{y}: %{x}<extra>" + label + "</extra>",
+            customdata=links[name],
+            hovertemplate="%{y}: %{x}<extra>" + name + "</extra>",
         )
+    fig.update_yaxes(type="category", autorange="reversed", automargin=True)
+    fig.update_xaxes(rangemode="tozero", title_text="Tasks")
     return _layout(
         fig,
-        barmode="stack",
+        barmode="group",
+        bargap=0.25,
+        bargroupgap=0.05,
         showlegend=True,
-        height=max(300, 28 * len(rows) + 80),
-        margin=dict(l=160, r=16, t=16, b=40),
-        legend=dict(orientation="h", y=-0.12),
+        height=max(300, 40 * len(rows) + 100),
+        margin=dict(l=16, r=16, t=16, b=40),
+        legend=dict(orientation="h", y=-0.12, traceorder="normal"),
     )
 
 
@@ -195,22 +250,55 @@ def forecast_figure(result: dict[str, Any]) -> go.Figure:
     return _layout(fig, showlegend=True, legend=dict(orientation="h", y=-0.2))
 
 
-def points_figure(points: list[dict[str, Any]], chart_type: str = "bar") -> go.Figure:
-    """A custom chart or a widget: ``points`` are ``{key, value}``, largest first."""
-    raw = ["Unassigned" if p["key"] == UNASSIGNED else str(p["key"]) for p in points]
+def points_figure(
+    points: list[dict[str, Any]],
+    chart_type: str = "bar",
+    *,
+    dimension: str | None = None,
+    top_n: int | None = palette.DEFAULT_TOP_N,
+    org_id: uuid.UUID | None = None,
+) -> go.Figure:
+    """A custom chart or a widget: ``points`` are ``{key, value}`` (plus ``id`` for
+    people and projects, ``category`` for states, ``href`` when drill-down gives one),
+    largest first as the API returns them. Drawn as :func:`palette.display_order`
+    says: the ``top_n`` largest and "Other", in the dimension's natural order.
+    States without a ``category`` take the one they have in ``org_id``'s projects
+    when it is given, else the default workflow's."""
+    if dimension is None:
+        dimension = palette.infer_dimension(
+            (str(p["key"]) for p in points), has_ids=any(p.get("id") for p in points)
+        )
+    ids = [str(p["id"]) for p in points if p.get("id")]
+    if ids and dimension in (None, "project"):
+        # Projects are coloured by their place in the org; ids that are projects
+        # also tell a caller that did not name the dimension what it groups by.
+        slots = dimensions.project_slots(ids)
+        if slots and all(i in slots for i in ids):
+            dimension = "project"
+            points = [{**p, "slot": slots.get(str(p.get("id")))} for p in points]
+    if dimension == "status" and org_id is not None and any("category" not in p for p in points):
+        found = dimensions.status_categories(org_id, (str(p["key"]) for p in points))
+        points = [{"category": found.get(str(p["key"])), **p} for p in points]
+    shown = palette.display_order(dimension, points, top_n)
+    raw = _unique([palette.label(dimension, str(p["key"])) for p in shown])
     keys = [plain(k) for k in raw]
-    values = [p["value"] for p in points]
+    values = [p["value"] for p in shown]
+    colors = [palette.point_color(dimension, p) for p in shown]
+    hrefs = [None if p.get("other") else p.get("href") for p in shown]
     if chart_type in ("donut", "pie"):
         fig = go.Figure(
             go.Pie(
                 labels=keys,
                 values=values,
                 hole=0.55 if chart_type == "donut" else 0,
+                marker=dict(colors=colors),
+                customdata=hrefs,
                 sort=False,
+                direction="clockwise",
                 hovertemplate="%{label}: %{value}<extra></extra>",
             )
         )
-        return _layout(fig, showlegend=True)
+        return _layout(fig, showlegend=True, legend=dict(traceorder="normal"))
     if chart_type in ("line", "area"):
         fig = go.Figure(
             go.Scatter(
@@ -219,6 +307,8 @@ def points_figure(points: list[dict[str, Any]], chart_type: str = "bar") -> go.F
                 mode="lines+markers",
                 fill="tozeroy" if chart_type == "area" else None,
                 line=dict(color=ACCENT),
+                marker=dict(color=colors, size=9, line=dict(color="#ffffff", width=1)),
+                customdata=hrefs,
                 hovertemplate="%{x}: %{y}<extra></extra>",
             )
         )
@@ -226,20 +316,60 @@ def points_figure(points: list[dict[str, Any]], chart_type: str = "bar") -> go.F
         # nothing), and half a category of room each side keeps end labels whole.
         fig.update_xaxes(type="category", range=[-0.5, len(keys) - 0.5])
         fig.update_yaxes(rangemode="tozero")
-        return _short_labels(_whole_ticks(_layout(fig), values), keys, raw)
+        return _short_labels(_whole_ticks(_layout(fig), values), keys, raw, "x")
+    horizontal = len(keys) > palette.MAX_VERTICAL_BARS or any(
+        len(k) > palette.LONG_LABEL for k in raw
+    )
+    if horizontal:
+        fig = go.Figure(
+            go.Bar(
+                y=keys,
+                x=values,
+                orientation="h",
+                marker_color=colors,
+                customdata=hrefs,
+                hovertemplate="%{y}: %{x}<extra></extra>",
+            )
+        )
+        _layout(fig, height=max(300, 26 * len(keys) + 60), margin=dict(l=16, r=16, t=16, b=40))
+        # First point on top, as it reads in a list; the value axis carries the grid.
+        fig.update_yaxes(type="category", autorange="reversed", gridcolor="rgba(0,0,0,0)")
+        fig.update_xaxes(rangemode="tozero", gridcolor="#eceef2", zeroline=False)
+        if values and max(values) <= 8:
+            fig.update_xaxes(dtick=1)
+        return _short_labels(fig, keys, raw, "y")
     fig = go.Figure(
-        go.Bar(x=keys, y=values, marker_color=ACCENT, hovertemplate="%{x}: %{y}<extra></extra>")
+        go.Bar(
+            x=keys,
+            y=values,
+            marker_color=colors,
+            customdata=hrefs,
+            hovertemplate="%{x}: %{y}<extra></extra>",
+        )
     )
     fig.update_xaxes(type="category")
-    return _short_labels(_whole_ticks(_layout(fig), values), keys, raw)
+    return _short_labels(_whole_ticks(_layout(fig), values), keys, raw, "x")
 
 
-def _short_labels(fig: go.Figure, keys: list[str], raw: list[str]) -> go.Figure:
-    """Category labels cut to fit under their bar (the hover shows the whole name),
-    and room made below the plot for what is left. Cut before escaping, so no
-    entity is cut in half."""
-    shown = [plain(k if len(k) <= 16 else k[:15] + "…") for k in raw]
-    fig.update_xaxes(tickmode="array", tickvals=keys, ticktext=shown, automargin=True)
+def _unique(labels: list[str]) -> list[str]:
+    """A category axis merges equal labels (two projects of one name): number the
+    later ones."""
+    seen: dict[str, int] = {}
+    out = []
+    for text in labels:
+        seen[text] = seen.get(text, 0) + 1
+        out.append(text if seen[text] == 1 else f"{text} ({seen[text]})")
+    return out
+
+
+def _short_labels(fig: go.Figure, keys: list[str], raw: list[str], axis: str) -> go.Figure:
+    """Category labels cut to fit (the hover shows the whole name), and room made
+    beside the plot for what is left. Cut before escaping, so no entity is cut in
+    half."""
+    limit = AXIS_LABEL if axis == "y" else 16
+    shown = [plain(k if len(k) <= limit else k[: limit - 1].rstrip() + "…") for k in raw]
+    update = fig.update_yaxes if axis == "y" else fig.update_xaxes
+    update(tickmode="array", tickvals=keys, ticktext=shown, automargin=True)
     return fig
 
 

@@ -3,7 +3,8 @@
 Keys are stable strings: a state's name for ``status`` (states of different projects
 sharing a name are one key), the enum value for ``priority`` and ``kind``, the
 account or project id for ``assignee`` and ``project``; tasks without an assignee
-fall under ``unassigned``.
+fall under ``unassigned``. Two people of one name are labelled with their name and
+short email ("Alex Kim (alex.k@)", :func:`palette.person_labels`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 from sqlalchemy import select
 
+from workspace.analytics import palette
 from workspace.core.models import Account, Priority, Project, State, Task, TaskKind
 from workspace.extensions import db
 
@@ -61,10 +63,7 @@ def labels(dimension: str, keys: Iterable[str]) -> dict[str, str]:
             select(Account.id, Account.name, Account.email).where(Account.id.in_(ids))
         ).all()
         # Two people of one name stay two keys, and their labels tell them apart.
-        taken = Counter(name for _, name, _ in people)
-        found = {
-            str(i): name if taken[name] == 1 else f"{name} <{email}>" for i, name, email in people
-        }
+        found = {str(i): text for i, text in palette.person_labels(people).items()}
     elif dimension == "project" and ids:
         found = {
             str(i): name
@@ -85,3 +84,66 @@ def ordered(dimension: str, keys: Iterable[str], names: dict[str, str]) -> list[
         order = _ENUM_ORDER[dimension]
         return sorted(keys, key=lambda k: (order.index(k) if k in order else len(order), k))
     return sorted(keys, key=lambda k: (k == UNASSIGNED, names.get(k, k).lower(), k))
+
+
+def category_by_name(pairs: Iterable[tuple[str, str, int]]) -> dict[str, str]:
+    """``{state name: category}`` from ``(name, category, weight)``: states of
+    different projects sharing a name are one key, drawn in the category most of
+    their weight (tasks, or states) is in; ties go to the earlier category."""
+    weights: dict[str, Counter[str]] = {}
+    for name, category, weight in pairs:
+        weights.setdefault(name, Counter())[str(category)] += weight
+    order = list(palette.CATEGORIES)
+    return {
+        name: min(c, key=lambda cat: (-c[cat], order.index(cat) if cat in order else 99))
+        for name, c in weights.items()
+    }
+
+
+def status_categories(org_id: uuid.UUID, names: Iterable[str]) -> dict[str, str]:
+    """The category each state name of the org is drawn in (its colour, its place)."""
+    names = list(set(names))
+    if not names:
+        return {}
+    rows = db.session.execute(
+        select(State.name, State.category)
+        .join(Project, Project.id == State.project_id)
+        .where(Project.org_id == org_id, State.name.in_(names))
+    ).all()
+    return category_by_name((name, category, 1) for name, category in rows)
+
+
+def with_categories(
+    points: list[dict[str, Any]], categories: dict[str, str]
+) -> list[dict[str, Any]]:
+    """Status points with their ``category``, which charts colour and order them by."""
+    return [
+        {**p, "category": categories[p["key"]]} if p["key"] in categories else p for p in points
+    ]
+
+
+def project_slots(ids: Iterable[str]) -> dict[str, int]:
+    """``{project id: n}``: the project's place among its org's projects, oldest
+    first. Charts colour a project by its place (``palette.PALETTE[n % 12]``), so an
+    org's first twelve projects never share a colour and a project keeps its colour
+    on every chart."""
+    wanted = []
+    for key in ids:
+        try:
+            wanted.append(uuid.UUID(str(key)))
+        except ValueError:
+            continue
+    if not wanted:
+        return {}
+    orgs = select(Project.org_id).where(Project.id.in_(wanted)).distinct().scalar_subquery()
+    rows = db.session.execute(
+        select(Project.id, Project.org_id)
+        .where(Project.org_id.in_(orgs))
+        .order_by(Project.org_id, Project.created_at, Project.id)
+    ).all()
+    slots: dict[str, int] = {}
+    place: Counter[uuid.UUID] = Counter()
+    for pid, org_id in rows:
+        slots[str(pid)] = place[org_id]
+        place[org_id] += 1
+    return slots

@@ -11,7 +11,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from workspace.analytics import charts
+from workspace.analytics import charts, dimensions, palette
 from workspace.analytics.dashboards.compute import WidgetResult
 
 
@@ -28,6 +28,14 @@ class WidgetView:
     total: int = 0
     error: str | None = None
     figure: go.Figure | None = None
+    #: The tasks behind the whole figure (drill-down); none in exports and previews.
+    total_href: str | None = None
+
+    @property
+    def rows(self) -> list[dict[str, Any]]:
+        """The table's rows, every group largest first, each with its ``label``
+        written as on the charts ("Urgent", not "urgent")."""
+        return [{**p, "label": palette.label(self.dimension, str(p["key"]))} for p in self.points]
 
     @property
     def figure_json(self) -> str:
@@ -46,6 +54,7 @@ def present(result: WidgetResult) -> WidgetView:
         points=result.points,
         total=result.total,
         error=result.error,
+        total_href=result.total_href,
     )
     if result.error:
         view.kind = "error"
@@ -57,5 +66,10 @@ def present(result: WidgetResult) -> WidgetView:
     elif spec.chart_type == "table":
         view.kind = "table"
     else:
-        view.figure = charts.points_figure(result.points, spec.chart_type)
+        view.figure = charts.points_figure(
+            dimensions.with_categories(result.points, result.categories),
+            spec.chart_type,
+            dimension=spec.dimension,
+            top_n=spec.top_n or palette.DEFAULT_TOP_N,
+        )
     return view

@@ -27,13 +27,62 @@
       try {
         var figure = JSON.parse(source.textContent);
         if (printed) figure.layout.width = el.clientWidth || 600;
-        jobs.push(window.Plotly.newPlot(el, figure.data, figure.layout, printed ? PRINTED : INTERACTIVE));
+        var job = window.Plotly.newPlot(el, figure.data, figure.layout, printed ? PRINTED : INTERACTIVE);
+        if (!printed) job = job.then(drillable);
+        jobs.push(job);
         el.setAttribute("data-drawn", "1");
       } catch (e) {
         el.textContent = el.getAttribute("data-plotly-failed") || FAILED;
       }
     }
     return Promise.all(jobs).then(function () { return jobs.length; });
+  }
+
+  /* Drill-down (workspace/analytics/drill.py): a click on a bar, slice or point opens
+     the task list behind it: the point's customdata when it is a link, else the link
+     of its label in <script type="application/json" id="links-..."> named by the
+     chart's data-drill. Tables and headline numbers are plain links beside it, so the
+     chart is never the only way (keyboard, no JavaScript). */
+  function linkOf(el, point) {
+    var data = point.customdata;
+    if (Array.isArray(data)) data = data[0];
+    if (typeof data === "string" && data.charAt(0) === "/") return data;
+    var source = el.getAttribute("data-drill");
+    var map = source && document.getElementById(source);
+    if (!map) return null;
+    var links;
+    try { links = JSON.parse(map.textContent); } catch (e) { return null; }
+    var horizontal = point.data && point.data.orientation === "h";
+    var candidates = [point.label, horizontal ? point.y : point.x, point.text, horizontal ? point.x : point.y];
+    for (var i = 0; i < candidates.length; i++) {
+      var label = candidates[i];
+      if (label === undefined || label === null) continue;
+      label = String(label);
+      if (links[label]) return links[label];
+      if (links[label.toLowerCase()]) return links[label.toLowerCase()];
+    }
+    return null;
+  }
+
+  function drillable(el) {
+    if (!el || !el.on || el.getAttribute("data-drill-bound")) return el;
+    el.setAttribute("data-drill-bound", "1");
+    el.on("plotly_click", function (event) {
+      var point = event && event.points && event.points[0];
+      var href = point && linkOf(el, point);
+      if (href) window.location.assign(href);
+    });
+    // A pointer over a point that opens something (Plotly's drag layer sets its own).
+    function cursor(value) {
+      var layer = el.querySelector(".nsewdrag") || el.querySelector(".pielayer");
+      if (layer) layer.style.cursor = value;
+    }
+    el.on("plotly_hover", function (event) {
+      var point = event && event.points && event.points[0];
+      cursor(point && linkOf(el, point) ? "pointer" : "");
+    });
+    el.on("plotly_unhover", function () { cursor(""); });
+    return el;
   }
 
   var printed = document.documentElement.hasAttribute("data-print");

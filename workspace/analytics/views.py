@@ -13,7 +13,7 @@ from typing import Any
 from flask import Blueprint, render_template, request
 from pydantic import BaseModel, ValidationError
 
-from workspace.analytics import charts, rollups, service
+from workspace.analytics import charts, drill, rollups, service
 from workspace.analytics.schemas import (
     CustomQuery,
     ForecastQuery,
@@ -57,6 +57,12 @@ def _read_args(model: type[BaseModel]) -> tuple[Any, str | None]:
         return query, f"Ignored an invalid value for {', '.join(bad)}; showing the default."
 
 
+@bp.app_template_global("drill_widget_links")
+def drill_widget_links(view: Any) -> dict[str, Any]:
+    """Drill-down links of a dashboard widget body (templates/dashboards/_widget_body.html)."""
+    return drill.widget_links(view)
+
+
 @bp.get("/o/<org>/analytics", defaults={"tab": "overview"})
 @bp.get("/o/<org>/analytics/<tab>")
 @page(action="analytics.read")
@@ -91,33 +97,64 @@ def index(org: str, tab: str, access: Access):
 
 def _overview(scope: Scope, query: ScopeQuery, _account: uuid.UUID) -> dict[str, Any]:
     result = rollups.overview(scope)
+    links = drill.overview_links(scope.org.slug, scope.project_id, result)
     return {
         "result": result,
         "empty": result["total"] == 0,
+        "links": links,
+        "chart_links": {
+            name: drill.key_map(links[name]) for name in ("category", "priority", "kind")
+        },
         "figures": {
             "category": charts.to_json(
-                charts.breakdown_bar(result["by_category"], charts.CATEGORY_COLORS)
+                charts.breakdown_bar(
+                    result["by_category"], dimension="category", hrefs=_present(links["category"])
+                )
             ),
-            "priority": charts.to_json(charts.donut(result["by_priority"], charts.PRIORITY_COLORS)),
-            "kind": charts.to_json(charts.breakdown_bar(result["by_kind"])),
+            "priority": charts.to_json(
+                charts.donut(
+                    result["by_priority"], dimension="priority", hrefs=_present(links["priority"])
+                )
+            ),
+            "kind": charts.to_json(
+                charts.breakdown_bar(
+                    result["by_kind"], dimension="kind", hrefs=_present(links["kind"])
+                )
+            ),
         },
     }
 
 
+def _present(links: dict[str, str | None]) -> dict[str, str]:
+    return {k: v for k, v in links.items() if v}
+
+
 def _flow(scope: Scope, query: ScopeQuery, _account: uuid.UUID) -> dict[str, Any]:
     result = rollups.flow(scope)
+    drill.flow_links(scope.org.slug, scope.project_id, result)
     return {
         "result": result,
         "empty": result["total_wip"] == 0,
+        "chart_links": {
+            "flow": drill.key_map({c["category"]: c["href"] for c in result["categories"]})
+        },
         "figures": {"flow": charts.to_json(charts.flow_figure(result))},
     }
 
 
 def _workload(scope: Scope, query: ScopeQuery, _account: uuid.UUID) -> dict[str, Any]:
     rows = rollups.workload(scope)
+    links = drill.workload_links(scope.org.slug, scope.project_id, rows)
+    for row in rows:  # the chart's bars: a person's open work, and the part in progress
+        row["href"] = links[str(row["assignee_id"])]["open"]
+        row["href_in_progress"] = links[str(row["assignee_id"])]["in_progress"]
     return {
         "result": rows,
         "empty": not rows,
+        "links": links,
+        "chart_links": {
+            "workload": {r["name"]: links[str(r["assignee_id"])]["open"] for r in rows}
+        },
         "figures": {"workload": charts.to_json(charts.workload_figure(rows))},
     }
 
@@ -154,6 +191,7 @@ def _pivot(scope: Scope, query: PivotQuery, _account: uuid.UUID) -> dict[str, An
     return {
         "result": result,
         "empty": not result["cells"],
+        "links": drill.pivot_links(scope.org.slug, scope.project_id, result),
         "grid": grid,
         "row_totals": row_totals,
         "col_totals": col_totals,
@@ -171,10 +209,28 @@ def _custom(scope: Scope, query: CustomQuery, account: uuid.UUID) -> dict[str, A
         priority=query.priority,
         pql=query.filter,
     )
+    total_href = drill.custom_links(
+        result["points"],
+        org_slug=scope.org.slug,
+        project_id=scope.project_id,
+        metric=query.metric,
+        dimension=query.dimension,
+        status=query.status,
+        priority=query.priority,
+        pql=query.filter,
+    )
     return {
         "result": result,
         "empty": not result["points"],
-        "figures": {"custom": charts.to_json(charts.points_figure(result["points"]))},
+        "total_href": total_href,
+        "chart_links": {"custom": drill.label_map(result["points"])},
+        "figures": {
+            "custom": charts.to_json(
+                charts.points_figure(
+                    result["points"], dimension=query.dimension, org_id=scope.org_id
+                )
+            )
+        },
     }
 
 

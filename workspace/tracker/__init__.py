@@ -6,6 +6,7 @@ from flask import Flask
 from workspace.tracker import api, views
 from workspace.tracker.project_settings import api as project_settings_api
 from workspace.tracker.project_settings import views as project_settings_views
+from workspace.tracker.search import views as search_views
 from workspace.tracker.task_page import views as task_page_views
 
 
@@ -16,3 +17,4 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(task_page_views.bp)
     app.register_blueprint(project_settings_api.bp)
     app.register_blueprint(project_settings_views.bp)
+    app.register_blueprint(search_views.bp)

@@ -27,7 +27,7 @@ from workspace.analytics.pql.parser import (
     Value,
     field_type,
 )
-from workspace.analytics.scope import Scope, overdue_condition
+from workspace.analytics.scope import Scope, counted_predicate, overdue_condition
 from workspace.core.models import (
     Account,
     Cycle,
@@ -81,6 +81,10 @@ class Compiler:
         if isinstance(node, Call):
             if node.name == "isOverdue":
                 return overdue_condition(self.scope)
+            if node.name == "isCounted":
+                # What analytics counts (scope.py): the task list shows drafts and
+                # triage too, so a drill-down link says it (docs/pql.md).
+                return counted_predicate()
             return Task.assignee_id.is_(None)
         if isinstance(node, Empty):
             column = COLUMNS[node.field]

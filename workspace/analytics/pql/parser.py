@@ -119,7 +119,11 @@ OPERATORS = {
     "date": {"=", "!=", "<", "<=", ">", ">="},
     "time": {"=", "!=", "<", "<=", ">", ">="},
 }
-CONDITIONS = {"isoverdue": "isOverdue", "hasnoassignee": "hasNoAssignee"}
+CONDITIONS = {
+    "isoverdue": "isOverdue",
+    "hasnoassignee": "hasNoAssignee",
+    "iscounted": "isCounted",
+}
 VALUE_FUNCTIONS = {"currentuser": "currentUser", "today": "today"}
 
 _TERMINALS = {
@@ -229,8 +233,8 @@ class _Build(Transformer):
         name = CONDITIONS.get(str(items[0]).lower())
         if name is None:
             raise PQLError(
-                f"unknown condition '{items[0]}()'; use isOverdue() or "
-                "hasNoAssignee(), or compare a field.",
+                f"unknown condition '{items[0]}()'; use isOverdue(), hasNoAssignee() "
+                "or isCounted(), or compare a field.",
                 line=items[0].line,
                 column=items[0].column,
             )

@@ -1,4 +1,5 @@
-"""Dashboard compute benchmark (not a test): a 12-widget dashboard against one widget.
+"""Dashboard compute and PDF benchmark (not a test): a 12-widget dashboard against one
+widget, and the same twelve rendered as a PDF (cold and warm) against the HTML export.
 
 Loads N tasks (default 1,000,000) with ``flask bench-data`` into a fresh SQLite file
 and/or a fresh PostgreSQL database, saves two dashboards in the biggest org (~60% of
@@ -7,6 +8,9 @@ a project scope and PQL filters. It prints, per backend, the median compute time
 the number of SQL statements of one compute (counted with a SQLAlchemy
 ``before_cursor_execute`` listener), and the same twelve widgets computed one by one
 through ``rollups.custom_chart`` (the analytics custom chart, no sharing) for scale.
+Then the PDF of the twelve widgets (needs Chromium): cold (the chart renderer's
+Chromium starts), warm (median), the chart drawing alone, the printable HTML export
+of the same figures as the baseline, and compute + PDF end to end, with the ratios.
 
     .venv/bin/python bench/dashboards.py                   # 1M tasks, both databases
     .venv/bin/python bench/dashboards.py --tasks 50000     # a quick check
@@ -90,6 +94,60 @@ def measure(engine, fn: Callable[[], object], repeat: int) -> tuple[float, int]:
     return statistics.median(times), counter.count // repeat
 
 
+def timed(fn: Callable[[], object]) -> float:
+    started = time.perf_counter()
+    fn()
+    return (time.perf_counter() - started) * 1000
+
+
+def pdf_render(app, dashboard, org, owner_id, compute_ms: float, repeat: int) -> None:
+    """The twelve widgets as a PDF: cold (Chromium starts), then warm (the renderer
+    kept between requests), rendering only, from figures computed once; against the
+    printable HTML export of the same figures and the SQL compute, in the same run."""
+    from workspace.analytics.dashboards import compute, export
+    from workspace.analytics.dashboards.present import present
+
+    if not export.pdf_available():
+        print("  PDF: skipped (no Chromium: install chromium or set BROWSER_PATH)")
+        return
+    with app.test_request_context():
+        views = [present(r) for r in compute.compute_dashboard(dashboard, org, owner_id)]
+        charts = sum(1 for v in views if v.figure is not None)
+        export.renderer.stop()
+        cold = timed(lambda: export.render_pdf(dashboard, views, None))
+        warm = statistics.median(
+            timed(lambda: export.render_pdf(dashboard, views, None)) for _ in range(repeat)
+        )
+        figures = [(v.figure, *export.chart_size(v)) for v in views if v.figure is not None]
+        drawing = statistics.median(
+            timed(lambda: export.chart_svgs(figures)) for _ in range(repeat)
+        )
+        export.render_html(dashboard, views, None)  # warm the inlined scripts
+        html = statistics.median(
+            timed(lambda: export.render_html(dashboard, views, None)) for _ in range(repeat)
+        )
+        end_to_end = statistics.median(
+            timed(
+                lambda: export.render_pdf(
+                    dashboard,
+                    [present(r) for r in compute.compute_dashboard(dashboard, org, owner_id)],
+                    None,
+                )
+            )
+            for _ in range(repeat)
+        )
+    print(f"  12-widget PDF ({charts} charts), cold  {cold:9.1f} ms  (Chromium starts)")
+    print(f"  12-widget PDF, warm              {warm:9.1f} ms  (median of {repeat})")
+    print(f"    of which {charts} charts drawn        {drawing:9.1f} ms  (one batch)")
+    print(f"  12-widget HTML export (baseline) {html:9.1f} ms")
+    print(f"  12-widget compute + PDF, warm    {end_to_end:9.1f} ms")
+    print(
+        f"  PDF warm / HTML export = {warm / html:.1f}x, PDF warm / SQL compute = "
+        f"{warm / compute_ms:.2f}x, cold / warm = {cold / warm:.1f}x",
+        flush=True,
+    )
+
+
 def run(url: str, repeat: int) -> None:
     from workspace import create_app
     from workspace.analytics import rollups
@@ -153,6 +211,7 @@ def run(url: str, repeat: int) -> None:
         }
         for label, (ms, statements) in results.items():
             print(f"  {label:<30} {ms:9.1f} ms  {statements:3d} SQL statements", flush=True)
+        pdf_render(app, twelve, org, owner_id, results["12 widgets (shared)"][0], repeat)
         service.delete_dashboard(one, owner_id)
         service.delete_dashboard(twelve, owner_id)
         db.session.commit()

@@ -69,10 +69,10 @@ def test_a_chart_renderer_failure_is_a_503_not_a_500(client, world: World, monke
     """Failure injection: Chromium is there but kaleido fails mid-export."""
     from workspace.analytics.dashboards import export
 
-    def crash(view, width):
+    def crash(figures):
         raise RuntimeError("browser went away")
 
-    monkeypatch.setattr(export, "chart_svg", crash)
+    monkeypatch.setattr(export, "chart_svgs", crash)
     dash = new_dashboard(client, world.acme)
     add_widget(client, world.acme, dash["id"], title="Bars", chart_type="bar")
     resp = client.get(world.url(f"/dashboards/{dash['id']}/export.pdf"), headers=world.acme.headers)

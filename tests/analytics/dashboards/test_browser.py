@@ -89,6 +89,8 @@ def test_build_drag_span_filter_publish(live_server, world: World, page, browser
 
     # Toggle the span of "First": the card widens at once and stays wide.
     first = page.locator("#widget-grid .widget-card", has_text="First")
+    # The card's controls are in its "⋯" menu (issue #15).
+    first.locator(".card-menu-button").click()
     with page.expect_response(lambda r: "/span" in r.url):
         first.locator(".span-toggle").click()
     page.wait_for_selector("#widget-grid .widget-card.span-2")
@@ -98,7 +100,9 @@ def test_build_drag_span_filter_publish(live_server, world: World, page, browser
     )
 
     # Edit "First" into a donut: the preview redraws before anything is saved.
-    page.locator("#widget-grid .widget-card", has_text="First").locator(".edit-widget").click()
+    first = page.locator("#widget-grid .widget-card", has_text="First")
+    first.locator(".card-menu-button").click()
+    first.locator(".edit-widget").click()
     page.select_option("#f-chart_type", "donut")
     expect(page.locator("#widget-preview [data-chart-type=donut] .main-svg").first).to_be_visible(
         timeout=SHOWN

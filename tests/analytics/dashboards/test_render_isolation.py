@@ -126,7 +126,7 @@ def test_the_pdf_writer_fetches_no_url(app, client, world: World, sink: Sink, mo
         f'<rect width="10" height="10" style="fill:url({sink.url("paint")}#p)"/>'
         '<image href="data:image/png;base64,iVBORw0KGgo=" width="1" height="1"/></svg>'
     )
-    monkeypatch.setattr(export, "chart_svg", lambda view, width: svg)
+    monkeypatch.setattr(export, "chart_svgs", lambda figures: [svg] * len(figures))
     dash = new_dashboard(client, world.acme)
     add_widget(client, world.acme, dash["id"], title="Bars", chart_type="bar")
 
@@ -139,15 +139,17 @@ def test_the_pdf_writer_fetches_no_url(app, client, world: World, sink: Sink, mo
 def test_user_text_in_a_figure_is_plain_text():
     raw = ['<b>bold</b> & <a href="http://x/">a</a>', "R&amp;D is a long name for a bar"]
     figure = charts.points_figure([{"key": k, "value": 1} for k in raw]).to_plotly_json()
-    xs = list(figure["data"][0]["x"])
-    assert xs == [
+    # Long labels turn the bars horizontal: the labels are on the y axis.
+    assert figure["data"][0]["orientation"] == "h"
+    labels = list(figure["data"][0]["y"])
+    assert labels == [
         '&lt;b&gt;bold&lt;/b&gt; &amp; &lt;a href="http://x/"&gt;a&lt;/a&gt;',
         "R&amp;amp;D is a long name for a bar",
     ]
     # Cut before escaping: no entity is cut in half.
-    assert list(figure["layout"]["xaxis"]["ticktext"]) == [
-        "&lt;b&gt;bold&lt;/b&gt; &amp; &lt;…",
-        "R&amp;amp;D is a lo…",
+    assert list(figure["layout"]["yaxis"]["ticktext"]) == [
+        '&lt;b&gt;bold&lt;/b&gt; &amp; &lt;a href="http…',
+        "R&amp;amp;D is a long name for…",
     ]
     rows = [
         {
@@ -170,4 +172,4 @@ def test_figure_json_cannot_leave_its_script_element():
     figure = charts.points_figure([{"key": "<!--<script></script>&", "value": 1}])
     embedded = charts.to_json(figure)
     assert not set("<>&") & set(embedded)
-    assert json.loads(embedded)["data"][0]["x"] == ["&lt;!--&lt;script&gt;&lt;/script&gt;&amp;"]
+    assert json.loads(embedded)["data"][0]["y"] == ["&lt;!--&lt;script&gt;&lt;/script&gt;&amp;"]

@@ -59,6 +59,23 @@ def create_dashboard(org_id: uuid.UUID, access: Access, body: DashboardCreate):
     return DashboardOut.model_validate(dashboard)
 
 
+@bp.post("/dashboards/<uuid:dashboard_id>/duplicate")
+@operation(
+    "Copy a dashboard you can read (yours or a shared one) into a private one you own",
+    tag=TAG,
+    response=DashboardOut,
+    status=201,
+    errors=WRITE_ERRORS,
+    action="dashboard.create",
+)
+def duplicate_dashboard(org_id: uuid.UUID, dashboard_id: uuid.UUID, access: Access):
+    # Creating is the route's action (agents may not); reading the source is the
+    # object rule that applies to it (someone's private dashboard is a 404).
+    source = service.load_dashboard(access, dashboard_id, "dashboard.read")
+    copy = service.duplicate_dashboard(source, access.org, access.account.id)
+    return DashboardOut.model_validate(copy)
+
+
 @bp.get("/dashboards/<uuid:dashboard_id>")
 @operation(
     "Read a dashboard and its widgets", tag=TAG, response=DashboardOut, action="dashboard.read"
@@ -155,6 +172,23 @@ def update_widget(
     raw = {k: getattr(body, k) for k in body.model_fields_set}
     service.update_widget(widget, access.org, access.account.id, raw)
     return WidgetOut.model_validate(widget)
+
+
+@bp.post("/dashboards/<uuid:dashboard_id>/widgets/<uuid:widget_id>/duplicate")
+@operation(
+    "Copy a widget; the copy goes right after it",
+    tag=TAG,
+    response=WidgetOut,
+    status=201,
+    errors=WRITE_ERRORS,
+    action="dashboard.edit",
+)
+def duplicate_widget(
+    org_id: uuid.UUID, dashboard_id: uuid.UUID, widget_id: uuid.UUID, access: Access
+):
+    dashboard = service.load_dashboard(access, dashboard_id)
+    widget = service.get_widget(dashboard, widget_id)
+    return WidgetOut.model_validate(service.duplicate_widget(dashboard, widget, access.account.id))
 
 
 @bp.delete("/dashboards/<uuid:dashboard_id>/widgets/<uuid:widget_id>")

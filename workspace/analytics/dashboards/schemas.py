@@ -22,6 +22,8 @@ class WidgetOut(OutputModel):
     project_id: uuid.UUID | None
     filter: str | None
     span: int
+    #: Show the largest N categories, the rest as "Other"; null: the default (10).
+    top_n: int | None
     position: int
 
 
@@ -58,10 +60,17 @@ class WidgetIn(InputModel):
     project_id: Any = None
     filter: PQL = None
     span: Any = None
+    #: 1..50, or null/blank for the default (10); anything else is refused (400).
+    top_n: Any = None
 
 
 class WidgetOrder(InputModel):
     widget_ids: list[uuid.UUID]
+
+
+class DashboardSearch(QueryModel):
+    #: Part of a dashboard's name, any case.
+    q: Annotated[str | None, Field(max_length=200)] = None
 
 
 class ViewQuery(QueryModel):

@@ -11,24 +11,32 @@ after a span toggle, the preview).
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from typing import Any
 
 from flask import Blueprint, Response, redirect, render_template, request, url_for
 
+from workspace.analytics import drill
 from workspace.analytics.dashboards import compute, export, service
 from workspace.analytics.dashboards.compute import WidgetSpec
 from workspace.analytics.dashboards.models import Dashboard, Visibility, Widget
 from workspace.analytics.dashboards.present import present
-from workspace.analytics.dashboards.schemas import DashboardCreate, DashboardPatch, WidgetIn
+from workspace.analytics.dashboards.schemas import (
+    DashboardCreate,
+    DashboardPatch,
+    DashboardSearch,
+    WidgetIn,
+)
 from workspace.analytics.pql import PQLError
 from workspace.analytics.scope import make_scope
 from workspace.auth.guards import page
 from workspace.core import projects
 from workspace.errors import InputError, ServiceError
 from workspace.extensions import htmx
-from workspace.inputs import field_errors, parse_form
+from workspace.inputs import field_errors, parse_form, parse_query
 from workspace.security.permissions import Access, can_object
+from workspace.types import utcnow
 
 bp = Blueprint("dashboards_pages", __name__, url_prefix="/o/<org>/dashboards")
 
@@ -47,19 +55,30 @@ def _back(org: str, dashboard: Dashboard, view_filter: str | None = None) -> Res
 
 
 def _render_index(access: Access, form: Any = None, errors: dict[str, str] | None = None):
+    search_error = None
+    try:
+        search = parse_query(DashboardSearch).q
+        rows = service.dashboard_summaries(access.org.id, access.account.id, search)
+    except ServiceError as exc:
+        search, search_error = request.args.get("q"), field_errors(exc).get("q")
+        rows = service.dashboard_summaries(access.org.id, access.account.id)
     return render_template(
         "dashboards/index.html",
-        dashboards=service.list_dashboards(access.org.id, access.account.id),
+        dashboards=rows,
+        search=(search or "").strip(),
+        search_error=search_error,
+        can_create=can_object(access, None, "dashboard.create"),
         form=form or {},
         errors=errors or {},
         nav_active="dashboards",
-    )
+    ), (400 if search_error else 200)
 
 
 @bp.get("")
 @page(action="analytics.read")
 def index(org: str, access: Access):
-    """My dashboards and the workspace's, with a form to start a new one."""
+    """My dashboards and the workspace's (``?q=`` searches their names), with a form
+    to start a new one."""
     return _render_index(access)
 
 
@@ -72,8 +91,17 @@ def create(org: str, access: Access):
             access.org, access.account.id, form.name, form.pql_filter
         )
     except ServiceError as exc:
-        return _render_index(access, request.form, field_errors(exc)), 400
+        return _render_index(access, request.form, field_errors(exc))[0], 400
     return redirect(url_for(".show", org=org, dashboard_id=dashboard.id), 303)
+
+
+@bp.post("/<uuid:dashboard_id>/duplicate")
+@page(action="dashboard.create")
+def duplicate(org: str, dashboard_id: uuid.UUID, access: Access):
+    """A private copy of a dashboard the caller can read; opens the copy."""
+    source = service.load_dashboard(access, dashboard_id, "dashboard.read")
+    copy = service.duplicate_dashboard(source, access.org, access.account.id)
+    return redirect(url_for(".show", org=org, dashboard_id=copy.id), 303)
 
 
 def _render_show(access: Access, dashboard: Dashboard, **extra: Any) -> str:
@@ -89,6 +117,7 @@ def _render_show(access: Access, dashboard: Dashboard, **extra: Any) -> str:
         "dashboards/show.html",
         dashboard=dashboard,
         can_edit=can_object(access, dashboard, "dashboard.edit"),
+        can_duplicate=can_object(access, dashboard, "dashboard.create"),
         view_filter=view_filter,
         filter_error=filter_error,
         pdf_available=export.pdf_available(),
@@ -128,10 +157,22 @@ def bodies(org: str, dashboard_id: uuid.UUID, access: Access):
         results = [
             compute.WidgetResult(WidgetSpec.of(w), error=exc.message) for w in dashboard.widgets
         ]
-    return render_template("dashboards/_bodies.html", views=[present(r) for r in results])
+    drill.link_results(results, access.org.slug, dashboard.pql_filter, _view_filter())
+    return render_template(
+        "dashboards/_bodies.html", views=[present(r) for r in results], computed_at=utcnow()
+    )
 
 
-def _compute_one(access: Access, dashboard: Dashboard, spec: WidgetSpec, view_filter: str | None):
+def _compute_one(
+    access: Access,
+    dashboard: Dashboard,
+    spec: WidgetSpec,
+    view_filter: str | None,
+    *,
+    linked: bool = True,
+):
+    """One widget, computed and presented; ``linked`` adds the drill-down links (not in
+    the widget form's preview, whose widget is not saved yet)."""
     try:
         (result,) = compute.compute_widgets(
             access.org,
@@ -142,6 +183,8 @@ def _compute_one(access: Access, dashboard: Dashboard, spec: WidgetSpec, view_fi
         )
     except PQLError as exc:
         result = compute.WidgetResult(spec, error=exc.message)
+    if linked:
+        drill.link_results([result], access.org.slug, dashboard.pql_filter, view_filter)
     return present(result)
 
 
@@ -250,6 +293,18 @@ def toggle_span(org: str, dashboard_id: uuid.UUID, widget_id: uuid.UUID, access:
     return _back(org, dashboard, _view_filter())
 
 
+@bp.post("/<uuid:dashboard_id>/widgets/<uuid:widget_id>/duplicate")
+@page(action="dashboard.edit")
+def duplicate_widget(org: str, dashboard_id: uuid.UUID, widget_id: uuid.UUID, access: Access):
+    """A copy of the widget right after it (the card menu's "Duplicate")."""
+    dashboard = service.load_dashboard(access, dashboard_id)
+    copy = service.duplicate_widget(
+        dashboard, service.get_widget(dashboard, widget_id), access.account.id
+    )
+    target = url_for(".show", org=org, dashboard_id=dashboard.id, filter=_view_filter())
+    return redirect(f"{target}#widget-{copy.id}", 303)
+
+
 @bp.post("/<uuid:dashboard_id>/widgets/<uuid:widget_id>/delete")
 @page(action="dashboard.edit")
 def remove_widget(org: str, dashboard_id: uuid.UUID, widget_id: uuid.UUID, access: Access):
@@ -296,7 +351,10 @@ def _render_form(
     except ServiceError as exc:
         errors.update(field_errors(exc))
         values = service.widget_values(
-            access.org, access.account.id, {**raw, "filter": None, "title": None}, current
+            access.org,
+            access.account.id,
+            {**raw, "filter": None, "title": None, "top_n": None},
+            current,
         )
     preview = None
     if not errors:
@@ -310,11 +368,16 @@ def _render_form(
             filter=values["filter"],
             span=values["span"],
         )
-        preview = _compute_one(access, dashboard, spec, None)
+        if "top_n" in WidgetSpec.__dataclass_fields__:
+            # The charts draw the top N once WidgetSpec carries it (issue #15).
+            spec = dataclasses.replace(spec, top_n=values["top_n"])
+        preview = _compute_one(access, dashboard, spec, None, linked=False)
     # The form shows what was typed (a blank title keeps its placeholder).
     typed = request.values
     shown = {**values, "title": typed.get("title", current.get("title", ""))}
     shown["filter"] = typed.get("filter", current.get("filter")) or ""
+    saved_top_n = current.get("top_n")
+    shown["top_n"] = typed.get("top_n", "" if saved_top_n is None else str(saved_top_n))
     context = {
         "dashboard": dashboard,
         "widget": widget,

@@ -27,6 +27,11 @@ class AiSettings(db.Model):
     model: Mapped[str] = mapped_column(String(200))
     #: The API key, sealed with this row's id (docs/security.md); never returned.
     api_key_sealed: Mapped[str | None] = mapped_column(Text)
+    #: Azure OpenAI's ``api-version`` query parameter; set only for Azure deployments.
+    api_version: Mapped[str | None] = mapped_column(String(40))
+    #: What the provider was learnt to refuse, per model (JSON, docs/ai.md#providers):
+    #: e.g. ``{"o4-mini": {"max_completion_tokens": true, "temperature": false}}``.
+    quirks: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = created_at_column()
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, onupdate=utcnow)
 

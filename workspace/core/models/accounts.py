@@ -28,6 +28,10 @@ class Account(db.Model):
     #: Always stored lowercased; the identity every sign-in method links on.
     email: Mapped[str] = mapped_column(String(320), unique=True)
     name: Mapped[str] = mapped_column(String(NAME_SIZE))
+    #: Given and family name as the identity source supplied them (SCIM, SSO, LDAP);
+    #: None when only a display name is known (docs/scim.md#names).
+    given_name: Mapped[str | None] = mapped_column(String(NAME_SIZE))
+    family_name: Mapped[str | None] = mapped_column(String(NAME_SIZE))
     email_verified: Mapped[bool] = mapped_column(default=False)
     #: Only for local sign-in; SSO, LDAP and SCIM accounts have none.
     password_hash: Mapped[str | None] = mapped_column(String(255))

@@ -46,6 +46,15 @@ class LdapConnection(db.Model):
     use_tls: Mapped[bool] = mapped_column(default=True)
     #: PEM CA bundle that signs the directory's certificate; none: the system's.
     ca_cert: Mapped[str | None] = mapped_column(Text)
+    #: Directory group sync (docs/ldap.md#group-sync): the same mappings and reconcile
+    #: rules as SSO group sync, fed by the person's directory groups at sign-in.
+    sync_groups_on_login: Mapped[bool] = mapped_column(default=False)
+    remove_stale_synced_memberships: Mapped[bool] = mapped_column(default=False)
+    #: Where groups live; none: the search base.
+    group_search_base: Mapped[str | None] = mapped_column(String(500))
+    #: How membership is read: ``auto``, ``memberof`` (AD, nested via
+    #: LDAP_MATCHING_RULE_IN_CHAIN), ``groupofnames`` or ``posixgroup``.
+    group_membership: Mapped[str] = mapped_column(String(16), default="auto")
     created_at: Mapped[datetime] = created_at_column()
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, onupdate=utcnow)
 

@@ -159,8 +159,37 @@ UNUSABLE = {
 }
 
 
+#: Words the built-in interpreter does not understand.
+VAGUE = "what has the crew been up to lately"
+NOTES = {
+    "invalid_answer": "The model failed (its answer was not a chart spec",
+    "provider_error": "The model failed (",
+    "timeout": "The model did not answer in time (",
+    "credits_exhausted": "This month's AI credits are used up",
+}
+
+
+def assert_interpreter_chart(client, org, body, outcome):
+    """The model gave nothing usable: the built-in interpreter charts the same words
+    ("open bugs by assignee"), and the note says why."""
+    assert body["outcome"] == outcome and body["offline"] is True and body["fallback"] is False
+    assert (body["title"], body["metric"], body["dimension"], body["kind"]) == (
+        "Open bugs by assignee",
+        "open",
+        "assignee",
+        "bug",
+    )
+    assert body["points"] == custom(
+        client, org, metric="open", dimension="assignee", filter="kind = bug"
+    )
+    assert body["model_note"].startswith(NOTES[outcome])
+    assert body["model_note"].endswith("; this chart comes from the built-in interpreter.")
+
+
 @pytest.mark.parametrize("case", sorted(UNUSABLE))
-def test_unusable_answer_gives_default_chart(client, app, acme, work, fake_model, case):
+def test_unusable_answer_gives_interpreter_or_default_chart(
+    client, app, acme, work, fake_model, case
+):
     configure_model(client, acme, fake_model)
     setup, outcome = UNUSABLE[case]
     for name, value in setup.items():
@@ -168,23 +197,45 @@ def test_unusable_answer_gives_default_chart(client, app, acme, work, fake_model
     resp = ask(client, acme, "open bugs by assignee")
     assert resp.status_code == 200, resp.get_json()
     body = resp.get_json()
+    assert_interpreter_chart(client, acme, body, outcome)
+    assert len(fake_model.requests) == 1  # a 5xx, 401 or 429 is not retried
+    run = run_row(app, body["ai_run_id"])
+    assert run.outcome == outcome and run.offline and not run.fallback
+    # An answered call is paid for even when unusable; no answer, no charge.
+    assert run.credits_charged == (3 if outcome == "invalid_answer" else 0)
+    assert API_KEY not in json.dumps(body) and API_KEY not in (run.raw_answer or "")
+
+    # Words the interpreter does not understand either: the default chart.
+    body = ask(client, acme, VAGUE).get_json()
     assert (body["title"], body["metric"], body["dimension"]) == (DEFAULT_TITLE, "count", "status")
     assert body["fallback"] is True and body["outcome"] == outcome
     assert body["points"] and body["points"] == custom(client, acme)
-    assert len(fake_model.requests) == 1
-    run = run_row(app, body["ai_run_id"])
-    assert run.outcome == outcome and run.fallback
-    # An answered call is paid for even when unusable; no answer, no charge.
-    assert run.credits_charged == (3 if outcome == "invalid_answer" else 0)
+    assert body["model_note"].endswith(
+        "did not understand the request either, so this is the default chart."
+    )
+    assert run_row(app, body["ai_run_id"]).fallback
 
 
-def test_timeout_gives_default_chart(client, app, acme, work, fake_model, monkeypatch):
+def test_fenced_or_wrapped_answers_are_read(client, acme, work, fake_model):
+    configure_model(client, acme, fake_model)
+    for content in (
+        "```json\n" + json.dumps(GOOD) + "\n```",
+        "Sure, here it is:\n```\n" + json.dumps(GOOD) + "\n```\nAnything else?",
+        "<think>They want bugs.</think>" + json.dumps(GOOD),
+        "The spec is " + json.dumps(GOOD) + ".",
+    ):
+        fake_model.behaviour.content = content
+        body = ask(client, acme, VAGUE).get_json()
+        assert body["outcome"] == "ok" and body["title"] == "Open bugs by assignee", content
+
+
+def test_timeout_gives_interpreter_chart(client, app, acme, work, fake_model, monkeypatch):
     configure_model(client, acme, fake_model)
     monkeypatch.setitem(app.config, "OUTBOUND_TIMEOUT", 0.5)
     fake_model.behaviour.delay = 1.5
     body = ask(client, acme, "open bugs by assignee").get_json()
-    assert body["title"] == DEFAULT_TITLE and body["outcome"] == "timeout"
-    assert body["points"] == custom(client, acme)
+    assert_interpreter_chart(client, acme, body, "timeout")
+    assert "0.5 seconds" in body["model_note"]
     run = run_row(app, body["ai_run_id"])
     assert run.credits_charged == 0 and run.latency_ms >= 400
 
@@ -207,6 +258,8 @@ def test_credits_exhausted_stops_model_calls(client, app, acme, work, fake_model
     credits = client.get(acme.url("/analytics/credits"), headers=acme.headers).get_json()
     assert credits == {"used": 1000, "limit": 1000, "remaining": 0, "percent": 100.0}
     body = ask(client, acme, "open bugs by assignee").get_json()
+    assert_interpreter_chart(client, acme, body, "credits_exhausted")
+    body = ask(client, acme, VAGUE).get_json()
     assert body["title"] == DEFAULT_TITLE and body["outcome"] == "credits_exhausted"
     assert body["fallback"] is True and body["points"] == custom(client, acme)
     assert fake_model.requests == []  # the model was not called
@@ -279,8 +332,9 @@ def test_nul_in_a_model_answer_is_kept_printably(client, app, acme, work, fake_m
     run = run_row(app, body["ai_run_id"])
     assert "\x00" not in (run.raw_answer or "") and "\x00" not in run.title
     fake_model.behaviour.content = "not json \u0000 at all"
-    body = ask(client, acme, "open bugs by assignee").get_json()
+    body = ask(client, acme, VAGUE).get_json()
     assert body["fallback"] is True and body["points"] == custom(client, acme)
+    assert "\x00" not in (run_row(app, body["ai_run_id"]).raw_answer or "")
 
 
 def test_request_length_and_scope(client, acme, globex, work):
@@ -307,6 +361,9 @@ def test_settings_key_is_sealed_write_only_and_blank_keeps(client, app, acme, fa
         "base_url": None,
         "model": None,
         "has_api_key": False,
+        "api_version": None,
+        "azure": False,
+        "learnt": [],
         "updated_at": None,
     }
     resp = client.put(
@@ -348,7 +405,7 @@ def test_settings_key_is_sealed_write_only_and_blank_keeps(client, app, acme, fa
     )
 
 
-def test_settings_are_for_admins(client, app, acme):
+def test_settings_are_for_admins(client, app, acme, fake_model):
     member = add_person(app, acme.org_id, "bob@acme.test")
     assert client.get(acme.url("/ai-settings"), headers=member.headers).status_code == 403
     resp = client.put(
@@ -357,6 +414,14 @@ def test_settings_are_for_admins(client, app, acme):
         headers=member.headers,
     )
     assert resp.status_code == 403
+    # Removing the model and testing (saved or typed values) are the admins' too.
+    configure_model(client, acme, fake_model)
+    assert client.delete(acme.url("/ai-settings"), headers=member.headers).status_code == 403
+    for body in (None, {"base_url": fake_model.base_url, "model": "m", "api_key": "k"}):
+        resp = client.post(acme.url("/ai-settings/test"), json=body, headers=member.headers)
+        assert resp.status_code == 403
+    assert fake_model.requests == []
+    assert client.get(acme.url("/ai-settings"), headers=acme.headers).get_json()["configured"]
     # Any member may ask and read the credits.
     assert ask(client, member, "bugs by status").status_code == 200
     assert client.get(acme.url("/analytics/credits"), headers=member.headers).status_code == 200
@@ -378,11 +443,14 @@ def test_test_button_reports_success_and_provider_error(client, acme, fake_model
     assert credits["used"] == 0
 
 
-def test_outbound_guard_refuses_loopback_unless_allowed(client, app, acme, fake_model, monkeypatch):
+def test_outbound_guard_refuses_loopback_unless_allowed(
+    client, app, acme, work, fake_model, monkeypatch
+):
     configure_model(client, acme, fake_model)
     monkeypatch.setitem(app.config, "OUTBOUND_ALLOW_PRIVATE", [])
     result = client.post(acme.url("/ai-settings/test"), headers=acme.headers).get_json()
     assert result["ok"] is False and "private" in result["message"]
     body = ask(client, acme, "open bugs by assignee").get_json()
-    assert body["title"] == DEFAULT_TITLE and body["outcome"] == "provider_error"
+    assert_interpreter_chart(client, acme, body, "provider_error")
+    assert "private" in body["model_note"]
     assert fake_model.requests == []

@@ -8,7 +8,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from workspace.agents import ask, credits, members, settings
+from workspace.agents import ask, client, credits, members, settings
 from workspace.agents.models import settings_for
 from workspace.agents.schemas import (
     AgentCreate,
@@ -16,6 +16,7 @@ from workspace.agents.schemas import (
     AgentOut,
     AiSettingsIn,
     AiSettingsOut,
+    AiTestIn,
     AiTestOut,
     AskIn,
     AskOut,
@@ -39,6 +40,9 @@ def settings_out(org_id: uuid.UUID) -> AiSettingsOut:
         base_url=row.base_url,
         model=row.model,
         has_api_key=row.has_api_key,
+        api_version=row.api_version,
+        azure=client.is_azure(row.base_url),
+        learnt=client.Quirks.load(row.quirks, row.model).describe(),
         updated_at=row.updated_at,
     )
 
@@ -61,26 +65,45 @@ def read_settings(org_id: uuid.UUID, access: Access):
     action="org.manage_settings",
 )
 def save_settings(org_id: uuid.UUID, access: Access, body: AiSettingsIn):
-    """An OpenAI-compatible endpoint. Omit ``api_key`` (or send it blank) to keep
-    the stored one; the first save needs it."""
+    """An OpenAI-compatible endpoint, or an Azure OpenAI deployment (``api_version``
+    required there). Omit ``api_key`` (or send it blank) to keep the stored one; the
+    first save needs it. A new model or base URL forgets what was learnt about the old
+    one."""
     settings.save_settings(
         access.org.id,
         base_url=body.base_url,
         model=body.model,
         api_key=body.api_key,
+        api_version=body.api_version,
         actor_id=access.account.id,
     )
     return settings_out(access.org.id)
 
 
+@bp.delete("/ai-settings")
+@operation("Remove the org's model", tag="ai", status=204, action="org.manage_settings")
+def remove_settings(org_id: uuid.UUID, access: Access):
+    """Forget the model and its key: asks go back to the built-in interpreter. The AI
+    runs stay. Removing when none is configured is not an error."""
+    settings.remove_settings(access.org.id, actor_id=access.account.id)
+
+
 @bp.post("/ai-settings/test")
 @operation(
-    "Test the org's model settings", tag="ai", response=AiTestOut, action="org.manage_settings"
+    "Test model settings, saved or not",
+    tag="ai",
+    body=AiTestIn,
+    body_optional=True,
+    response=AiTestOut,
+    action="org.manage_settings",
 )
-def test_settings(org_id: uuid.UUID, access: Access):
-    """One tiny call with the saved settings; ``ok: false`` carries the provider's
-    error. Costs no credits."""
-    result = settings.test_settings(access.org.id)
+def test_settings(org_id: uuid.UUID, access: Access, body: AiTestIn):
+    """One tiny call in the shape an ask sends; ``ok: false`` carries the provider's
+    error. Without a body it tests the saved settings. A JSON body with any of
+    ``base_url``, ``model``, ``api_key``, ``api_version`` tests those values without
+    saving them (what it leaves out comes from the saved settings; the stored key only
+    goes to the same host). Costs no credits."""
+    result = settings.test_settings(access.org.id, **body.model_dump())
     return AiTestOut(ok=result.ok, message=result.message)
 
 
@@ -89,7 +112,10 @@ def test_settings(org_id: uuid.UUID, access: Access):
     "Ask for a chart in plain words", tag="analytics", body=AskIn, response=AskOut, action="ai.ask"
 )
 def ask_chart(org_id: uuid.UUID, access: Access, body: AskIn):
-    """Never an error for an unusable model answer: the default chart (count by
+    """Never an error for an unusable model answer. When the model fails (``outcome``
+    provider_error, timeout, invalid_answer, credits_exhausted, key_unreadable), the
+    built-in interpreter charts the same words (``offline: true``) and ``model_note``
+    says why; when it does not understand them either, the default chart (count by
     status, "Work items by status") comes back with ``fallback: true``."""
     scope = make_scope(access.org, body.project_id)
     result: dict[str, Any] = ask.ask_chart(scope, access.account, body.text)

@@ -3,10 +3,11 @@
 The org's model is asked, with a strict JSON schema (structured output), for a metric,
 a dimension and a title (and optionally one kind or priority to narrow to); the
 points are then computed by the custom-chart aggregation, so the model never invents
-numbers. Whatever goes wrong - no usable answer, a timeout, a provider error, credits
-used up - the answer is the default chart, count by status, and the attempt is kept
-as an :class:`AiRun` saying why. With no model configured the offline interpreter
-answers instead.
+numbers. With no model configured the offline interpreter answers instead; and when
+the model fails - no usable answer, a timeout, a provider error, credits used up - the
+offline interpreter still charts the same words, with a note saying why the model did
+not (``model_note``). Only when it does not understand them either is the answer the
+default chart, count by status. Every attempt is kept as an :class:`AiRun`.
 
 Limits (docs/security.md#limits): asks are rate limited per member and per org
 (``ASK_RATE_PER_MEMBER``, ``ASK_RATE_PER_ORG``, in the rate limiter's storage); at
@@ -17,7 +18,6 @@ token counts the provider reports are bounded before they are stored.
 
 from __future__ import annotations
 
-import json
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -29,7 +29,7 @@ from sqlalchemy import select
 
 from workspace.agents import client, credits, offline
 from workspace.agents.models import AiRun, AiSettings, settings_for
-from workspace.agents.spec import DEFAULT, KINDS, MAX_TITLE, PRIORITIES, ChartSpec, title_for
+from workspace.agents.spec import DEFAULT, KINDS, PRIORITIES, ChartSpec, parse_answer
 from workspace.analytics import service as analytics
 from workspace.analytics.dimensions import UNASSIGNED
 from workspace.analytics.scope import Scope
@@ -46,6 +46,9 @@ MAX_REQUEST = 500
 RAW_LIMIT = 4000
 #: The most tokens the model may answer with.
 MAX_ANSWER_TOKENS = 300
+#: The same for a model that takes ``max_completion_tokens`` (a reasoning model): its
+#: thinking counts in the budget, and 300 would leave it no room to answer.
+MAX_REASONING_TOKENS = 2000
 #: A token count a provider reports beyond this is not believed: it is stored as this
 #: (and charged as this), so no report can overflow a column.
 MAX_REPORTED_TOKENS = 10_000_000
@@ -71,21 +74,27 @@ CHART_SCHEMA: dict[str, Any] = {
     "required": ["metric", "dimension", "title", "kind", "priority"],
     "additionalProperties": False,
 }
-RESPONSE_FORMAT = {
-    "type": "json_schema",
-    "json_schema": {"name": "chart_spec", "strict": True, "schema": CHART_SCHEMA},
-}
+#: The ``json_schema`` block of ``response_format`` (client.chat wraps it, or asks for a
+#: plain JSON object from a provider that refuses schemas).
+JSON_SCHEMA = {"name": "chart_spec", "strict": True, "schema": CHART_SCHEMA}
 SYSTEM_PROMPT = (
     "You turn a request for a chart about a team's work items into a chart spec. "
     "metric: count (all items), done (completed items) or open (not completed). "
     "dimension, what the chart groups by: status, priority, kind, assignee or project. "
     f"kind narrows to one kind of item ({', '.join(KINDS)}) or null; "
     f"priority narrows to one priority ({', '.join(PRIORITIES)}) or null. "
-    "title: a short chart title. Answer only with the JSON object."
+    "title: a short chart title. Answer only with the JSON object with the keys "
+    "metric, dimension, title, kind and priority."
 )
-#: Reserved before each model call: the cost of the longest request (counted
-#: generously, 4 tokens a character) with the system prompt and the longest answer.
-RESERVED_CREDITS = credits.cost(4 * (len(SYSTEM_PROMPT) + MAX_REQUEST) + MAX_ANSWER_TOKENS)
+
+
+def reserved_credits(answer_tokens: int = MAX_ANSWER_TOKENS) -> int:
+    """Reserved before each model call: the cost of the longest request (counted
+    generously, 4 tokens a character) with the system prompt and the longest answer."""
+    return credits.cost(4 * (len(SYSTEM_PROMPT) + MAX_REQUEST) + answer_tokens)
+
+
+RESERVED_CREDITS = reserved_credits()
 
 
 class TooManyAsks(ServiceError):
@@ -110,33 +119,10 @@ class Attempt:
     credits: int = 0
     #: The reservation written before the model call, settled when it is known.
     run: AiRun | None = None
-
-
-def parse_answer(text: str) -> ChartSpec | None:
-    """The spec in a model's answer, or None when it is not usable."""
-    try:
-        data = json.loads(text)
-    except (ValueError, TypeError):
-        return None
-    if not isinstance(data, dict):
-        return None
-    metric, dimension = data.get("metric"), data.get("dimension")
-    kind, priority = data.get("kind") or None, data.get("priority") or None
-    if metric not in METRICS or dimension not in DIMENSIONS:
-        return None
-    if kind is not None and kind not in KINDS:
-        return None
-    if priority is not None and priority not in PRIORITIES:
-        return None
-    if dimension == "kind":
-        kind = None
-    if dimension == "priority":
-        priority = None
-    title = data.get("title")
-    title = fit_external(" ".join(title.split()), MAX_TITLE) if isinstance(title, str) else ""
-    return ChartSpec(
-        metric, dimension, title or title_for(metric, dimension, kind, priority), kind, priority
-    )
+    #: Why the model gave no usable chart (``HTTP 400: ...``), for the note.
+    why: str | None = None
+    #: What the member reads when the model failed (``model_note`` in the answer).
+    note: str | None = None
 
 
 def reported_tokens(value: int) -> int:
@@ -175,7 +161,7 @@ def check_rate(org_id: uuid.UUID, account_id: uuid.UUID) -> None:
 
 
 def _reserve(
-    row: AiSettings, text: str, org_id: uuid.UUID, account: Account, now: datetime
+    row: AiSettings, text: str, org_id: uuid.UUID, account: Account, now: datetime, reserve: int
 ) -> AiRun | None:
     """Write the ask's run as ``running`` with its credits reserved, and commit it so
     concurrent asks (in any worker) see it; None when the pool is used up. Under the
@@ -184,8 +170,8 @@ def _reserve(
     left = credits.pool_limit(org_id) - credits.used(org_id, now)
     if left <= 0:
         return None
-    most = int(current_app.config.get("ASK_MAX_IN_FLIGHT_PER_ORG", ASK_MAX_IN_FLIGHT_PER_ORG))
-    if credits.in_flight(org_id, now) >= most:
+    flying = int(current_app.config.get("ASK_MAX_IN_FLIGHT_PER_ORG", ASK_MAX_IN_FLIGHT_PER_ORG))
+    if credits.in_flight(org_id, now) >= flying:
         raise TooManyAsks(IN_FLIGHT_MESSAGE)
     run = AiRun(
         org_id=org_id,
@@ -197,7 +183,7 @@ def _reserve(
         metric=DEFAULT.metric,
         dimension=DEFAULT.dimension,
         title=DEFAULT.title,
-        credits_charged=min(RESERVED_CREDITS, left),
+        credits_charged=min(reserve, left),
         created_at=now,
     )
     db.session.add(run)
@@ -206,11 +192,21 @@ def _reserve(
     return run
 
 
+def _learnt(row: AiSettings, model: str, quirks: client.Quirks, learnt: list[str]) -> str:
+    """Keep what the provider taught for the next ask; the line the run records."""
+    if not learnt:
+        return ""
+    row.quirks = quirks.store(row.quirks, model)
+    return f"[learnt for {model}: {'; '.join(learnt)}]\n"
+
+
 def _ask_model(
     row: AiSettings, text: str, org_id: uuid.UUID, account: Account, now: datetime
 ) -> Attempt:
     model = row.model
-    run = _reserve(row, text, org_id, account, now)
+    quirks = client.Quirks.load(row.quirks, model)
+    answer_tokens = MAX_REASONING_TOKENS if quirks.max_completion_tokens else MAX_ANSWER_TOKENS
+    run = _reserve(row, text, org_id, account, now, reserved_credits(answer_tokens))
     if run is None:
         return Attempt(DEFAULT, "credits_exhausted", fallback=True, model=model)
     try:
@@ -218,40 +214,80 @@ def _ask_model(
     except SecretUnreadable:
         return Attempt(DEFAULT, "key_unreadable", fallback=True, model=model, run=run)
     messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": text}]
+    target = client.Target(row.base_url, key, model, row.api_version)
     try:
         answer = client.chat(
-            row.base_url,
-            key,
-            model,
+            target,
             messages,
-            response_format=RESPONSE_FORMAT,
+            quirks=quirks,
+            schema=JSON_SCHEMA,
             max_tokens=MAX_ANSWER_TOKENS,
+            reasoning_tokens=MAX_REASONING_TOKENS,
         )
     except client.ModelError as exc:
+        learnt = _learnt(row, model, exc.quirks, exc.learnt)
         return Attempt(
             DEFAULT,
             "timeout" if exc.kind == "timeout" else "provider_error",
             fallback=True,
             model=model,
-            raw=fit_external(exc.body or exc.message, RAW_LIMIT),
+            raw=fit_external(learnt + (exc.body or exc.message), RAW_LIMIT),
             latency_ms=exc.latency_ms,
             run=run,
+            why=exc.detail,
         )
+    learnt = _learnt(row, model, answer.quirks, answer.learnt)
     spec = parse_answer(answer.content)
     prompt_tokens = reported_tokens(answer.prompt_tokens)
     completion_tokens = reported_tokens(answer.completion_tokens)
+    why = None
+    if spec is None:
+        why = (
+            "it used its whole token budget before answering"
+            if answer.finish_reason == "length" and not answer.content.strip()
+            else "its answer was not a chart spec the service understands"
+        )
     return Attempt(
         spec or DEFAULT,
         "ok" if spec else "invalid_answer",
         fallback=spec is None,
         model=model,
-        raw=fit_external(answer.content, RAW_LIMIT),
+        raw=fit_external(learnt + answer.content, RAW_LIMIT),
         prompt_tokens=prompt_tokens,
         completion_tokens=completion_tokens,
         latency_ms=answer.latency_ms,
         credits=credits.cost(prompt_tokens + completion_tokens),
         run=run,
+        why=why,
     )
+
+
+#: Why the model gave no chart, for the outcomes whose failure has no detail of its own.
+_WHY = {
+    "credits_exhausted": "This month's AI credits are used up",
+    "key_unreadable": "The stored API key can no longer be read; an admin must enter it again",
+}
+
+
+def _rescue(attempt: Attempt, text: str) -> None:
+    """The model gave no chart: the offline interpreter charts the same words, and the
+    note says why the model did not (docs/ai.md#when-the-model-fails)."""
+    spec = offline.interpret(text)
+    detail = (attempt.why or "").rstrip(".")
+    if attempt.outcome in _WHY:
+        why = _WHY[attempt.outcome]
+    elif attempt.outcome == "timeout":
+        why = "The model did not answer in time" + (f" ({detail})" if detail else "")
+    else:
+        why = f"The model failed ({detail or attempt.outcome.replace('_', ' ')})"
+    if spec is None:
+        attempt.note = (
+            f"{why}; the built-in interpreter did not understand the request either, "
+            "so this is the default chart."
+        )
+        return
+    attempt.spec, attempt.fallback, attempt.offline = spec, False, True
+    attempt.note = f"{why}; this chart comes from the built-in interpreter."
 
 
 def _ask_offline(text: str) -> Attempt:
@@ -321,6 +357,8 @@ def ask_chart(
         attempt = _ask_offline(text)
     else:
         attempt = _ask_model(row, text, scope.org_id, account, now)
+        if attempt.fallback:
+            _rescue(attempt, text)
     try:
         points = _points(scope, account_id, attempt.spec)
     except ServiceError:
@@ -368,4 +406,5 @@ def ask_chart(
         "fallback": attempt.fallback,
         "kind": attempt.spec.kind,
         "priority": attempt.spec.priority,
+        "model_note": attempt.note,
     }

@@ -65,7 +65,7 @@ class AiRun(db.Model):
     #: ok, offline, no_match, invalid_answer, provider_error, timeout, credits_exhausted,
     #: key_unreadable (see docs/ai.md).
     outcome: Mapped[str] = mapped_column(String(32))
-    #: True when the offline interpreter answered (no model configured).
+    #: True when the offline interpreter chose the chart (no model configured, or the model failed).
     offline: Mapped[bool] = mapped_column(default=False)
     #: True when the default chart was returned.
     fallback: Mapped[bool] = mapped_column(default=False)

@@ -14,13 +14,39 @@ from workspace.analytics.dashboards.service import MAX_TITLE
 from workspace.analytics.vocabulary import Dimension, Metric
 from workspace.inputs import InputModel, OutputModel
 
+_BASE_URL_DOC = (
+    "The address before /chat/completions. Pasted with /chat/completions, a doubled /v1 "
+    "or a trailing slash, it is stored without them. Azure OpenAI: the deployment URL, "
+    "https://RESOURCE.openai.azure.com/openai/deployments/DEPLOYMENT (its ?api-version= "
+    "is kept)."
+)
+_API_VERSION_DOC = (
+    "Azure OpenAI only (required there), e.g. 2024-10-21; ignored for other providers."
+)
+
 
 class AiSettingsIn(InputModel):
-    base_url: str = Field(min_length=1, max_length=500, examples=["https://api.openai.com/v1"])
+    base_url: str = Field(
+        min_length=1,
+        max_length=500,
+        examples=["https://api.openai.com/v1"],
+        description=_BASE_URL_DOC,
+    )
     model: str = Field(min_length=1, max_length=200, examples=["gpt-4o-mini"])
     api_key: str | None = Field(
         None, max_length=2000, description="Write-only. Blank or absent keeps the stored key."
     )
+    api_version: str | None = Field(None, max_length=40, description=_API_VERSION_DOC)
+
+
+class AiTestIn(InputModel):
+    """Values to test before saving; each one left out is taken from the saved settings
+    (the stored key only for the same host)."""
+
+    base_url: str | None = Field(None, max_length=500, description=_BASE_URL_DOC)
+    model: str | None = Field(None, max_length=200)
+    api_key: str | None = Field(None, max_length=2000, description="Write-only.")
+    api_version: str | None = Field(None, max_length=40, description=_API_VERSION_DOC)
 
 
 class AiSettingsOut(OutputModel):
@@ -28,6 +54,12 @@ class AiSettingsOut(OutputModel):
     base_url: str | None = None
     model: str | None = None
     has_api_key: bool = False
+    api_version: str | None = Field(None, description="Azure OpenAI's api-version, if any.")
+    azure: bool = Field(False, description="The base URL is an Azure OpenAI endpoint.")
+    learnt: list[str] = Field(
+        default_factory=list,
+        description="What the provider was learnt to need for this model (docs/ai.md#providers).",
+    )
     updated_at: datetime | None = None
 
 
@@ -70,10 +102,15 @@ class AskOut(OutputModel):
     points: list[AskPoint]
     ai_run_id: uuid.UUID
     outcome: str = Field(description="ok, offline, no_match, invalid_answer, ... (docs/ai.md)")
-    offline: bool
+    offline: bool = Field(description="True when the built-in interpreter chose the chart.")
     fallback: bool = Field(description="True when this is the default chart.")
     kind: str | None = None
     priority: str | None = None
+    model_note: str | None = Field(
+        None,
+        description="Set when the model failed: why, and that the chart comes from the "
+        "built-in interpreter (or is the default chart).",
+    )
 
 
 class CreditsOut(OutputModel):

@@ -14,9 +14,9 @@ from typing import Any
 
 from flask import Blueprint, flash, redirect, render_template, request, url_for
 
-from workspace.agents import ask, credits, members, settings, widgets
+from workspace.agents import ask, client, credits, members, settings, widgets
 from workspace.agents.models import settings_for
-from workspace.agents.schemas import AgentCreate, AiSettingsIn, AskIn, SaveAnswerIn
+from workspace.agents.schemas import AgentCreate, AiSettingsIn, AiTestIn, AskIn, SaveAnswerIn
 from workspace.analytics import charts
 from workspace.analytics.scope import make_scope
 from workspace.auth.guards import page
@@ -24,22 +24,33 @@ from workspace.core import projects
 from workspace.errors import ServiceError
 from workspace.extensions import htmx
 from workspace.inputs import field_errors, first_error, parse_form
-from workspace.security.permissions import Access
+from workspace.security.permissions import Access, can
 
 bp = Blueprint("agents_pages", __name__)
 
 
+_FIELDS = ("base_url", "model", "api_version")
+
+
 def _saved_form(access: Access) -> dict[str, str]:
     row = settings_for(access.org.id)
-    return {"base_url": row.base_url if row else "", "model": row.model if row else ""}
+    return {name: (getattr(row, name) or "") if row else "" for name in _FIELDS}
+
+
+def _typed_form() -> dict[str, str]:
+    # What was typed is shown again (on a refusal, or after a test); the key never is.
+    return {name: request.form.get(name, "") for name in _FIELDS}
 
 
 def _render_settings(access: Access, form, *, errors=None, result=None, status=200):
+    row = settings_for(access.org.id)
     return render_template(
         "agents/ai_settings.html",
         nav_active="settings",
         settings_active="agents_pages.ai_settings",
-        row=settings_for(access.org.id),
+        row=row,
+        learnt=client.Quirks.load(row.quirks, row.model).describe() if row else [],
+        azure_version=client.AZURE_DEFAULT_API_VERSION,
         form=form,
         errors=errors or {},
         result=result,
@@ -55,8 +66,6 @@ def ai_settings(org: str, access: Access):
     """Show the model settings, credits and recent runs; POST saves the settings."""
     if request.method == "GET":
         return _render_settings(access, _saved_form(access))
-    # What was typed is shown again on a refusal; the key never is.
-    typed = {k: request.form.get(k, "") for k in ("base_url", "model")}
     try:
         form = parse_form(AiSettingsIn)
         settings.save_settings(
@@ -64,10 +73,11 @@ def ai_settings(org: str, access: Access):
             base_url=form.base_url,
             model=form.model,
             api_key=form.api_key,
+            api_version=form.api_version,
             actor_id=access.account.id,
         )
     except ServiceError as exc:
-        return _render_settings(access, typed, errors=field_errors(exc), status=400)
+        return _render_settings(access, _typed_form(), errors=field_errors(exc), status=400)
     flash("Model settings saved. Use Test to check them.", "success")
     return redirect(url_for("agents_pages.ai_settings", org=org))
 
@@ -75,11 +85,28 @@ def ai_settings(org: str, access: Access):
 @bp.post("/o/<org>/settings/ai/test", endpoint="ai_test")
 @page(action="org.manage_settings")
 def ai_test(org: str, access: Access):
-    """One tiny call with the saved settings."""
-    result = settings.test_settings(access.org.id)
+    """One tiny call with the values in the form (blank ones from the saved settings),
+    saving nothing."""
+    try:
+        form = parse_form(AiTestIn)
+        result = settings.test_settings(access.org.id, **form.model_dump())
+    except ServiceError as exc:
+        if htmx:  # the result box shows why; the fields keep what was typed
+            failed = settings.TestResult(False, first_error(exc))
+            return render_template("agents/_test_result.html", result=failed)
+        return _render_settings(access, _typed_form(), errors=field_errors(exc), status=400)
     if htmx:
         return render_template("agents/_test_result.html", result=result)
-    return _render_settings(access, _saved_form(access), result=result)
+    return _render_settings(access, _typed_form(), result=result)
+
+
+@bp.post("/o/<org>/settings/ai/remove", endpoint="ai_remove")
+@page(action="org.manage_settings")
+def ai_remove(org: str, access: Access):
+    """Forget the model and its key; asks go back to the built-in interpreter."""
+    if settings.remove_settings(access.org.id, actor_id=access.account.id):
+        flash("The model was removed. Asks use the built-in interpreter.", "success")
+    return redirect(url_for("agents_pages.ai_settings", org=org))
 
 
 def _render_agents(access: Access, *, form=None, errors=None, created=None, token=None, status=200):
@@ -146,6 +173,8 @@ def _ask_context(access: Access) -> dict[str, Any]:
         "nav_active": "analytics",
         "answer": None,
         "ask_error": None,
+        # A failed model's note links admins to the settings that can fix it.
+        "can_manage_ai": can(access, "org.manage_settings"),
     }
 
 

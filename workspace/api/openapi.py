@@ -155,7 +155,7 @@ def build_openapi(app: Flask) -> dict[str, Any]:
             op["description"] = spec.description
         if spec.body is not None:
             op["requestBody"] = {
-                "required": True,
+                "required": not spec.body_optional,
                 "content": {
                     "application/json": {"schema": components.ref(spec.body, "validation")}
                 },

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from flask import Response, g, json
+from flask import Response, g, json, request
 from pydantic import BaseModel
 
 from workspace.api.auth import api_access, api_account
@@ -35,6 +35,8 @@ class Operation:
     summary: str
     tag: str
     body: type[BaseModel] | None = None
+    #: The body may be left out entirely; the view then gets the model's defaults.
+    body_optional: bool = False
     query: type[BaseModel] | None = None
     response: Any = None
     status: int = 200
@@ -58,6 +60,7 @@ def operation(
     *,
     tag: str,
     body: type[BaseModel] | None = None,
+    body_optional: bool = False,
     query: type[BaseModel] | None = None,
     response: Any = None,
     status: int = 200,
@@ -72,6 +75,7 @@ def operation(
         summary=summary,
         tag=tag,
         body=body,
+        body_optional=body_optional,
         query=query,
         response=response,
         status=status,
@@ -100,7 +104,8 @@ def operation(
             elif auth:
                 api_account()
             if body is not None:
-                kwargs["body"] = parse_body(body)
+                empty = body_optional and not request.get_data(cache=True)
+                kwargs["body"] = body() if empty else parse_body(body)
             if query is not None:
                 kwargs["query"] = parse_query(query)
             result = view(**kwargs)

@@ -241,14 +241,19 @@ def check_url(url: str) -> None:
             raise _refuse_private(host)
 
 
-def fetch(method: str, url: str, **kwargs: Any) -> requests.Response:
+def fetch(
+    method: str, url: str, *, deadline: float | None = None, **kwargs: Any
+) -> requests.Response:
     """Send one request through the guard and return the response with its body
     read (at most :data:`MAX_BODY_BYTES`). Raises :class:`OutboundError` when the
     guard refuses, the peer is unreachable or sends too much, and
     :class:`OutboundTimeout` when it does not answer in time: ``OUTBOUND_TIMEOUT`` for
-    connecting and for each read, ``OUTBOUND_DEADLINE`` for the whole exchange."""
+    connecting and for each read, ``OUTBOUND_DEADLINE`` for the whole exchange, or the
+    caller's ``deadline`` when that is shorter (retries sharing one budget)."""
     timeout = float(current_app.config.get("OUTBOUND_TIMEOUT", 10))
     total = float(current_app.config.get("OUTBOUND_DEADLINE", 15))
+    if deadline is not None:
+        total = min(total, deadline)
     with Deadline(total) as deadline, _guarded_session(deadline) as session:
         return _fetch(session, method, url, timeout, deadline, **kwargs)
 
@@ -301,7 +306,7 @@ def _fetch(
                 headers = {
                     k: v
                     for k, v in (kwargs.get("headers") or {}).items()
-                    if k.lower() != "authorization"
+                    if k.lower() not in ("authorization", "api-key")
                 }
                 kwargs["headers"] = headers
             if response.status_code == 303 or (

@@ -18,10 +18,19 @@ from workspace.errors import ForbiddenError
 
 
 def provision_member(
-    org: Org, email: str, name: str | None, *, via: str, next_path: str | None = None
+    org: Org,
+    email: str,
+    name: str | None,
+    *,
+    via: str,
+    given_name: str | None = None,
+    family_name: str | None = None,
+    next_path: str | None = None,
 ) -> tuple[Account, OrgMember, bool]:
     """Just-in-time account and membership for a person an org's IdP or directory
-    vouched for. Returns (account, member, account_was_created).
+    vouched for. Returns (account, member, account_was_created). A new account takes
+    the display, given and family names the source supplied; an existing one keeps
+    its names (docs/scim.md#names).
 
     Raises :class:`workspace.auth.linking.LinkRequired` (after committing a pending
     link) when the email names an account the source may not take over unasked."""
@@ -34,7 +43,9 @@ def provision_member(
         and linking.held_elsewhere(existing, org.id) is not None
     ):
         raise linking.request_link(existing, org, via, next_path)
-    account = ensure_account(email, name, email_verified=True)
+    account = ensure_account(
+        email, name, given_name=given_name, family_name=family_name, email_verified=True
+    )
     linking.link(account, org.id, via)
     member = add_member(org, account, OrgRole.MEMBER, via=via)
     return account, member, existing is None

@@ -10,6 +10,8 @@ from sqlalchemy import Select, func, or_, select, update
 from workspace.core.emails import normalize_domain
 from workspace.core.events import record_event
 from workspace.core.models import Account, AccountKind, Org, OrgMember, OrgRole
+from workspace.core.models.accounts import NAME_SIZE
+from workspace.core.names import clean, complete, join_name
 from workspace.errors import ConflictError, ForbiddenError, NotFoundError, ServiceError
 from workspace.extensions import db
 from workspace.types import utcnow
@@ -65,17 +67,29 @@ def find_account(email: str) -> Account | None:
     return db.session.scalar(select(Account).where(Account.email == canonical))
 
 
-def ensure_account(email: str, name: str | None = None, *, email_verified: bool = False) -> Account:
+def ensure_account(
+    email: str,
+    name: str | None = None,
+    *,
+    given_name: str | None = None,
+    family_name: str | None = None,
+    email_verified: bool = False,
+) -> Account:
     """The account for an email, created when absent. Used by JIT sign-in and SCIM.
-    An existing account is reused as is; a verified source may mark it verified.
-    The email is made canonical first (:func:`canonical_email`); one that is not an
-    address is a 400 on ``email``."""
+    An existing account is reused as is (its names too); a verified source may mark
+    it verified. A new account keeps the given and family names the source supplied
+    (docs/scim.md#names); its display name is ``name``, else those two joined, else
+    the email's local part. The email is made canonical first
+    (:func:`canonical_email`); one that is not an address is a 400 on ``email``."""
     email = canonical_email(email)
     account = find_account(email)
     if account is None:
+        given, family = _fit(given_name), _fit(family_name)
         account = Account(
             email=email,
-            name=(name or "").strip() or email.split("@")[0],
+            name=_fit(name) or _fit(join_name(given, family)) or email.split("@")[0],
+            given_name=given,
+            family_name=family,
             email_verified=email_verified,
             kind=AccountKind.PERSON,
         )
@@ -84,6 +98,35 @@ def ensure_account(email: str, name: str | None = None, *, email_verified: bool 
     elif email_verified and not account.email_verified:
         account.email_verified = True
     return account
+
+
+def rename_account(
+    account: Account, name: str | None, given_name: str | None, family_name: str | None
+) -> None:
+    """Name an account as its source now does (docs/scim.md#names): the parts as
+    supplied (None when the source has none), the display name ``name``, else the
+    parts joined. Nothing changes when the source supplies no name at all."""
+    given, family = _fit(given_name), _fit(family_name)
+    display = _fit(name) or _fit(join_name(given, family))
+    if display is None:
+        return
+    account.name, account.given_name, account.family_name = display, given, family
+
+
+def name_parts(account: Account) -> tuple[str, str]:
+    """Given and family name, both non-empty: the ones a source supplied, the rest
+    split from the display name (:func:`workspace.core.names.complete`)."""
+    parts = complete(account.given_name, account.family_name, account.name)
+    if parts is None:  # an account always has a name; this is for a blank one
+        local = account.email.split("@")[0]
+        return local, local
+    return parts
+
+
+def _fit(text: str | None) -> str | None:
+    """A name as stored: whitespace collapsed, at most the column's size."""
+    cleaned = clean(text)
+    return cleaned[:NAME_SIZE].rstrip() if cleaned else None
 
 
 def add_member(

@@ -9,7 +9,9 @@ from typing import Any
 
 from scim2_models import Context, InvalidValueException
 
+from workspace.core import accounts
 from workspace.core.models import Account
+from workspace.core.names import clean, complete, join_name
 from workspace.scim.models import ScimIdentity
 from workspace.scim.resources import USER_SCHEMA, InputUser
 
@@ -63,10 +65,12 @@ class Attributes:
 
     @classmethod
     def derived(cls, account: Account, active: bool) -> Attributes:
-        """A member SCIM never wrote (the founding owner, an SSO sign-up)."""
+        """A member SCIM never wrote (the founding owner, an SSO sign-up). The name
+        parts are the ones a source supplied; the rest are filled in on output."""
+        name = {"givenName": account.given_name, "familyName": account.family_name}
         return cls(
             user_name=account.email,
-            name={"formatted": account.name},
+            name={**{k: v for k, v in name.items() if v}, "formatted": account.name},
             display_name=account.name,
             emails=[_work_email(account.email)],
             active=active,
@@ -75,11 +79,57 @@ class Attributes:
     def stored(self) -> dict[str, Any]:
         return {"name": self.name, "displayName": self.display_name, "emails": self.emails}
 
+    def name_parts(self) -> tuple[str | None, str | None]:
+        name = self.name or {}
+        return clean(name.get("givenName")), clean(name.get("familyName"))
+
     def account_name(self) -> str | None:
         name = self.name or {}
         given = " ".join(p for p in (name.get("givenName"), name.get("familyName")) if p)
         # Each part fits on its own; joined they may not fit the account's name.
         return (self.display_name or name.get("formatted") or given or "")[: _MAX["name"]] or None
+
+    def follow_name_parts(
+        self, before: Attributes, set_by_request: set[str], account: Account
+    ) -> None:
+        """After a PATCH changed givenName or familyName, ``name.formatted`` and
+        ``displayName`` follow as the two joined, unless the same request set them
+        (docs/scim.md#names). A part the document never had is first filled in as
+        GET showed it, so "Acme Owner" with a new givenName "Boss" reads "Boss
+        Owner". A displayName the IdP never sent stays absent."""
+        given, family = self.name_parts()
+        old_given, old_family = before.name_parts()
+        if (given, family) == (old_given, old_family) or not (given or family):
+            return
+        old = before.name or {}
+        full = clean(old.get("formatted")) or clean(before.display_name) or account.name
+        shown = complete(old_given, old_family, full) or (None, None)
+        name = self.name = dict(self.name or {})
+        if given is None and old_given is None:
+            given = name["givenName"] = shown[0]
+        if family is None and old_family is None:
+            family = name["familyName"] = shown[1]
+        if "formatted" not in set_by_request:
+            name["formatted"] = join_name(given, family)
+        if "displayName" not in set_by_request and self.display_name is not None:
+            self.display_name = name.get("formatted") or join_name(given, family)
+
+    def published(self, account: Account) -> dict[str, Any]:
+        """:meth:`as_payload` with ``name.givenName`` and ``name.familyName`` filled
+        in, non-empty, wherever there is a name (Okta's conformance test asks it of
+        every listed user): the document's own parts, the missing ones split from its
+        full name (formatted, else displayName, else the account's). A document whose
+        IdP sent no ``name`` or removed it keeps none (docs/scim.md#names)."""
+        payload = self.as_payload()
+        name = {k: v for k, v in (self.name or {}).items() if v}
+        if not name:
+            return payload
+        given, family = self.name_parts()
+        full = clean(name.get("formatted")) or clean(self.display_name) or account.name
+        parts = complete(given, family, full) or accounts.name_parts(account)
+        name["givenName"], name["familyName"] = parts
+        payload["name"] = name
+        return payload
 
     def as_payload(self) -> dict[str, Any]:
         """The document as JSON: what GET answers and what PATCH applies to. A user

@@ -22,7 +22,7 @@ from scim2_models import (
 )
 
 from workspace.scim import errors
-from workspace.scim.resources import InputUser
+from workspace.scim.resources import USER_SCHEMA, InputUser
 
 POLICY = ScimPolicy(
     unknown=ScimPolicy.Unknown.forbid,
@@ -53,3 +53,37 @@ def apply(operations: PatchOp, document: InputUser) -> InputUser:
             raise errors.validation_error(exc.__cause__) from exc
         raise
     return document
+
+
+#: What :func:`names_set` looks for, by lowercased path.
+_NAME_PATHS = {"name.formatted": "formatted", "displayname": "displayName"}
+
+
+def _path(raw: str) -> str:
+    """A path or value key without the core schema's URN, lowercased (RFC 7644
+    §3.10: attribute names are case-insensitive)."""
+    lowered = raw.strip().lower()
+    prefix = USER_SCHEMA.lower() + ":"
+    return lowered[len(prefix) :] if lowered.startswith(prefix) else lowered
+
+
+def names_set(operations: PatchOp) -> set[str]:
+    """Which of ``formatted`` (``name.formatted``) and ``displayName`` the request
+    itself sets or removes, in any of the forms IdPs send: a path, a path-less value
+    with plain or dotted keys, or the ``name`` object (docs/scim.md#names)."""
+    found: set[str] = set()
+    for operation in operations.operations or []:
+        targets: dict[str, object] = {}
+        if operation.path:
+            targets[_path(operation.path)] = operation.value
+        elif isinstance(operation.value, dict):
+            targets = {_path(k): v for k, v in operation.value.items()}
+        for path, value in targets.items():
+            if path in _NAME_PATHS:
+                found.add(_NAME_PATHS[path])
+            elif path == "name" and (
+                not isinstance(value, dict) or "formatted" in {_path(k) for k in value}
+            ):
+                # The whole name replaced or removed, or its formatted part set.
+                found.add("formatted")
+    return found

@@ -137,7 +137,7 @@ def _base_url(org_id: uuid.UUID) -> str:
 
 def _resource(user: users.ScimMember) -> PublishedUser:
     member, identity = user.member, user.identity
-    payload = user.attributes.as_payload()
+    payload = user.published()
     created = identity.created_at if identity else member.created_at
     modified = max(filter(None, [created, identity and identity.updated_at, member.deactivated_at]))
     payload["id"] = str(member.id)
@@ -289,7 +289,11 @@ def patch_user(org_id: uuid.UUID, user_id: str) -> Response:
     user = users.get_user(org_id, user_id)
     operations = patch.parse(_body())
     patched = patch.apply(operations, users.scim_document(user))
-    return _one(users.patch_user(g.scim_org, user, patched, g.scim_token_prefix))
+    return _one(
+        users.patch_user(
+            g.scim_org, user, patched, g.scim_token_prefix, patch.names_set(operations)
+        )
+    )
 
 
 @bp.delete("/Users/<user_id>")

@@ -33,6 +33,9 @@ from workspace.scim.resources import InputUser, ScimUser
 from workspace.transaction import discard_pending
 from workspace.types import utcnow
 
+#: Marks, in the stored attributes, the identities whose account SCIM created.
+_OWNS = "namesAccount"
+
 LAST_OWNER = (
     "This user is the organization's last owner and stays active. Make another "
     "member an owner in the workspace first."
@@ -51,6 +54,16 @@ class ScimMember:
         if self.identity is not None:
             return Attributes.from_identity(self.identity, self.member.active)
         return Attributes.derived(self.member.account, self.member.active)
+
+    def published(self) -> dict:
+        """The document GET answers: the attributes, with both name parts filled in."""
+        return self.attributes.published(self.member.account)
+
+    @property
+    def names_account(self) -> bool:
+        """Whether this org's SCIM created the account, and so keeps naming it
+        (docs/scim.md#names); an account it found existing keeps its own names."""
+        return bool(self.identity is not None and (self.identity.attributes or {}).get(_OWNS))
 
 
 def _base_query():
@@ -144,7 +157,14 @@ def _create(org: Org, attrs: Attributes, token_prefix: str) -> ScimMember:
     account = accounts.find_account(email)
     created = account is None
     if account is None:
-        account = accounts.ensure_account(email, attrs.account_name(), email_verified=True)
+        given, family = attrs.name_parts()
+        account = accounts.ensure_account(
+            email,
+            attrs.account_name(),
+            given_name=given,
+            family_name=family,
+            email_verified=True,
+        )
     member = db.session.scalar(
         select(OrgMember).where(OrgMember.org_id == org.id, OrgMember.account_id == account.id)
     )
@@ -168,7 +188,7 @@ def _create(org: Org, attrs: Attributes, token_prefix: str) -> ScimMember:
     else:
         member = accounts.add_member(org, account, OrgRole.MEMBER, via="scim")
     scim_member = ScimMember(member, identity)
-    _store(scim_member, attrs)
+    _store(scim_member, attrs, names_account=created)
     record_event(
         org.id,
         "scim.user.provisioned",
@@ -212,14 +232,23 @@ def replace_user(org: Org, user: ScimMember, document: InputUser, token_prefix: 
     return _write(user, attrs, token_prefix)
 
 
-def patch_user(org: Org, user: ScimMember, patched: InputUser, token_prefix: str) -> ScimMember:
+def patch_user(
+    org: Org,
+    user: ScimMember,
+    patched: InputUser,
+    token_prefix: str,
+    names_set: set[str] | frozenset[str] = frozenset(),
+) -> ScimMember:
     """PATCH /Users/{id}: ``patched`` is the current document with the operations
     applied (see :mod:`workspace.scim.patch`). Only an explicit ``active`` changes
     the state: removing the attribute or nulling it leaves the member as they are
-    (docs/scim.md: reactivation on ``active`` true, and only PUT reads absent as true)."""
+    (docs/scim.md: reactivation on ``active`` true, and only PUT reads absent as true).
+    A changed given or family name carries ``name.formatted`` and ``displayName``
+    with it, except those in ``names_set`` (which the request set itself)."""
     attrs = attributes_of(patched)
     if attrs.active is None:
         attrs.active = user.member.active
+    attrs.follow_name_parts(user.attributes, set(names_set), user.member.account)
     return _write(user, attrs, token_prefix)
 
 
@@ -247,7 +276,9 @@ def delete_user(org: Org, user: ScimMember, token_prefix: str) -> None:
     db.session.flush()
 
 
-def _store(user: ScimMember, attrs: Attributes) -> None:
+def _store(user: ScimMember, attrs: Attributes, *, names_account: bool = False) -> None:
+    """Keep what the IdP wrote; an account this org's SCIM created takes its names."""
+    names_account = names_account or user.names_account
     identity = user.identity
     if identity is None:
         identity = ScimIdentity(org_id=user.member.org_id, member_id=user.member.id)
@@ -258,7 +289,13 @@ def _store(user: ScimMember, attrs: Attributes) -> None:
     identity.external_id = attrs.external_id
     # The account's email is kept so a user whose emails were all removed still
     # shows one (emails is required in our schema).
-    identity.attributes = {**attrs.stored(), "accountEmail": user.member.account.email}
+    identity.attributes = {
+        **attrs.stored(),
+        "accountEmail": user.member.account.email,
+        **({_OWNS: True} if names_account else {}),
+    }
+    if names_account:
+        accounts.rename_account(user.member.account, attrs.account_name(), *attrs.name_parts())
     identity.email_keys = (
         " "
         + " ".join(scim_filter.email_key(e.get("type"), e["value"]) for e in attrs.emails or [])

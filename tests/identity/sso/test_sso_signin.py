@@ -560,3 +560,31 @@ def test_an_address_with_two_at_signs_is_refused(app, client, sso):
     _rejected(client.get(back), "exactly one @", 403)
     with app.app_context():
         assert db.session.scalar(select(Account).where(Account.email.like("%evil%"))) is None
+
+
+def test_given_and_family_name_claims_name_the_new_account(app, client, sso):
+    """docs/scim.md#names: the parts are stored as the IdP sent them and SCIM lists
+    them; a later sign-in does not rename the account."""
+    from tests.scim.conftest import new_scim_token
+
+    claims = {"email": "mj@acme.test", "given_name": "Mary Jane", "family_name": "Watson"}
+    assert sso.sign_in(app.test_client(), "mj-sub", **claims).status_code == 302
+    mj = _account(app, "mj@acme.test")
+    assert (mj.name, mj.given_name, mj.family_name) == ("Mary Jane Watson", "Mary Jane", "Watson")
+    claims = {"email": "mj@acme.test", "given_name": "Mary", "family_name": "Parker"}
+    assert sso.sign_in(app.test_client(), "mj-sub", **claims).status_code == 302
+    mj = _account(app, "mj@acme.test")
+    assert (mj.name, mj.given_name, mj.family_name) == ("Mary Jane Watson", "Mary Jane", "Watson")
+
+    # A provider that sends only `name`: the parts are split from it when listed.
+    claims = {"email": "jd@acme.test", "name": "Jan van der Berg"}
+    assert sso.sign_in(app.test_client(), "jd-sub", **claims).status_code == 302
+    assert _account(app, "jd@acme.test").given_name is None
+    token = new_scim_token(app, sso.org.org_id, ())  # acme.test is verified already
+    listed = client.get(
+        f"/scim/v2/orgs/{sso.org.org_id}/Users", headers={"Authorization": f"Bearer {token}"}
+    ).get_json()["Resources"]
+    names = {r["userName"]: (r["name"]["givenName"], r["name"]["familyName"]) for r in listed}
+    assert names["mj@acme.test"] == ("Mary Jane", "Watson")
+    assert names["jd@acme.test"] == ("Jan", "van der Berg")
+    assert all(given and family for given, family in names.values())

@@ -128,6 +128,15 @@ def _display_name(profile: dict[str, Any]) -> str | None:
     return fit_external(_printable(joined), NAME_SIZE) or None
 
 
+def _name_part(profile: dict[str, Any], claim: str) -> str | None:
+    """The ``given_name`` or ``family_name`` claim, cleaned like the display name;
+    None when absent, blank or not a string."""
+    value = profile.get(claim)
+    if not isinstance(value, str):
+        return None
+    return fit_external(_printable(value).strip(), NAME_SIZE) or None
+
+
 def _printable(text: str) -> str:
     """What the IdP sent, without control characters (PostgreSQL holds no NUL)."""
     return "".join(ch for ch in text if ch.isprintable())
@@ -252,7 +261,13 @@ def callback(
     org = db.session.get(Org, org_id)
     try:
         account, _member, created = provision_member(
-            org, email, _display_name(profile), via="sso", next_path=attempt.next_path
+            org,
+            email,
+            _display_name(profile),
+            via="sso",
+            given_name=_name_part(profile, "given_name"),
+            family_name=_name_part(profile, "family_name"),
+            next_path=attempt.next_path,
         )
     except ServiceError as exc:
         raise SignInRejected(exc.message, reason="provision", org_id=org_id) from exc

@@ -9,12 +9,13 @@ from sqlalchemy import select
 
 from tests.conftest import add_person
 from tests.identity.ldap.conftest import (
-    OPENLDAP_FILTER,
     PASSWORDS,
-    SERVICE_DN,
     SERVICE_PASSWORD,
     SUFFIX,
+    body,
     free_port,
+    put,
+    run_test,
     verify_domain,
 )
 from workspace.extensions import db
@@ -30,24 +31,12 @@ SHAPE = {
     "use_tls",
     "ca_cert",
     "has_bind_password",
+    # Directory group sync (docs/ldap.md#group-sync).
+    "sync_groups_on_login",
+    "remove_stale_synced_memberships",
+    "group_search_base",
+    "group_membership",
 }
-
-
-def body(directory, **overrides):
-    values = {
-        "server_uri": directory.uri,
-        "bind_dn": SERVICE_DN,
-        "bind_password": SERVICE_PASSWORD,
-        "search_base": SUFFIX,
-        "search_filter": OPENLDAP_FILTER,
-        "ca_cert": directory.ca_pem,
-    }
-    values.update(overrides)
-    return values
-
-
-def put(client, org, payload):
-    return client.put(org.url("/ldap"), json=payload, headers=org.headers)
 
 
 def test_save_read_and_defaults(client, acme, directory):
@@ -175,17 +164,6 @@ def test_delete_turns_directory_sign_in_off(client, app, acme, directory):
 # -- test connection ----------------------------------------------------------------------
 
 
-def run_test(client, org, payload=None):
-    if payload is None:
-        resp = client.post(org.url("/ldap/test"), headers=org.headers)
-    else:
-        resp = client.post(org.url("/ldap/test"), json=payload, headers=org.headers)
-    assert resp.status_code == 200, resp.get_data(as_text=True)
-    result = resp.get_json()
-    assert set(result) == {"ok", "message", "sample_count"}
-    return result
-
-
 def test_connection_test_of_saved_settings(client, acme, directory):
     assert client.post(acme.url("/ldap/test"), headers=acme.headers).status_code == 404
     put(client, acme, body(directory))
@@ -197,13 +175,14 @@ def test_connection_test_of_saved_settings(client, acme, directory):
 
 def test_connection_test_counts_ad_entries(client, acme, directory):
     put(client, acme, body(directory))
+    # al* matches alan alone among the AD-style people.
     result = run_test(
         client,
         acme,
         body(
             directory,
             bind_password="",
-            search_filter="(&(objectClass=user)(sAMAccountName={username}))",
+            search_filter="(&(objectClass=user)(sAMAccountName=al{username}))",
         ),
     )
     assert (result["ok"], result["sample_count"]) == (True, 1)
@@ -375,3 +354,31 @@ def test_a_server_that_never_answers_times_out(client, app, acme, directory, mon
             conn.close()
     assert result["ok"] is False and "could not be reached" in result["message"]
     assert elapsed < 5
+
+
+def test_the_sample_stays_at_five_when_the_server_ignores_the_size_limit(
+    client, acme, directory, monkeypatch
+):
+    """Samba once answered 54 entries to a size limit of 5. Here the request goes out
+    without a limit, so slapd really sends every entry; the test still shows five."""
+    import ldap3
+
+    real_search = ldap3.Connection.search
+    sent: list[int] = []
+
+    def unlimited_search(self, *args, **kwargs):
+        kwargs["size_limit"] = 0
+        outcome = real_search(self, *args, **kwargs)
+        sent.append(sum(1 for item in self.response or [] if item["type"] == "searchResEntry"))
+        return outcome
+
+    monkeypatch.setattr(ldap3.Connection, "search", unlimited_search)
+    put(client, acme, body(directory))
+    result = run_test(
+        client,
+        acme,
+        body(directory, search_filter="(|(uid={username})(sAMAccountName={username}))"),
+    )
+    assert sent and sent[0] > 5  # the directory did send more than asked for
+    assert result["ok"] is True and result["sample_count"] == 5
+    assert "found 5 sample entries" in result["message"]

@@ -10,43 +10,14 @@ from tests.identity.ldap.conftest import (
     AD_FILTER,
     PASSWORDS,
     SERVICE_PASSWORD,
+    account_and_memberships,
     configure,
+    failures,
     free_port,
+    post_json,
     verify_domain,
 )
 from workspace.extensions import db
-
-
-def post_json(client, org, username, password, **extra):
-    return client.post(
-        "/auth/ldap/login", json={"org": org, "username": username, "password": password, **extra}
-    )
-
-
-def failures(app, org_id) -> list[dict]:
-    from workspace.core.models import Event
-
-    with app.app_context():
-        rows = db.session.scalars(
-            select(Event).where(Event.org_id == org_id, Event.kind == "ldap.login_failed")
-        ).all()
-        return [{"subject": e.subject, **e.data} for e in rows]
-
-
-def account_and_memberships(app, email):
-    from workspace.core.models import Account, OrgMember
-
-    with app.app_context():
-        account = db.session.scalar(select(Account).where(Account.email == email))
-        if account is None:
-            return None, []
-        members = db.session.scalars(
-            select(OrgMember).where(OrgMember.account_id == account.id)
-        ).all()
-        return (
-            {"id": account.id, "name": account.name, "verified": account.email_verified},
-            [(m.org_id, m.role, m.active) for m in members],
-        )
 
 
 def test_json_login_success_starts_a_session(client, app, ldap_acme):
@@ -252,17 +223,18 @@ def test_starttls_needs_a_trusted_certificate(client, app, acme, directory):
     configure(app, acme.org_id, directory, ca_cert=None)
     resp = post_json(client, "acme", "ada", PASSWORDS["ada"])
     assert resp.status_code == 502
-    assert [f["reason"] for f in failures(app, acme.org_id)] == ["tls_failed"]
+    assert [f["reason"] for f in failures(app, acme.org_id)] == ["tls_untrusted"]
 
 
 def test_without_tls_the_test_directory_refuses_the_bind(client, app, acme, directory):
     # The test slapd demands TLS for simple binds, so every passing login above went
-    # through StartTLS with the test CA.
+    # through StartTLS with the test CA; without it the refusal is named as such.
     verify_domain(app, acme.org_id, "acme.test")
     configure(app, acme.org_id, directory, use_tls=False, ca_cert=None)
     resp = post_json(client, "acme", "ada", PASSWORDS["ada"])
     assert resp.status_code == 502
-    assert [f["reason"] for f in failures(app, acme.org_id)] == ["service_bind_failed"]
+    assert "Ask your admin" in resp.get_json()["detail"]
+    assert [f["reason"] for f in failures(app, acme.org_id)] == ["tls_required"]
 
 
 def test_email_on_an_unverified_domain_is_refused_naming_the_domain(client, app, ldap_acme):

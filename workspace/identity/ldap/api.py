@@ -1,4 +1,5 @@
-"""The LDAP connection's JSON API (docs/api.md): read, save, delete, test.
+"""The LDAP connection's JSON API (docs/api.md): read, save, delete, test, and the
+directory group-sync preview.
 
 Owner or admin only. The bind password is accepted on write and never returned.
 """
@@ -11,8 +12,17 @@ from flask import request
 
 from workspace.api import operation
 from workspace.api.blueprints import api_blueprint
-from workspace.identity.ldap import service
-from workspace.identity.ldap.schemas import LdapConnectionIn, LdapConnectionOut, LdapTestOut
+from workspace.identity.ldap import groups, service
+from workspace.identity.ldap.schemas import (
+    DirectoryGroupOut,
+    DirectorySyncPreviewIn,
+    DirectorySyncPreviewOut,
+    LdapConnectionIn,
+    LdapConnectionOut,
+    LdapTestOut,
+    MatchedMappingOut,
+    PlannedChangeOut,
+)
 from workspace.inputs import parse_body
 from workspace.security.permissions import Access
 
@@ -37,9 +47,12 @@ def read_connection(org_id: uuid.UUID, access: Access):
     response=LdapConnectionOut,
 )
 def save_connection(org_id: uuid.UUID, access: Access, body: LdapConnectionIn):
-    """Creates or replaces the connection. Omit ``bind_password`` (or send it blank)
-    to keep the stored one."""
+    """Creates or replaces the connection, group-sync settings included (a field left
+    out takes its default). Omit ``bind_password`` (or send it blank) to keep the
+    stored one."""
+    group_settings = groups.check_group_settings(body.group_settings())
     row = service.save_connection(access.org.id, body.to_input(), actor_id=access.account.id)
+    groups.save_group_settings(row, group_settings, actor_id=access.account.id)
     return LdapConnectionOut.model_validate(row)
 
 
@@ -59,3 +72,43 @@ def test_connection(org_id: uuid.UUID, access: Access):
     edits = parse_body(LdapConnectionIn).to_input() if request.get_data() else None
     result = service.test_connection(access.org.id, edits)
     return LdapTestOut(ok=result.ok, message=result.message, sample_count=result.sample_count)
+
+
+@bp.post("/ldap/sync-preview")
+@operation(
+    "Dry-run directory group sync for a username (writes nothing)",
+    tag="ldap",
+    action=_ACTION,
+    body=DirectorySyncPreviewIn,
+    response=DirectorySyncPreviewOut,
+    errors=(400, 401, 403, 404, 502),
+)
+def sync_preview(org_id: uuid.UUID, access: Access, body: DirectorySyncPreviewIn):
+    """Finds the person with the service account and the search filter, reads their
+    groups as a sign-in would, and answers the groups found, the mappings they match
+    and the planned adds, changes and removes. ``ok: false`` with ``message`` when the
+    groups could not be read (a sign-in would skip the sync); 502 when the directory
+    cannot be searched at all."""
+    return preview_out(groups.preview(access.org.id, body.username))
+
+
+def preview_out(result: groups.DirectoryPreview) -> DirectorySyncPreviewOut:
+    plan = result.plan
+    return DirectorySyncPreviewOut(
+        username=result.username,
+        dn=result.dn,
+        email=result.email,
+        group_membership=result.found.mode,
+        ok=result.found.error is None,
+        message=result.found.error,
+        groups=[DirectoryGroupOut(dn=g.dn, cn=g.cn) for g in result.found.groups],
+        matched_mappings=[MatchedMappingOut.model_validate(m) for m in result.matched],
+        remove_stale_synced_memberships=result.remove_stale,
+        **{
+            kind: [
+                PlannedChangeOut(project_id=c.project_id, role=c.role, from_role=c.from_role)
+                for c in (getattr(plan, kind) if plan else [])
+            ]
+            for kind in ("adds", "changes", "removes")
+        },
+    )

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import re
 import ssl
 from dataclasses import dataclass
 from typing import Any
@@ -21,20 +22,35 @@ from urllib.parse import urlsplit
 
 import ldap3
 from ldap3.core import exceptions as ldap_exc
+from ldap3.core.results import RESULT_CODES
 
+from workspace.identity.ldap.account_states import SERVICE_ACCOUNT_STATES, ad_reason
 from workspace.security.outbound import Deadline
 
 #: RFC 4511 §4.1.9 result codes we tell apart.
 _SUCCESS, _SIZE_LIMIT_EXCEEDED, _NO_SUCH_OBJECT, _INVALID_CREDENTIALS = 0, 4, 32, 49
+#: strongerAuthRequired (AD with LDAP signing required, RFC 4513 §5.1.3) and
+#: confidentialityRequired (OpenLDAP's ``olcSecurity``): the bind needs TLS first.
+TLS_REQUIRED_CODES = {8: "strongerAuthRequired", 13: "confidentialityRequired"}
 
 REASONS = {
     "unreachable": "The directory server could not be reached at {uri}: check the "
     "address and port, and that this service may connect to it.",
-    "tls_failed": "The TLS connection to {uri} failed: {detail}. Check the CA "
-    "certificate, that the server name matches its certificate, and "
-    "that the server offers TLS.",
+    "tls_name_mismatch": "The TLS connection to {uri} failed: certificate name does not "
+    "match host {host}. Use the name the directory's certificate was issued for in the "
+    "server address (usually the server's full DNS name, not its IP address).",
+    "tls_untrusted": "The TLS connection to {uri} failed: certificate not trusted (add the "
+    "CA). Paste the PEM certificate of the CA that signed the directory's certificate "
+    "into the CA certificate field.",
+    "tls_failed": "The TLS connection to {uri} failed: {detail}. Check that the port speaks "
+    "TLS (ldaps:// is usually port 636) or that the server supports StartTLS.",
+    "tls_required": "The directory requires TLS before a password is sent (it answered "
+    "{detail}): turn on StartTLS or use ldaps://. The bind DN and password were not "
+    "checked.",
     "service_bind_failed": "The directory refused the service account ({detail}): "
     "check the bind DN and bind password.",
+    "service_account_state": "The directory refused the service account: {detail}. Ask "
+    "the directory admin to fix that account; the bind DN and password are right.",
     "search_base_missing": "The search base {base} does not exist in the directory.",
     "filter_invalid": "{detail}",
     "search_failed": "The directory refused the search: {detail}.",
@@ -42,10 +58,32 @@ REASONS = {
 
 
 class DirectoryError(Exception):
+    """``reason`` is a machine word for audit rows; ``message`` is for the admin."""
+
     def __init__(self, reason: str, **details: str) -> None:
         self.reason = reason
         self.message = REASONS[reason].format(**{"detail": "", **details})
         super().__init__(self.message)
+
+
+@dataclass(frozen=True)
+class BindResult:
+    """A bind's answer: ``code`` is the RFC 4511 result code, ``diagnostic`` the
+    server's diagnosticMessage (AD puts ``data 533`` and the like in it)."""
+
+    ok: bool
+    code: int | None = None
+    diagnostic: str = ""
+
+    @property
+    def needs_tls(self) -> bool:
+        return self.code in TLS_REQUIRED_CODES
+
+
+def _bind_result(conn: ldap3.Connection, ok: bool) -> BindResult:
+    result: dict[str, Any] = conn.result or {}
+    code = result.get("result")
+    return BindResult(ok, code if isinstance(code, int) else None, str(result.get("message") or ""))
 
 
 @dataclass(frozen=True)
@@ -108,22 +146,64 @@ def _server(settings: DirectorySettings, deadline: Deadline) -> ldap3.Server:
     )
 
 
-def _classify(exc: Exception, settings: DirectorySettings) -> DirectoryError:
-    # ldap3 raises classes that also inherit the underlying ssl/socket error.
-    tls_errors = ssl.SSLError | ldap_exc.LDAPStartTLSError | ldap_exc.LDAPSSLConfigurationError
-    if isinstance(exc, tls_errors):
-        detail = str(exc).strip("()',\"") or type(exc).__name__
-        if "certificate verify failed" in detail.lower() or "hostname" in detail.lower():
-            detail = "the server's certificate is not trusted or does not match its name"
-        elif "eof" in detail.lower() or "wrong version" in detail.lower():
-            detail = "the server did not speak TLS on this port"
-        return DirectoryError("tls_failed", uri=settings.server_uri, detail=detail)
-    return DirectoryError("unreachable", uri=settings.server_uri)
+_SSL_REASON = re.compile(r"\[SSL: ([A-Z0-9_]+)\]")
+#: Said by ldap3 around a TLS handshake that failed (ldaps:// or StartTLS).
+_TLS_MARKERS = ("ssl wrapping error", "wrap socket error", "[ssl", "certificate")
 
 
-def connect(settings: DirectorySettings, user: str, password: str) -> tuple[ldap3.Connection, bool]:
+def _causes(exc: BaseException) -> list[BaseException]:
+    """The exception and, when ldap3 tried several addresses of one host name, each
+    address's own failure (``LDAPSocketOpenError('unable to open socket', history)``)."""
+    args = getattr(exc, "args", ())
+    if len(args) > 1 and isinstance(args[1], list):
+        # The summary's text repeats every cause; read the causes one by one.
+        return [item[0] for item in args[1] if isinstance(item, tuple) and item]
+    return [exc]
+
+
+def _classify(exc: BaseException, settings: DirectorySettings) -> DirectoryError:
+    """Name the real cause. ldap3 wraps TLS failures in socket or StartTLS errors and
+    its hostname check puts the whole certificate into the text, so the text is read
+    here and never passed on."""
+    uri, host = settings.server_uri, urlsplit(settings.server_uri).hostname or ""
+    tls_errors = (
+        ssl.SSLError,
+        ldap_exc.LDAPStartTLSError,
+        ldap_exc.LDAPSSLConfigurationError,
+        ldap_exc.LDAPCertificateError,
+    )
+    for cause in _causes(exc):
+        text = str(cause).lower()
+        if isinstance(cause, ldap_exc.LDAPCertificateError) or any(
+            marker in text
+            for marker in ("doesn't match any name", "hostname mismatch", "ip address mismatch")
+        ):
+            return DirectoryError("tls_name_mismatch", uri=uri, host=host)
+        if "certificate verify failed" in text:
+            if "expired" in text:
+                return DirectoryError(
+                    "tls_failed", uri=uri, detail="the server's certificate has expired"
+                )
+            if "not yet valid" in text:
+                return DirectoryError(
+                    "tls_failed", uri=uri, detail="the server's certificate is not valid yet"
+                )
+            return DirectoryError("tls_untrusted", uri=uri)
+        if isinstance(cause, tls_errors) or any(marker in text for marker in _TLS_MARKERS):
+            if any(word in text for word in ("eof", "wrong version", "record layer", "length")):
+                detail = "the server did not speak TLS on this port"
+            else:
+                code = _SSL_REASON.search(str(cause))
+                detail = "the TLS handshake failed" + (f" ({code.group(1)})" if code else "")
+            return DirectoryError("tls_failed", uri=uri, detail=detail)
+    return DirectoryError("unreachable", uri=uri)
+
+
+def connect(
+    settings: DirectorySettings, user: str, password: str
+) -> tuple[ldap3.Connection, BindResult]:
     """An open (and, when configured, TLS-protected) connection with a simple bind
-    attempted as ``user``. Returns (connection, bound). Unreachable servers and TLS
+    attempted as ``user``. Returns (connection, bind result). Unreachable servers and TLS
     failures raise :class:`DirectoryError`. The connection's time budget starts here
     and ends at :func:`close`."""
     deadline = Deadline(settings.deadline).start()
@@ -152,7 +232,7 @@ def connect(settings: DirectorySettings, user: str, password: str) -> tuple[ldap
             raise DirectoryError(
                 "tls_failed", uri=settings.server_uri, detail="the server refused StartTLS"
             )
-        bound = conn.bind()
+        bound = _bind_result(conn, bool(conn.bind()))
         _check_deadline(conn, settings)
     except DirectoryError:
         close(conn)
@@ -171,11 +251,27 @@ def service_connection(settings: DirectorySettings) -> ldap3.Connection:
             "service_bind_failed", detail="no usable bind password is stored; enter it again"
         )
     conn, bound = connect(settings, settings.bind_dn, settings.bind_password)
-    if not bound:
-        detail = _result_text(conn)
+    if not bound.ok:
         close(conn)
-        raise DirectoryError("service_bind_failed", detail=detail)
+        raise _service_refusal(bound)
     return conn
+
+
+def _service_refusal(bound: BindResult) -> DirectoryError:
+    if bound.needs_tls:
+        return DirectoryError("tls_required", detail=TLS_REQUIRED_CODES[bound.code or 0])
+    state = ad_reason(bound.diagnostic)
+    if state in SERVICE_ACCOUNT_STATES:
+        return DirectoryError("service_account_state", detail=SERVICE_ACCOUNT_STATES[state])
+    if bound.code == _INVALID_CREDENTIALS:
+        return DirectoryError("service_bind_failed", detail="invalid credentials")
+    return DirectoryError("service_bind_failed", detail=_describe(bound.code))
+
+
+def _describe(code: int | None) -> str:
+    if code is None:
+        return "no answer"
+    return RESULT_CODES.get(code, f"result code {code}")
 
 
 def search(
@@ -186,7 +282,8 @@ def search(
     size_limit: int,
 ) -> list[Entry]:
     """Entries under the search base (subtree) matching the filter, at most
-    ``size_limit``; referrals are ignored."""
+    ``size_limit`` even from a server that ignores the limit it was sent (Samba
+    has answered 54 entries to a limit of 5); referrals are ignored."""
     try:
         conn.search(
             settings.search_base,
@@ -207,16 +304,20 @@ def search(
     if code == _NO_SUCH_OBJECT:
         raise DirectoryError("search_base_missing", base=settings.search_base)
     if code not in (_SUCCESS, _SIZE_LIMIT_EXCEEDED):
-        raise DirectoryError("search_failed", detail=_result_text(conn))
-    return [
+        raise DirectoryError("search_failed", detail=_describe(code))
+    entries = [
         Entry(item["dn"], dict(item.get("attributes") or {}))
         for item in conn.response or []
         if item.get("type") == "searchResEntry"
     ]
+    return entries[:size_limit] if size_limit > 0 else entries
 
 
-def rebind(conn: ldap3.Connection, settings: DirectorySettings, dn: str, password: str) -> bool:
-    """Step 3 (docs/ldap.md): bind as the found entry; True when the password is right."""
+def rebind(
+    conn: ldap3.Connection, settings: DirectorySettings, dn: str, password: str
+) -> BindResult:
+    """Step 3 (docs/ldap.md): bind as the found entry; ``ok`` when the password is
+    right, else the directory's result code and diagnostic (AD's ``data 52e``...)."""
     try:
         ok = bool(conn.rebind(user=dn, password=password))
     except ldap_exc.LDAPBindError:
@@ -225,7 +326,7 @@ def rebind(conn: ldap3.Connection, settings: DirectorySettings, dn: str, passwor
         raise _classify(exc, settings) from None
     # A refusal after the budget ran out says nothing about the password.
     _check_deadline(conn, settings)
-    return ok
+    return _bind_result(conn, ok)
 
 
 def _check_deadline(conn: ldap3.Connection, settings: DirectorySettings) -> None:
@@ -233,14 +334,6 @@ def _check_deadline(conn: ldap3.Connection, settings: DirectorySettings) -> None
     deadline: Deadline | None = getattr(conn, "workspace_deadline", None)
     if deadline is not None and deadline.expired:
         raise DirectoryError("unreachable", uri=settings.server_uri)
-
-
-def _result_text(conn: ldap3.Connection) -> str:
-    result: dict[str, Any] = conn.result or {}
-    text = result.get("description") or "no answer"
-    if result.get("result") == _INVALID_CREDENTIALS:
-        text = "invalid credentials"
-    return text
 
 
 def close(conn: ldap3.Connection) -> None:

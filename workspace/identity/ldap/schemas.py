@@ -1,11 +1,13 @@
-"""JSON shapes of the LDAP connection (docs/api.md#record-shapes)."""
+"""JSON shapes of the LDAP connection and the directory sync preview (docs/api.md#record-shapes)."""
 
 from __future__ import annotations
 
-from typing import Annotated
+import uuid
+from typing import Annotated, Literal
 
 from pydantic import StringConstraints
 
+from workspace.identity.ldap.groups import GroupSyncSettings
 from workspace.identity.ldap.service import ConnectionInput
 from workspace.inputs import InputModel, OutputModel
 
@@ -14,6 +16,14 @@ AttributeName = Annotated[str, StringConstraints(max_length=100)]
 #: Kept exactly as typed: a password may begin or end with a space.
 Password = Annotated[str, StringConstraints(strip_whitespace=False, max_length=500)]
 Pem = Annotated[str, StringConstraints(max_length=100_000)]
+Membership = Literal["auto", "memberof", "groupofnames", "posixgroup"]
+
+_GROUP_FIELDS = {
+    "sync_groups_on_login",
+    "remove_stale_synced_memberships",
+    "group_search_base",
+    "group_membership",
+}
 
 
 class LdapConnectionIn(InputModel):
@@ -31,9 +41,18 @@ class LdapConnectionIn(InputModel):
     use_tls: bool = True
     #: PEM CA bundle for the directory's certificate; absent: the system trust store.
     ca_cert: Pem | None = None
+    #: Directory group sync (docs/ldap.md#group-sync); off unless turned on.
+    sync_groups_on_login: bool = False
+    remove_stale_synced_memberships: bool = False
+    #: Where groups live; blank or absent: the search base.
+    group_search_base: Short | None = None
+    group_membership: Membership = "auto"
 
     def to_input(self) -> ConnectionInput:
-        return ConnectionInput(**self.model_dump())
+        return ConnectionInput(**self.model_dump(exclude=_GROUP_FIELDS))
+
+    def group_settings(self) -> GroupSyncSettings:
+        return GroupSyncSettings(**self.model_dump(include=_GROUP_FIELDS))
 
 
 class LdapConnectionOut(OutputModel):
@@ -47,9 +66,55 @@ class LdapConnectionOut(OutputModel):
     use_tls: bool
     ca_cert: str | None
     has_bind_password: bool
+    sync_groups_on_login: bool
+    remove_stale_synced_memberships: bool
+    group_search_base: str | None
+    group_membership: str
 
 
 class LdapTestOut(OutputModel):
     ok: bool
     message: str
     sample_count: int
+
+
+class DirectorySyncPreviewIn(InputModel):
+    #: The directory username, as the person types it at sign-in.
+    username: Annotated[str, StringConstraints(max_length=256)] = ""
+
+
+class DirectoryGroupOut(OutputModel):
+    dn: str
+    cn: str | None
+
+
+class MatchedMappingOut(OutputModel):
+    id: uuid.UUID
+    idp_group: str
+    project_id: uuid.UUID
+    role: str
+
+
+class PlannedChangeOut(OutputModel):
+    project_id: uuid.UUID
+    role: str
+    from_role: str | None = None
+
+
+class DirectorySyncPreviewOut(OutputModel):
+    username: str
+    #: The person's entry, found with the connection's search filter.
+    dn: str
+    email: str | None
+    #: The membership reading used (``auto`` resolved to what the directory is).
+    group_membership: str
+    #: False when the groups could not be read completely; ``message`` says why, and a
+    #: sign-in would skip the sync (no adds, changes or removes below).
+    ok: bool
+    message: str | None = None
+    groups: list[DirectoryGroupOut]
+    matched_mappings: list[MatchedMappingOut]
+    remove_stale_synced_memberships: bool
+    adds: list[PlannedChangeOut]
+    changes: list[PlannedChangeOut]
+    removes: list[PlannedChangeOut]

@@ -17,8 +17,15 @@ from workspace.core.models.domains import verified_domain_names
 from workspace.core.orgs import find_org
 from workspace.errors import ServiceError
 from workspace.identity.ldap import directory
+from workspace.identity.ldap.account_states import (
+    MESSAGES,
+    STATE_ATTRIBUTES,
+    ad_reason,
+    entry_state,
+)
 from workspace.identity.ldap.directory import DirectoryError
 from workspace.identity.ldap.filters import fill_filter
+from workspace.identity.ldap.groups import sync_directory_groups
 from workspace.identity.ldap.models import connection_for
 from workspace.identity.ldap.service import settings_for
 from workspace.inputs import fit_external
@@ -33,11 +40,13 @@ MAX_ORG_REF = 100
 
 
 class LoginRefused(Exception):
-    """Sign-in refused; ``reason`` goes into the audit trail, ``message`` to the user."""
+    """Sign-in refused; ``reason`` (and ``audit``) go into the audit trail, ``message``
+    to the user."""
 
-    def __init__(self, reason: str, message: str, status: int = 401) -> None:
+    def __init__(self, reason: str, message: str, status: int = 401, **audit: str | bool) -> None:
         super().__init__(message)
         self.reason, self.message, self.status = reason, message, status
+        self.audit = audit
 
 
 @dataclass(frozen=True)
@@ -45,6 +54,10 @@ class DirectoryPerson:
     dn: str
     email: str
     name: str | None
+    #: The given and family name attributes as the directory holds them
+    #: (docs/scim.md#names).
+    given_name: str | None = None
+    family_name: str | None = None
 
 
 def find_signin_org(ref: str | None) -> Org | None:
@@ -85,6 +98,7 @@ def check_directory(org: Org, username: str, password: str) -> DirectoryPerson:
                 settings.email_attribute,
                 settings.given_name_attribute,
                 settings.family_name_attribute,
+                *STATE_ATTRIBUTES,
             ],
             size_limit=2,
         )
@@ -98,8 +112,7 @@ def check_directory(org: Org, username: str, password: str) -> DirectoryPerson:
                 "the LDAP search filter match one person.",
             )
         entry = entries[0]
-        if not directory.rebind(conn, settings, entry.dn, password):  # rule 3
-            raise LoginRefused("invalid_credentials", BAD_CREDENTIALS)
+        _check_password(conn, settings, entry, password)  # rule 3
     except DirectoryError as exc:
         raise _unavailable(exc) from None
     finally:
@@ -112,10 +125,41 @@ def check_directory(org: Org, username: str, password: str) -> DirectoryPerson:
             f"{settings.email_attribute}). Ask your admin to add one.",
             403,
         )
-    given = entry.first(settings.given_name_attribute)
-    family = entry.first(settings.family_name_attribute)
+    given = fit_external((entry.first(settings.given_name_attribute) or "").strip(), NAME_SIZE)
+    family = fit_external((entry.first(settings.family_name_attribute) or "").strip(), NAME_SIZE)
     name = " ".join(filter(None, [given, family]))
-    return DirectoryPerson(entry.dn, email.lower(), fit_external(name, NAME_SIZE) or None)
+    return DirectoryPerson(
+        entry.dn,
+        email.lower(),
+        fit_external(name, NAME_SIZE) or None,
+        given or None,
+        family or None,
+    )
+
+
+def _check_password(
+    conn, settings: directory.DirectorySettings, entry: directory.Entry, password: str
+) -> None:
+    """Rule 3 and the account's state (docs/ldap.md#account-states). The state is
+    told to the person only when their password was right, or when AD itself said so
+    in its bind diagnostic (AD gives 532/533/701/773 only for the right password; 775,
+    locked, for any). Otherwise it is the usual "wrong username or password", so a
+    guess cannot learn that an account exists and is disabled; the audit row still
+    names the state, with ``password_accepted: false``."""
+    state = entry_state(entry.first)
+    bound = directory.rebind(conn, settings, entry.dn, password)
+    if bound.ok:
+        if state is not None:
+            raise LoginRefused(state, MESSAGES[state], 403, password_accepted=True)
+        return
+    if bound.needs_tls:
+        raise DirectoryError("tls_required", detail=directory.TLS_REQUIRED_CODES[bound.code or 0])
+    told = ad_reason(bound.diagnostic)
+    if told in MESSAGES:
+        raise LoginRefused(told, MESSAGES[told], 403, ad_data=True)
+    if state is not None:
+        raise LoginRefused(state, BAD_CREDENTIALS, password_accepted=False)
+    raise LoginRefused("invalid_credentials", BAD_CREDENTIALS)
 
 
 def _unavailable(exc: DirectoryError) -> LoginRefused:
@@ -160,16 +204,28 @@ def directory_login(org: Org, username: str, password: str) -> tuple[Account, bo
             403,
         )
     try:
-        account, _member, created = provision_member(org, person.email, person.name, via="ldap")
+        account, _member, created = provision_member(
+            org,
+            person.email,
+            person.name,
+            via="ldap",
+            given_name=person.given_name,
+            family_name=person.family_name,
+        )
     except ServiceError as exc:
         raise LoginRefused("account_refused", exc.message, exc.status) from None
+    sync_directory_groups(org, account, person.dn, connection_for(org.id), username)
     return account, created
 
 
-def record_failure(org: Org, username: str, reason: str, *, ip: str | None) -> None:
+def record_failure(
+    org: Org, username: str, reason: str, *, ip: str | None, **details: str | bool
+) -> None:
     """Audit a refused sign-in; never the password. Does not commit."""
     # Printable only: a NUL cannot be stored in PostgreSQL text or JSON.
     shown = "".join(
         ch if ch.isprintable() else "\N{REPLACEMENT CHARACTER}" for ch in username[:MAX_USERNAME]
     )
-    record_event(org.id, "ldap.login_failed", subject=shown or None, reason=reason, ip=ip)
+    record_event(
+        org.id, "ldap.login_failed", subject=shown or None, reason=reason, ip=ip, **details
+    )

@@ -92,7 +92,7 @@ def login():
         account, created = directory_login(org, username, fields["password"])
     except LoginRefused as refused:
         discard_pending("what the refused attempt half did goes; its audit row stays")
-        record_failure(org, username, refused.reason, ip=request.remote_addr)
+        record_failure(org, username, refused.reason, ip=request.remote_addr, **refused.audit)
         commit_early("a failed directory sign-in's audit row must survive the refused request")
         return _refuse(refused, fields)
     complete_login(org, account, method="ldap", account_created=created)

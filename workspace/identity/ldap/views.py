@@ -1,7 +1,9 @@
-"""The LDAP settings page (owner/admin): the form, the test button and its result.
+"""The LDAP settings page (owner/admin): the form (group-sync settings included), the
+test button and its result; and the directory preview on the Group sync page.
 
 Forms post back to the same address and work without JavaScript; with HTMX the test
-button swaps in just its result (``identity/ldap_test_result.html``).
+button swaps in just its result (``identity/ldap_test_result.html``), the directory
+preview just its table (``identity/_sync_preview.html``).
 """
 
 from __future__ import annotations
@@ -9,10 +11,11 @@ from __future__ import annotations
 from flask import Blueprint, flash, redirect, render_template, request, url_for
 
 from workspace.auth.guards import page
+from workspace.core import projects
 from workspace.core.models.domains import verified_domain_names
 from workspace.errors import ServiceError
 from workspace.extensions import htmx
-from workspace.identity.ldap import service
+from workspace.identity.ldap import groups, service
 from workspace.identity.ldap.models import (
     DEFAULT_EMAIL_ATTRIBUTE,
     DEFAULT_FAMILY_NAME_ATTRIBUTE,
@@ -20,7 +23,7 @@ from workspace.identity.ldap.models import (
     LdapConnection,
     connection_for,
 )
-from workspace.identity.ldap.schemas import LdapConnectionIn
+from workspace.identity.ldap.schemas import DirectorySyncPreviewIn, LdapConnectionIn
 from workspace.inputs import field_errors, parse_form, with_checkboxes
 from workspace.security.permissions import Access
 
@@ -36,7 +39,17 @@ _TEXT_FIELDS = (
     "given_name_attribute",
     "family_name_attribute",
     "ca_cert",
+    "group_search_base",
+    "group_membership",
 )
+_CHECKBOXES = ("use_tls", "sync_groups_on_login", "remove_stale_synced_memberships")
+
+
+@bp.app_template_global("ldap_group_sync")
+def ldap_group_sync(org_id) -> LdapConnection | None:
+    """The org's LDAP connection, for the Group sync page's directory preview (that page
+    belongs to SSO, which may not import LDAP)."""
+    return connection_for(org_id)
 
 
 def _form_from_row(row: LdapConnection | None) -> dict[str, str | bool]:
@@ -51,22 +64,32 @@ def _form_from_row(row: LdapConnection | None) -> dict[str, str | bool]:
             "family_name_attribute": DEFAULT_FAMILY_NAME_ATTRIBUTE,
             "use_tls": True,
             "ca_cert": "",
+            "sync_groups_on_login": False,
+            "remove_stale_synced_memberships": False,
+            "group_search_base": "",
+            "group_membership": "auto",
         }
     form: dict[str, str | bool] = {name: getattr(row, name) or "" for name in _TEXT_FIELDS}
-    form["use_tls"] = row.use_tls
+    for name in _CHECKBOXES:
+        form[name] = getattr(row, name)
     return form
 
 
 def _form_as_typed() -> dict[str, str | bool]:
     """What the admin typed, to show again beside the messages (never the password)."""
     form: dict[str, str | bool] = {name: request.form.get(name, "") for name in _TEXT_FIELDS}
-    form["use_tls"] = request.form.get("use_tls") in ("1", "on", "true")
+    for name in _CHECKBOXES:
+        form[name] = request.form.get(name) in ("1", "on", "true")
     return form
 
 
-def _posted_input() -> service.ConnectionInput:
+def _posted() -> LdapConnectionIn:
     """The posted form through the API's input model (raises InputError)."""
-    return parse_form(LdapConnectionIn, with_checkboxes(request.form, "use_tls")).to_input()
+    return parse_form(LdapConnectionIn, with_checkboxes(request.form, *_CHECKBOXES))
+
+
+def _posted_input() -> service.ConnectionInput:
+    return _posted().to_input()
 
 
 def _render(
@@ -98,7 +121,10 @@ def settings(org: str, access: Access):
     if request.method == "GET":
         return _render(org, access, _form_from_row(connection_for(access.org.id)))
     try:
-        service.save_connection(access.org.id, _posted_input(), actor_id=access.account.id)
+        posted = _posted()
+        group_settings = groups.check_group_settings(posted.group_settings())
+        row = service.save_connection(access.org.id, posted.to_input(), actor_id=access.account.id)
+        groups.save_group_settings(row, group_settings, actor_id=access.account.id)
     except ServiceError as exc:
         return _render(org, access, _form_as_typed(), errors=field_errors(exc), status=400)
     flash("LDAP settings saved. Run the connection test to check them.", "success")
@@ -134,3 +160,40 @@ def delete(org: str, access: Access):
     except ServiceError as exc:
         flash(exc.message, "error")
     return redirect(url_for("ldap_pages.settings", org=org))
+
+
+@bp.post("/o/<org>/settings/group-sync/directory-preview", endpoint="group_sync_preview")
+@page(action=_ACTION)
+def group_sync_preview(org: str, access: Access):
+    """Dry run for a directory username: the groups found, the mappings they match and
+    what a sign-in would change. Writes nothing."""
+    username = request.form.get("username", "").strip()
+    result, error, status = None, None, 200
+    try:
+        form = parse_form(DirectorySyncPreviewIn)
+        result = groups.preview(access.org.id, form.username)
+    except ServiceError as exc:
+        error, status = " ".join(field_errors(exc).values()), exc.status
+    project_list = projects.list_projects(access.org.id)
+    context = {
+        "preview_part": "directory",
+        "directory_preview": result,
+        "directory_error": error,
+        "preview_username": username,
+        "project_names": {p.id: p.name for p in project_list},
+    }
+    if htmx:
+        # HTMX swaps only 2xx answers; the fragment carries the error itself.
+        return render_template("identity/_sync_preview.html", **context)
+    # Without JavaScript: the whole Group sync page, the result under the form.
+    return render_template(
+        "identity/group_sync.html",
+        nav_active="settings",
+        settings_active="sso_pages.group_sync",
+        mappings=groups.list_mappings(access.org.id),
+        project_list=project_list,
+        conn=None,
+        errors={},
+        form={},
+        **context,
+    ), status

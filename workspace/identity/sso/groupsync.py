@@ -1,9 +1,12 @@
-"""IdP group mappings and the reconcile that turns groups into project roles at SSO
-login (docs/sso.md#group-sync). Manual memberships are never added to, changed or removed."""
+"""IdP group mappings and the reconcile that turns groups into project roles at sign-in
+(docs/sso.md#group-sync). The groups come from the SSO claim (exact names) or from the
+directory at LDAP sign-in (docs/ldap.md#group-sync), which matches them by DN or CN.
+Manual memberships are never added to, changed or removed."""
 
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +22,12 @@ from workspace.inputs import fit_external
 
 #: What ``ProjectMember.synced_group`` holds (a mapping's group may be 256 long).
 GROUP_MAX = 255
+
+#: Decides whether a mapping's ``idp_group`` is one of the person's groups. SSO passes
+#: the claim's names (compared exactly, in SQL); the directory passes a function,
+#: because its groups match by normalized DN or case-insensitive CN.
+GroupMatcher = Callable[[str], bool]
+Groups = Collection[str] | GroupMatcher
 
 # -- mappings ---------------------------------------------------------------------------
 
@@ -129,21 +138,12 @@ class SyncPlan:
         return not (self.adds or self.changes or self.removes)
 
 
-def desired_grants(
-    org_id: uuid.UUID, groups: list[str]
-) -> dict[uuid.UUID, tuple[ProjectRole, str]]:
+def desired_grants(org_id: uuid.UUID, groups: Groups) -> dict[uuid.UUID, tuple[ProjectRole, str]]:
     """Project -> (role, granting group) from the mappings matching these groups: the
     highest-ranked role wins, and its group is the one a synced membership shows (on a
     tie, the group that sorts first, so the answer does not depend on row order)."""
     desired: dict[uuid.UUID, tuple[ProjectRole, str]] = {}
-    if not groups:
-        return desired
-    rows = db.session.execute(
-        select(GroupMapping.project_id, GroupMapping.role, GroupMapping.idp_group).where(
-            GroupMapping.org_id == org_id, GroupMapping.idp_group.in_(set(groups))
-        )
-    )
-    for project_id, role_name, group in rows:
+    for project_id, role_name, group in _matching_mappings(org_id, groups):
         role = ProjectRole(role_name)
         best = desired.get(project_id)
         if best is None or (-role.rank, group) < (-best[0].rank, best[1]):
@@ -151,13 +151,37 @@ def desired_grants(
     return desired
 
 
-def desired_roles(org_id: uuid.UUID, groups: list[str]) -> dict[uuid.UUID, ProjectRole]:
+def matching_mappings(org_id: uuid.UUID, groups: Groups) -> list[GroupMapping]:
+    """The org's mappings these groups match, for the preview to show."""
+    rows = list_mappings(org_id)
+    if callable(groups):
+        return [m for m in rows if groups(m.idp_group)]
+    names = set(groups)
+    return [m for m in rows if m.idp_group in names]
+
+
+def _matching_mappings(org_id: uuid.UUID, groups: Groups) -> list[tuple[uuid.UUID, str, str]]:
+    columns = select(GroupMapping.project_id, GroupMapping.role, GroupMapping.idp_group).where(
+        GroupMapping.org_id == org_id
+    )
+    if callable(groups):
+        # An org has tens of mappings, not thousands: matching in Python is cheap.
+        return [tuple(row) for row in db.session.execute(columns) if groups(row.idp_group)]
+    if not groups:
+        return []
+    return [
+        tuple(row)
+        for row in db.session.execute(columns.where(GroupMapping.idp_group.in_(set(groups))))
+    ]
+
+
+def desired_roles(org_id: uuid.UUID, groups: Groups) -> dict[uuid.UUID, ProjectRole]:
     """Project -> role from the mappings matching these groups; highest rank wins."""
     return {pid: role for pid, (role, _group) in desired_grants(org_id, groups).items()}
 
 
 def plan(
-    org_id: uuid.UUID, account_id: uuid.UUID | None, groups: list[str], *, remove_stale: bool
+    org_id: uuid.UUID, account_id: uuid.UUID | None, groups: Groups, *, remove_stale: bool
 ) -> SyncPlan:
     """What reconcile would do; reads only (the dry-run preview is exactly this)."""
     desired = desired_roles(org_id, groups)
@@ -186,9 +210,17 @@ def plan(
 
 
 def reconcile(
-    org_id: uuid.UUID, account_id: uuid.UUID, email: str, groups: list[str], *, remove_stale: bool
+    org_id: uuid.UUID,
+    account_id: uuid.UUID,
+    email: str,
+    groups: Groups,
+    *,
+    remove_stale: bool,
+    source: str = "sso",
 ) -> SyncPlan:
-    """Apply the plan and record each change in the org's events. Does not commit."""
+    """Apply the plan and record each change in the org's events as
+    ``<source>.sync.added|changed|removed`` (``sso`` or ``ldap``, so the audit log
+    names where the groups came from). Does not commit."""
     todo = plan(org_id, account_id, groups, remove_stale=remove_stale)
     grants = desired_grants(org_id, groups)
     for add in todo.adds:
@@ -202,7 +234,11 @@ def reconcile(
             )
         )
         record_event(
-            org_id, "sso.sync.added", subject=email, project_id=str(add.project_id), role=add.role
+            org_id,
+            f"{source}.sync.added",
+            subject=email,
+            project_id=str(add.project_id),
+            role=add.role,
         )
     by_project = {
         pm.project_id: pm
@@ -217,7 +253,7 @@ def reconcile(
         by_project[change.project_id].role = change.role
         record_event(
             org_id,
-            "sso.sync.changed",
+            f"{source}.sync.changed",
             subject=email,
             project_id=str(change.project_id),
             role=change.role,
@@ -228,7 +264,7 @@ def reconcile(
         db.session.delete(by_project[remove.project_id])
         record_event(
             org_id,
-            "sso.sync.removed",
+            f"{source}.sync.removed",
             subject=email,
             project_id=str(remove.project_id),
             role=remove.role,

@@ -1,5 +1,5 @@
-"""The dry-run sync preview: reconcile's plan for a person and a typed group set,
-with the connection's stale-removal setting. Writes nothing."""
+"""The dry-run sync preview: reconcile's plan for a person and a group set, with the
+stale-removal setting of the sign-in method the groups come from. Writes nothing."""
 
 from __future__ import annotations
 
@@ -11,16 +11,31 @@ from workspace.identity.sso import connection, groupsync
 
 
 def preview(
-    org_id: uuid.UUID, *, email: str | None, member_id: uuid.UUID | None, groups: list[str]
+    org_id: uuid.UUID,
+    *,
+    email: str | None,
+    member_id: uuid.UUID | None,
+    groups: groupsync.Groups,
+    remove_stale: bool | None = None,
 ) -> groupsync.SyncPlan:
+    """``remove_stale`` None: the SSO connection's setting (a typed group set stands for
+    an SSO sign-in); the directory preview passes its own connection's."""
+    account_id = person_account(org_id, email=email, member_id=member_id)
+    if remove_stale is None:
+        conn = connection.get_connection(org_id)
+        remove_stale = bool(conn and conn.remove_stale_synced_memberships)
+    if not callable(groups):
+        groups = [g.strip() for g in groups if isinstance(g, str) and g.strip()]
+    return groupsync.plan(org_id, account_id, groups, remove_stale=remove_stale)
+
+
+def person_account(
+    org_id: uuid.UUID, *, email: str | None, member_id: uuid.UUID | None
+) -> uuid.UUID | None:
+    """The account a preview is for; None for someone who has not signed in yet."""
     if member_id is not None:
-        account_id: uuid.UUID | None = get_member(org_id, member_id).account_id
-    else:
-        if not email or "@" not in email:
-            raise ServiceError("Enter the person's email address.", field="email")
-        account = find_account(email)
-        account_id = account.id if account else None  # someone who has not signed in yet
-    conn = connection.get_connection(org_id)
-    remove_stale = bool(conn and conn.remove_stale_synced_memberships)
-    cleaned = [g.strip() for g in groups if isinstance(g, str) and g.strip()]
-    return groupsync.plan(org_id, account_id, cleaned, remove_stale=remove_stale)
+        return get_member(org_id, member_id).account_id
+    if not email or "@" not in email:
+        raise ServiceError("Enter the person's email address.", field="email")
+    account = find_account(email)
+    return account.id if account else None

@@ -1,4 +1,5 @@
-"""The MCP server (streamable HTTP, revision 2025-06-18) over a real socket."""
+"""The MCP server (streamable HTTP, revision 2025-11-25 and older) over a real socket,
+byte by byte; tests/agents/test_mcp_sdk.py drives it with the official SDK."""
 
 from __future__ import annotations
 
@@ -55,6 +56,7 @@ def test_mcp_session_over_http(client, live_server, acme):
 
     note = rpc(live_server, token, "notifications/initialized", id_=None)
     assert note.status_code == 202 and note.content == b""
+    assert note.headers["Content-Type"] == "application/json"
 
     headers = {"MCP-Protocol-Version": "2025-06-18"}
     assert rpc(live_server, token, "ping", id_="p1", **headers).json() == {
@@ -66,6 +68,11 @@ def test_mcp_session_over_http(client, live_server, acme):
     by_name = {t["name"]: t for t in tools}
     assert "create_task" in by_name and "analytics_workload" in by_name
     assert by_name["create_task"]["inputSchema"]["type"] == "object"
+    # Hints a client uses to decide whether to ask a person first.
+    assert by_name["create_task"]["title"] == "Create task"
+    assert by_name["create_task"]["annotations"]["destructiveHint"] is False
+    assert by_name["set_task_state"]["annotations"]["destructiveHint"] is True
+    assert by_name["list_tasks"]["annotations"]["readOnlyHint"] is True
 
     call = rpc(
         live_server,
@@ -102,6 +109,11 @@ def test_mcp_session_over_http(client, live_server, acme):
     assert bad["result"]["isError"] is True and "title" in bad["result"]["content"][0]["text"]
     unknown = rpc(live_server, token, "tools/call", {"name": "nope"}, id_=6).json()
     assert unknown["error"]["code"] == -32602
+    # Arguments that are no object are no tools/call request at all: a protocol error.
+    listed = rpc(
+        live_server, token, "tools/call", {"name": "list_tasks", "arguments": [1]}, id_=8
+    ).json()
+    assert listed["error"]["code"] == -32602 and "object" in listed["error"]["message"]
     assert rpc(live_server, token, "resources/list", id_=7).json()["error"]["code"] == -32601
 
 
@@ -113,17 +125,28 @@ def test_mcp_transport_rules(client, live_server, acme):
     resp = rpc(live_server, acme.token, "ping")  # a person's token
     assert resp.status_code == 403
     auth = {"Authorization": f"Bearer {agent['token']}"}
-    assert requests.get(url, headers=auth, timeout=10).status_code == 405
+    for method in ("GET", "DELETE"):  # no event stream, no session to end
+        resp = requests.request(method, url, headers=auth, timeout=10)
+        assert resp.status_code == 405 and resp.headers["Allow"] == "POST"
+        assert resp.headers["Content-Type"] == "application/json"
+        assert resp.json()["error"]["code"] == -32600 and "POST" in resp.json()["error"]["message"]
     resp = requests.post(url, data="{not json", headers=auth, timeout=10)
     assert resp.status_code == 400 and resp.json()["error"]["code"] == -32700
     resp = rpc(live_server, agent["token"], "ping", Origin="https://evil.example")
     assert resp.status_code == 403
     resp = rpc(live_server, agent["token"], "ping", **{"MCP-Protocol-Version": "1999-01-01"})
-    assert resp.status_code == 400
-    old = rpc(live_server, agent["token"], "initialize", {"protocolVersion": "2024-11-05"})
-    assert old.json()["result"]["protocolVersion"] == "2024-11-05"
-    future = rpc(live_server, agent["token"], "initialize", {"protocolVersion": "2099-01-01"})
-    assert future.json()["result"]["protocolVersion"] == "2025-06-18"
+    assert resp.status_code == 400 and resp.headers["Content-Type"] == "application/json"
+    assert "2025-11-25" in resp.json()["error"]["data"]["supported"]
+    # Each revision a client asks for is the one it gets; the header then follows it.
+    for version in ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"):
+        init = rpc(live_server, agent["token"], "initialize", {"protocolVersion": version})
+        assert init.json()["result"]["protocolVersion"] == version
+        ping = rpc(live_server, agent["token"], "ping", **{"MCP-Protocol-Version": version})
+        assert ping.status_code == 200 and ping.json()["result"] == {}
+    # One we do not know (newer, or garbage): we counter-offer our newest.
+    for asked in ("2099-01-01", "2026-07-28", None):
+        init = rpc(live_server, agent["token"], "initialize", {"protocolVersion": asked})
+        assert init.json()["result"]["protocolVersion"] == "2025-11-25"
 
 
 def test_mcp_accept_batches_and_malformed_messages(client, live_server, acme):

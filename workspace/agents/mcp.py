@@ -1,4 +1,5 @@
-"""A Model Context Protocol server over the agent tools (MCP revision 2025-06-18).
+"""A Model Context Protocol server over the agent tools (MCP revision 2025-11-25;
+2025-06-18, 2025-03-26 and 2024-11-05 are negotiated too).
 
 Transport: "Streamable HTTP" (spec: basic/transports#streamable-http). The client
 POSTs one JSON-RPC 2.0 message per request (or, under 2025-03-26, a batch); a request
@@ -6,7 +7,14 @@ is answered with ``application/json`` (a client whose ``Accept`` rules JSON out 
 406), a notification or response with ``202 Accepted`` and no body. The server
 offers no SSE stream, so GET is ``405`` (allowed by the transport). It keeps no
 session state: every request carries the agent's bearer token, so no
-``Mcp-Session-Id`` is issued.
+``Mcp-Session-Id`` is issued. Every answer, a bodiless 202 included, is
+``application/json``, as the SDKs' own servers answer.
+
+Revision 2025-11-25 changes nothing a tools-only, session-less JSON server must do
+differently from 2025-06-18: input validation failures were already tool results with
+``isError`` (now required, so the model can correct itself), schemas are JSON Schema
+2020-12 (pydantic's dialect), tool names keep to ``[A-Za-z0-9_.-]``. Its optional
+additions used here: ``title`` on tools and ``description`` on ``serverInfo``.
 
 Methods (spec: basic/lifecycle, server/tools, basic/utilities/ping):
 ``initialize``, ``notifications/initialized``, ``ping``, ``tools/list``,
@@ -27,9 +35,15 @@ from typing import Any
 from workspace.agents.tools import TOOLS, ToolError, run_tool
 from workspace.security.permissions import Access
 
-LATEST_VERSION = "2025-06-18"
-SUPPORTED_VERSIONS = ("2025-06-18", "2025-03-26", "2024-11-05")
-SERVER_INFO = {"name": "workspace-agent-tools", "title": "Workspace agent tools", "version": "1"}
+LATEST_VERSION = "2025-11-25"
+#: Newest first; a client asking for one of these gets it (basic/lifecycle).
+SUPPORTED_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
+SERVER_INFO = {
+    "name": "workspace-agent-tools",
+    "title": "Workspace agent tools",
+    "version": "1",
+    "description": "Read and change one Workspace organization's tasks and analytics as an agent.",
+}
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
@@ -77,9 +91,14 @@ def _tools_list(_access: Access, _params: dict[str, Any]) -> dict[str, Any]:
 def _tools_call(access: Access, params: dict[str, Any]) -> dict[str, Any]:
     name = params.get("name")
     if not isinstance(name, str) or name not in TOOLS:
-        raise RpcError(INVALID_PARAMS, f"Unknown tool: {name!r}.")
+        raise RpcError(INVALID_PARAMS, f"Unknown tool: {name!r}. Call tools/list for the names.")
+    arguments = params.get("arguments")
+    if arguments is not None and not isinstance(arguments, dict):
+        # Not a CallToolRequest at all (a protocol error); wrong values inside the
+        # object are the tool's business and come back as isError results.
+        raise RpcError(INVALID_PARAMS, "arguments must be a JSON object.")
     try:
-        result = run_tool(access, name, params.get("arguments"))
+        result = run_tool(access, name, arguments)
     except ToolError as exc:
         detail = {"status": exc.status, "message": exc.message, "errors": exc.errors or []}
         return {"content": [{"type": "text", "text": json.dumps(detail)}], "isError": True}

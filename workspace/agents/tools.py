@@ -107,6 +107,9 @@ class Tool:
     args: type[Args]
     handler: Callable[[Access, Any], Any]
     read_only: bool = True
+    #: A write that only adds (a task, a comment): MCP clients may skip the
+    #: confirmation they ask before a write that changes or removes something.
+    additive: bool = False
 
     def input_schema(self) -> dict[str, Any]:
         schema = self.args.model_json_schema()
@@ -115,11 +118,16 @@ class Tool:
         return schema
 
     def describe(self) -> dict[str, Any]:
+        annotations: dict[str, Any] = {"readOnlyHint": self.read_only, "openWorldHint": False}
+        if not self.read_only:
+            annotations["destructiveHint"] = not self.additive
         return {
             "name": self.name,
+            # What a client shows a person (MCP ``title``); ``name`` is for the model.
+            "title": self.name.replace("_", " ").capitalize(),
             "description": self.description,
             "inputSchema": self.input_schema(),
-            "annotations": {"readOnlyHint": self.read_only},
+            "annotations": annotations,
         }
 
 
@@ -273,6 +281,7 @@ TOOLS: dict[str, Tool] = {
             CreateTaskArgs,
             create_task,
             read_only=False,
+            additive=True,
         ),
         Tool(
             "set_task_state",
@@ -294,6 +303,7 @@ TOOLS: dict[str, Tool] = {
             CommentArgs,
             comment_on_task,
             read_only=False,
+            additive=True,
         ),
         Tool(
             "analytics_overview",

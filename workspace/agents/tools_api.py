@@ -38,6 +38,7 @@ ACTION = "agent.use_tools"
 
 class ToolOut(OutputModel):
     name: str
+    title: str
     description: str
     inputSchema: dict[str, Any]  # MCP spells it this way
     annotations: dict[str, Any]
@@ -107,9 +108,10 @@ def call_tool(name: str):
 
 
 def _rpc(body: Any, status: int = 200, **headers: str) -> Response:
-    if body is None:
-        return Response(status=status, headers=headers)
-    return Response(json.dumps(body), status=status, mimetype="application/json", headers=headers)
+    """A transport answer, always ``application/json`` (a 202 has no body, but a
+    client that reads the type must not be told ``text/html``)."""
+    text = "" if body is None else json.dumps(body)
+    return Response(text, status=status, mimetype="application/json", headers=headers)
 
 
 def _origin_allowed() -> bool:
@@ -148,13 +150,21 @@ def mcp_endpoint():
         return _rpc(mcp.error(None, mcp.INVALID_REQUEST, exc.message), exc.status)
     if request.method != "POST":
         # No server-initiated stream and no sessions to end (transport allows 405).
-        return _rpc(None, 405, Allow="POST")
+        what = "opens no event stream" if request.method == "GET" else "keeps no session"
+        message = f"Method not allowed: this server {what}; POST JSON-RPC messages."
+        return _rpc(mcp.error(None, mcp.INVALID_REQUEST, message), 405, Allow="POST")
     version = request.headers.get("MCP-Protocol-Version")
     if version and version not in mcp.SUPPORTED_VERSIONS:
-        return _rpc(
-            mcp.error(None, mcp.INVALID_REQUEST, f"Unsupported MCP-Protocol-Version {version}."),
-            400,
+        # A newer client's probe (the 2026 SDKs' server/discover) lands here and
+        # falls back to initialize, where it is offered our newest version.
+        refused = mcp.error(
+            None,
+            mcp.INVALID_REQUEST,
+            f"Unsupported MCP-Protocol-Version {version}; this server speaks "
+            f"{', '.join(mcp.SUPPORTED_VERSIONS)} (send initialize to negotiate).",
         )
+        refused["error"]["data"] = {"supported": list(mcp.SUPPORTED_VERSIONS), "requested": version}
+        return _rpc(refused, 400)
     if request.accept_mimetypes and not request.accept_mimetypes["application/json"]:
         # We answer in JSON only (no SSE stream); a client must be able to read it.
         return _rpc(

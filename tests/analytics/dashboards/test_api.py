@@ -265,6 +265,55 @@ def test_positions_stay_dense_through_add_remove_reorder(client, world: World):
     assert _positions(client, world, dash["id"])[-1] == ("E", 3)
 
 
+def test_patch_position_moves_the_widget_and_keeps_positions_dense(client, world: World):
+    dash = new_dashboard(client, world.acme)
+    ids = {t: add_widget(client, world.acme, dash["id"], title=t)["id"] for t in "ABCD"}
+
+    def move(which, position, **more):
+        return client.patch(
+            world.url(f"/dashboards/{dash['id']}/widgets/{ids[which]}"),
+            json={"position": position, **more},
+            headers=world.acme.headers,
+        )
+
+    resp = move("D", 1)
+    assert resp.status_code == 200 and resp.get_json()["position"] == 1
+    assert _positions(client, world, dash["id"]) == [("A", 0), ("D", 1), ("B", 2), ("C", 3)]
+    resp = move("A", 2, title="A2", span=2)  # settings and position in one PATCH
+    assert resp.get_json()["position"] == 2 and resp.get_json()["span"] == 2
+    assert _positions(client, world, dash["id"]) == [("D", 0), ("B", 1), ("A2", 2), ("C", 3)]
+    # Past the end: clamped to last, as a stale tab that missed a removal would expect.
+    assert move("D", 99).get_json()["position"] == 3
+    assert _positions(client, world, dash["id"]) == [("B", 0), ("A2", 1), ("C", 2), ("D", 3)]
+    assert move("C", 2.0).get_json()["position"] == 2  # where it already is: nothing moves
+    assert _positions(client, world, dash["id"]) == [("B", 0), ("A2", 1), ("C", 2), ("D", 3)]
+
+    for bad in (-1, 1.5, "2", None, True):
+        resp = move("B", bad)
+        assert resp.status_code == 400, bad
+        assert resp.get_json()["errors"][0]["field"] == "position"
+    assert _positions(client, world, dash["id"]) == [("B", 0), ("A2", 1), ("C", 2), ("D", 3)]
+
+    events = client.get(
+        world.url("/events"),
+        query_string={"kind": "dashboard.widget_updated"},
+        headers=world.acme.headers,
+    ).get_json()
+    assert {"widget_id": ids["D"], "position": 3} in [e["data"] for e in events]
+
+
+def test_new_widgets_are_appended_whatever_position_they_ask_for(client, world: World):
+    dash = new_dashboard(client, world.acme)
+    add_widget(client, world.acme, dash["id"], title="A")
+    resp = client.post(
+        world.url(f"/dashboards/{dash['id']}/widgets"),
+        json={"title": "B", "position": 0},
+        headers=world.acme.headers,
+    )
+    assert resp.status_code == 400 and resp.get_json()["errors"][0]["field"] == "position"
+    assert _positions(client, world, dash["id"]) == [("A", 0)]
+
+
 def test_reorder_with_a_foreign_widget_is_refused(client, world: World):
     one = new_dashboard(client, world.acme)
     two = new_dashboard(client, world.acme, name="Other")

@@ -78,3 +78,23 @@ def test_concurrent_deletes_adds_and_reorders_leave_no_gap(app, live_server):
     assert sorted(r.status_code for r in responses) == [200] * 6 + [201] * 6 + [204] * 6
     positions = [p for p, _ in _positions(base, org, dashboard_id)]
     assert positions == list(range(10))  # 10 - 6 deleted + 6 added
+
+
+def test_concurrent_moves_keep_every_widget_once(app, live_server):
+    """PATCH ``position`` from many tabs at once, mixed with reorders: every request
+    works from the positions as they are after the one before it, so no widget is
+    lost, doubled or left on a position another holds."""
+    org, base, dashboard_id, ids = _setup(app, live_server, widgets=8)
+    widgets = f"{base}/dashboards/{dashboard_id}/widgets"
+    calls = [
+        ("PATCH", f"{widgets}/{widget_id}", {"position": (i * 5) % 11})
+        for i, widget_id in enumerate(ids)
+    ]
+    calls += [("POST", f"{widgets}/order", {"widget_ids": ids[::-1]})] * 4
+    calls += [("PATCH", f"{widgets}/{ids[0]}", {"position": 0})] * 4
+    responses = _fire(org, calls)
+    _assert_no_5xx(responses)
+    assert [r.status_code for r in responses] == [200] * len(calls)
+    after = _positions(base, org, dashboard_id)
+    assert [p for p, _ in after] == list(range(8))
+    assert sorted(i for _, i in after) == sorted(ids)

@@ -23,6 +23,7 @@ from workspace.analytics.dashboards.schemas import (
     WidgetIn,
     WidgetOrder,
     WidgetOut,
+    WidgetPatch,
 )
 from workspace.api import operation
 from workspace.api.blueprints import api_blueprint
@@ -157,20 +158,26 @@ def add_widget(org_id: uuid.UUID, dashboard_id: uuid.UUID, access: Access, body:
 
 @bp.patch("/dashboards/<uuid:dashboard_id>/widgets/<uuid:widget_id>")
 @operation(
-    "Change a widget",
+    "Change a widget's settings or move it (position)",
     tag=TAG,
-    body=WidgetIn,
+    body=WidgetPatch,
     response=WidgetOut,
     errors=WRITE_ERRORS,
     action="dashboard.edit",
 )
 def update_widget(
-    org_id: uuid.UUID, dashboard_id: uuid.UUID, widget_id: uuid.UUID, access: Access, body: WidgetIn
+    org_id: uuid.UUID,
+    dashboard_id: uuid.UUID,
+    widget_id: uuid.UUID,
+    access: Access,
+    body: WidgetPatch,
 ):
     dashboard = service.load_dashboard(access, dashboard_id)
     widget = service.get_widget(dashboard, widget_id)
-    raw = {k: getattr(body, k) for k in body.model_fields_set}
-    service.update_widget(widget, access.org, access.account.id, raw)
+    raw = {k: getattr(body, k) for k in body.model_fields_set if k != "position"}
+    widget = service.update_widget(
+        widget, access.org, access.account.id, raw, position=body.position
+    )
     return WidgetOut.model_validate(widget)
 
 

@@ -5,12 +5,25 @@ from __future__ import annotations
 import uuid
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import BeforeValidator, Field
 
 from workspace.inputs import InputModel, OutputModel, QueryModel, absent
 
 Name = Annotated[str, Field(min_length=1, max_length=200)]
 PQL = Annotated[str | None, Field(max_length=2000)]
+
+
+def _whole_number(value: Any) -> Any:
+    """A JSON whole number, ``2`` or ``2.0`` (JSON Schema's integer), and not what
+    merely converts to one (``true``, ``"2"``)."""
+    if isinstance(value, bool | str):
+        raise ValueError("Send a whole number, 0 for the first place.")
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+Position = Annotated[int, Field(ge=0), BeforeValidator(_whole_number)]
 
 
 class WidgetOut(OutputModel):
@@ -62,6 +75,15 @@ class WidgetIn(InputModel):
     span: Any = None
     #: 1..50, or null/blank for the default (10); anything else is refused (400).
     top_n: Any = None
+
+
+class WidgetPatch(WidgetIn):
+    """:class:`WidgetIn`, plus where the widget goes (PATCH only: new widgets are
+    always appended). ``position`` 0 is first; the others shift to keep positions a
+    dense 0..n-1, and a number past the last position puts the widget last. A negative
+    number, a fraction, text or null is refused (400 on ``position``)."""
+
+    position: Position = absent()
 
 
 class WidgetOrder(InputModel):

@@ -428,8 +428,7 @@ def duplicate_widget(dashboard: Dashboard, widget: Widget, actor_id: uuid.UUID) 
     widgets = list(dashboard.widgets)
     widgets.insert(widgets.index(widget) + 1, copy)
     dashboard.widgets.append(copy)
-    _renumber(widgets)
-    dashboard.widgets.sort(key=lambda w: w.position)
+    _place(dashboard, widgets)
     db.session.flush()
     record_event(
         dashboard.org_id,
@@ -442,17 +441,32 @@ def duplicate_widget(dashboard: Dashboard, widget: Widget, actor_id: uuid.UUID) 
     return copy
 
 
-def update_widget(widget: Widget, org: Org, actor_id: uuid.UUID, raw: Mapping[str, Any]) -> Widget:
+def update_widget(
+    widget: Widget,
+    org: Org,
+    actor_id: uuid.UUID,
+    raw: Mapping[str, Any],
+    position: int | None = None,
+) -> Widget:
+    """Settings from ``raw``; with ``position``, also moved there (past the end: last)."""
     widget = _locked_widget(widget.dashboard, widget)
     values = widget_values(org, actor_id, raw, widget_settings(widget))
     for key, value in values.items():
         setattr(widget, key, value)
+    moved: dict[str, Any] = {}
+    if position is not None:
+        dashboard = widget.dashboard
+        others = [w for w in dashboard.widgets if w.id != widget.id]
+        others.insert(min(position, len(others)), widget)
+        _place(dashboard, others)
+        moved = {"position": widget.position}
     record_event(
         org.id,
         "dashboard.widget_updated",
         actor_id=actor_id,
         subject=str(widget.dashboard_id),
         widget_id=str(widget.id),
+        **moved,
     )
     db.session.flush()
     return widget
@@ -488,8 +502,7 @@ def reorder_widgets(
     seen: list[uuid.UUID] = list(dict.fromkeys(ordered_ids))
     rest = [w.id for w in dashboard.widgets if w.id not in seen]
     widgets = [by_id[i] for i in seen + rest]
-    _renumber(widgets)
-    dashboard.widgets.sort(key=lambda w: w.position)
+    _place(dashboard, widgets)
     record_event(
         dashboard.org_id,
         "dashboard.widgets_reordered",
@@ -498,6 +511,14 @@ def reorder_widgets(
     )
     db.session.flush()
     return widgets
+
+
+def _place(dashboard: Dashboard, widgets: list[Widget]) -> None:
+    """Give ``dashboard``'s widgets the order of ``widgets`` (all of them, each once):
+    the one way every reorder, move and duplicate writes positions (called under
+    :func:`lock_dashboard`)."""
+    _renumber(widgets)
+    dashboard.widgets.sort(key=lambda w: w.position)
 
 
 def _renumber(widgets: list[Widget]) -> None:

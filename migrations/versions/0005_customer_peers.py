@@ -26,7 +26,9 @@ def upgrade():
         batch_op.add_column(sa.Column("family_name", sa.String(length=200), nullable=True))
     with op.batch_alter_table("ldap_connections", schema=None) as batch_op:
         batch_op.add_column(
-            sa.Column("sync_groups_on_login", sa.Boolean(), nullable=False, server_default=sa.false())
+            sa.Column(
+                "sync_groups_on_login", sa.Boolean(), nullable=False, server_default=sa.false()
+            )
         )
         batch_op.add_column(
             sa.Column(
@@ -38,7 +40,9 @@ def upgrade():
         )
         batch_op.add_column(sa.Column("group_search_base", sa.String(length=500), nullable=True))
         batch_op.add_column(
-            sa.Column("group_membership", sa.String(length=16), nullable=False, server_default="auto")
+            sa.Column(
+                "group_membership", sa.String(length=16), nullable=False, server_default="auto"
+            )
         )
 
 

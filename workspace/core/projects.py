@@ -265,8 +265,8 @@ def refuse_synced_change(member: ProjectMember) -> None:
     group = f" (group {member.synced_group})" if member.synced_group else ""
     raise ConflictError(
         f"{member.account.email}'s membership is managed by group sync{group}. Change the "
-        "group mapping in Settings > Single sign-on, or the person's groups at the "
-        "identity provider.",
+        "group mapping in Settings > Group sync, or the person's groups at the "
+        "identity provider or directory.",
         field="account_id",
     )
 

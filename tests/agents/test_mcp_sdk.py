@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 import httpx2
@@ -51,7 +52,10 @@ def with_client(
             async with Client(transport, mode=mode, read_timeout_seconds=15) as client:
                 return await body(client)
 
-    return asyncio.run(main())
+    # Its own thread and event loop: Playwright's sync API may already be running a
+    # loop in this worker's main thread, where asyncio.run refuses to start another.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, main()).result()
 
 
 async def call(client: Client, name: str, **arguments: Any) -> Any:

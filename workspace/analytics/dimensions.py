@@ -17,6 +17,7 @@ from typing import Any
 from sqlalchemy import select
 
 from workspace.analytics import palette
+from workspace.analytics.scope import grouped
 from workspace.core.models import Account, Priority, Project, State, Task, TaskKind
 from workspace.extensions import db
 
@@ -29,13 +30,15 @@ _ENUM_ORDER = {
 
 
 def column(dimension: str) -> Any:
-    """The SQL expression grouped on; ``status`` needs the states join."""
+    """The SQL expression grouped on; ``status`` needs the states join. Ids are
+    wrapped in :class:`scope.grouped`, so SQLite never walks their own index over
+    every org's rows to save the sort."""
     return {
         "status": State.name,
         "priority": Task.priority,
         "kind": Task.kind,
-        "assignee": Task.assignee_id,
-        "project": Task.project_id,
+        "assignee": grouped(Task.assignee_id),
+        "project": grouped(Task.project_id),
     }[dimension]
 
 

@@ -175,6 +175,7 @@ def create_task(
         created_by_id=actor_id,
         created_at=now,
         updated_at=now,
+        state_entered_at=now,
         completed_at=now if state.category == StateCategory.COMPLETED else None,
         **values,
     )
@@ -282,7 +283,10 @@ def update_task(
                 old_category=task.state_category,
                 new_category=state.category,
             )
+            # One UPDATE at the flush: the state, its category and when it was entered
+            # (flow's age) change together under the row lock taken above.
             task.state_id, task.state_category = state.id, state.category
+            task.state_entered_at = now
             if state.category == StateCategory.COMPLETED:
                 task.completed_at = task.completed_at or now
             else:

@@ -8,7 +8,7 @@ import uuid
 from datetime import date
 from typing import Any
 
-from sqlalchemy import func, insert, literal, select, update
+from sqlalchemy import case, func, insert, literal, select, update
 
 from workspace.core.events import record_event
 from workspace.core.models import (
@@ -262,10 +262,16 @@ def _recategorize(
         else None
     )
     # The UPDATE first: it takes the tasks' row locks, as update_task does for one task.
+    # A live task gets a state history row below, so it enters the new category now;
+    # a deleted one gets none and keeps its time (state_entered_at mirrors the history).
+    entered = case(
+        (Task.deleted_at.is_(None), literal(now, type_=Task.state_entered_at.type)),
+        else_=Task.state_entered_at,
+    )
     db.session.execute(
         update(Task)
         .where(in_state)
-        .values(state_category=str(category), completed_at=completed_at)
+        .values(state_category=str(category), completed_at=completed_at, state_entered_at=entered)
         .execution_options(synchronize_session=False)
     )
     moved = tasks_in_state(state)
@@ -396,6 +402,8 @@ def delete_state(project: Project, state: State, actor_id: uuid.UUID | None) -> 
         select(State).where(State.project_id == project.id, State.is_default.is_(True))
     )
     if default is not None:
+        # Only deleted tasks remain here; the move writes no history, so their
+        # state_entered_at (which mirrors the history) stays as it is.
         db.session.execute(
             update(Task)
             .where(Task.state_id == state.id)

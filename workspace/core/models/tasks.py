@@ -3,13 +3,14 @@ from __future__ import annotations
 import uuid
 from datetime import date, datetime
 from enum import StrEnum
+from typing import Any
 
 from sqlalchemy import ForeignKey, Index, String, Text, UniqueConstraint, text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from workspace.core.models.projects import Project, State
 from workspace.extensions import db
-from workspace.types import UTCDateTime, created_at_column, uuid_pk
+from workspace.types import UTCDateTime, created_at_column, utcnow, uuid_pk
 
 
 class Priority(StrEnum):
@@ -34,6 +35,12 @@ COUNTED_TASKS_PREDICATE = {
     "AND archived_at IS NULL AND deleted_at IS NULL"
     for dialect, false in (("sqlite", "0"), ("postgresql", "false"))
 }
+
+
+def _entered_at_default(context: Any) -> datetime:
+    """A row inserted without it has had no state change yet: it entered its state
+    when it was created."""
+    return context.get_current_parameters().get("created_at") or utcnow()
 
 
 class Task(db.Model):
@@ -73,6 +80,12 @@ class Task(db.Model):
     state_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("states.id"))
     #: Denormalized category of ``state_id``; written with every state change.
     state_category: Mapped[str] = mapped_column(String(16))
+    #: When the task entered its current state: the time of its latest ``state``
+    #: history row, else its creation. Written in the same UPDATE as every state
+    #: change (flow reads it instead of the history; docs/analytics.md#flow).
+    state_entered_at: Mapped[datetime] = mapped_column(
+        UTCDateTime(), default=_entered_at_default, nullable=False
+    )
     priority: Mapped[str] = mapped_column(String(16), default=Priority.NONE)
     kind: Mapped[str] = mapped_column(String(16), default=TaskKind.TASK)
     #: A person or an agent; null when unassigned.

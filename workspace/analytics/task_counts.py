@@ -1,0 +1,308 @@
+"""The maintained rollup of the tasks that count (docs/analytics.md#maintained-rollups).
+
+``task_counts`` holds one row per org, project, state, priority, kind and assignee
+with how many counted tasks fall there and the sum of their state-entry times (whole
+milliseconds since 2020-01-01). Database triggers written by migration
+``0007_task_counts`` keep it exact in the same transaction as every insert, update and
+delete of a task, on SQLite and PostgreSQL alike, so no code path can forget it and
+concurrent writers serialize on the one row they change. Rows that fall to zero are
+deleted, so the table never holds more rows than there are combinations in use.
+
+A rollup statement written over ``Task`` reads this table instead when every column it
+touches is one of the kept dimensions and its only aggregate is ``count(*)``
+(:func:`execute`): the statement is rewritten column for column, ``count(*)`` becomes
+``sum(n)``, and the predicate of the tasks that count holds by construction. Anything
+else (title search, dates, free PQL over other fields) runs over the tasks as written.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from typing import Any
+
+from sqlalchemy import (
+    BigInteger,
+    Column,
+    ColumnElement,
+    Date,
+    Executable,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Table,
+    Uuid,
+    false,
+    func,
+    literal_column,
+    null,
+    select,
+    text,
+)
+from sqlalchemy.engine import Result
+from sqlalchemy.sql import functions, visitors
+from sqlalchemy.sql.expression import ColumnClause, FunctionFilter, TableClause
+
+from workspace.analytics.scope import counted_predicate
+from workspace.core.models import Task
+from workspace.core.models.projects import CLOSED_CATEGORIES
+from workspace.extensions import db
+
+#: Dimensions kept per row: a condition or grouping over only these can be answered here.
+TASKS = Task.__tablename__
+KEPT = ("org_id", "project_id", "state_id", "state_category", "priority", "kind", "assignee_id")
+#: The rollup holds only counted tasks, so these columns of the counted predicate
+#: read as constants (``is_draft = false``, ``archived_at IS NULL``, ...).
+IMPLIED = {"is_draft": false, "archived_at": null, "deleted_at": null}
+
+task_counts = Table(
+    "task_counts",
+    db.metadata,
+    Column("org_id", Uuid, ForeignKey("orgs.id", ondelete="CASCADE"), nullable=False),
+    Column("project_id", Uuid, ForeignKey("projects.id", ondelete="CASCADE"), nullable=False),
+    Column("state_id", Uuid, ForeignKey("states.id", ondelete="CASCADE"), nullable=False),
+    Column("state_category", String(16), nullable=False),
+    Column("priority", String(16), nullable=False),
+    Column("kind", String(16), nullable=False),
+    Column("assignee_id", Uuid, ForeignKey("accounts.id", ondelete="CASCADE")),
+    Column("n", Integer, nullable=False),
+    Column("entered_ms", BigInteger, nullable=False),
+    # Unique with the unassigned bucket as one value on both databases; the triggers'
+    # upserts name exactly these expressions as their conflict target.
+    Index(
+        "ux_task_counts_bucket",
+        "org_id",
+        "project_id",
+        "state_id",
+        "state_category",
+        "priority",
+        "kind",
+        text("coalesce(assignee_id, '00000000-0000-0000-0000-000000000000')"),
+        unique=True,
+    ),
+)
+
+
+def _counts_column(tasks_column: ColumnClause) -> ColumnElement[Any] | None:
+    if tasks_column.name in KEPT:
+        return task_counts.c[tasks_column.name]
+    if tasks_column.name in IMPLIED:
+        return IMPLIED[tasks_column.name]()
+    return None
+
+
+@dataclass
+class _Rewrite:
+    """Replaces ``tasks`` by ``task_counts`` in one statement; notes what it cannot."""
+
+    blocked: list[str] = field(default_factory=list)
+
+    def __call__(self, element: Any, **_: Any) -> Any:
+        # ORM expressions carry annotated copies of the table and its columns, so
+        # they are recognized by name, not identity.
+        if isinstance(element, TableClause) and element.name == TASKS:
+            return task_counts
+        table = getattr(element, "table", None)
+        if isinstance(element, ColumnClause) and table is not None and table.name == TASKS:
+            replacement = _counts_column(element)
+            if replacement is None:
+                self.blocked.append(element.name)
+            return replacement
+        if isinstance(element, FunctionFilter) and isinstance(element.func, functions.count):
+            # count(*) FILTER (WHERE c) -> coalesce(sum(n) FILTER (WHERE c'), 0)
+            if _counts_star(element.func):
+                criterion = visitors.replacement_traverse(element.criterion, {}, self)
+                return func.coalesce(func.sum(task_counts.c.n).filter(criterion), 0)
+            self.blocked.append("count(column)")
+            return None
+        if isinstance(element, functions.count):
+            if _counts_star(element):
+                return func.coalesce(func.sum(task_counts.c.n), 0)
+            self.blocked.append("count(column)")
+        elif isinstance(element, functions.FunctionElement) and _is_aggregate(element):
+            self.blocked.append(element.name)
+        return None
+
+
+_AGGREGATES = {"sum", "avg", "min", "max", "array_agg", "group_concat", "string_agg"}
+
+
+def _is_aggregate(element: functions.FunctionElement) -> bool:
+    return getattr(element, "name", "").lower() in _AGGREGATES
+
+
+def _counts_star(element: functions.count) -> bool:
+    args = list(element.clauses)
+    return not args or (len(args) == 1 and str(args[0]) == "*")
+
+
+def rewrite(statement: Executable) -> Executable | None:
+    """``statement`` over ``task_counts`` instead of ``tasks``, or None when it
+    touches something the rollup does not keep."""
+    rewriter = _Rewrite()
+    rewritten = visitors.replacement_traverse(statement, {}, rewriter)
+    return None if rewriter.blocked else rewritten
+
+
+def execute(statement: Executable) -> Result:
+    """Run a rollup statement from the maintained counts when it can be answered
+    there, else over the tasks as written."""
+    rewritten = rewrite(statement)
+    return db.session.execute(rewritten if rewritten is not None else statement)
+
+
+#: ``entered_ms`` counts from this moment (the triggers' EPOCH expression).
+ENTERED_EPOCH = datetime(2020, 1, 1, tzinfo=UTC).timestamp()
+
+
+def state_entry_averages(
+    org_id: uuid.UUID, project_id: uuid.UUID | None, categories: list[str]
+) -> dict[str, tuple[int, float]]:
+    """Per category: how many tasks count there and their mean state-entry time (epoch
+    seconds), from the rollup's sums: flow without reading a task."""
+    n = func.sum(task_counts.c.n)
+    query = (
+        select(task_counts.c.state_category, n, func.sum(task_counts.c.entered_ms))
+        .where(task_counts.c.org_id == org_id, task_counts.c.state_category.in_(categories))
+        .group_by(task_counts.c.state_category)
+    )
+    if project_id is not None:
+        query = query.where(task_counts.c.project_id == project_id)
+    return {
+        category: (int(count), ENTERED_EPOCH + int(total_ms) / int(count) / 1000)
+        for category, count, total_ms in db.session.execute(query)
+        if count
+    }
+
+
+task_due_counts = Table(
+    "task_due_counts",
+    db.metadata,
+    Column("org_id", Uuid, ForeignKey("orgs.id", ondelete="CASCADE"), nullable=False),
+    Column("project_id", Uuid, ForeignKey("projects.id", ondelete="CASCADE"), nullable=False),
+    Column("due_date", Date, nullable=False),
+    Column("n", Integer, nullable=False),
+    Index("ux_task_due_counts_bucket", "org_id", "project_id", "due_date", unique=True),
+)
+
+
+def overdue(org_id: uuid.UUID, project_id: uuid.UUID | None, today: date) -> int:
+    """Open tasks that count, due before ``today``: a range read of the due-date
+    rollup (one row per project and due date) instead of a scan of the tasks."""
+    query = select(func.coalesce(func.sum(task_due_counts.c.n), 0)).where(
+        task_due_counts.c.org_id == org_id, task_due_counts.c.due_date < today
+    )
+    if project_id is not None:
+        query = query.where(task_due_counts.c.project_id == project_id)
+    return int(db.session.scalar(query) or 0)
+
+
+# -- consistency ------------------------------------------------------------------------
+
+
+def _entered_ms(column: Any) -> Any:
+    """Milliseconds since 2020-01-01, computed exactly as the triggers compute it."""
+    if db.engine.dialect.name == "postgresql":
+        since = column - literal_column("timestamp '2020-01-01'")
+        return func.round(func.extract("epoch", since) * 1000).cast(BigInteger)
+    days = func.julianday(column) - literal_column("2458849.5")
+    return func.cast(func.round(days * literal_column("86400000.0")), BigInteger)
+
+
+@dataclass(frozen=True)
+class _Rollup:
+    """What a rollup table keeps, as a scan of the tasks would compute it."""
+
+    table: Table
+    keys: tuple[str, ...]
+    sums: tuple[str, ...] = ()
+
+    def scan(self, org_id: uuid.UUID | None) -> Any:
+        tasks = Task.__table__
+        columns = [tasks.c[k] for k in self.keys]
+        sums = [func.sum(_entered_ms(tasks.c.state_entered_at)).label(s) for s in self.sums]
+        query = (
+            select(*columns, func.count().label("n"), *sums)
+            .where(counted_predicate(), *self.conditions())
+            .group_by(*columns)
+        )
+        return query.where(Task.org_id == org_id) if org_id is not None else query
+
+    def conditions(self) -> list[Any]:
+        if self.table is task_due_counts:
+            closed = [c.value for c in CLOSED_CATEGORIES]
+            return [Task.due_date.is_not(None), Task.state_category.not_in(closed)]
+        return []
+
+
+ROLLUPS = (
+    _Rollup(task_counts, KEPT, ("entered_ms",)),
+    _Rollup(task_due_counts, ("org_id", "project_id", "due_date")),
+)
+
+
+@dataclass
+class Verification:
+    buckets: int = 0
+    missing: int = 0
+    extra: int = 0
+    wrong: int = 0
+    repaired: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return not (self.missing or self.extra or self.wrong)
+
+
+def verify(org_id: uuid.UUID | None = None, *, repair: bool = False) -> Verification:
+    """Compare every rollup with a scan of the tasks (one org, or all); with ``repair``,
+    rewrite the differing orgs' rows from the scan. The caller commits.
+
+    On PostgreSQL the tasks are locked against writes (SHARE mode) for the comparison
+    and repair, so a concurrent task write cannot slip between scan and rewrite;
+    SQLite's one writer gives the same when the caller holds the write lock."""
+    if db.engine.dialect.name == "postgresql":
+        db.session.execute(text("LOCK TABLE tasks IN SHARE MODE"))
+    result = Verification()
+    for rollup in ROLLUPS:
+        differing = _compare(rollup, org_id, result)
+        if repair and differing:
+            for org in differing:
+                _rebuild(rollup, org)
+            result.repaired = True
+    db.session.flush()
+    return result
+
+
+def _compare(rollup: _Rollup, org_id: uuid.UUID | None, result: Verification) -> set:
+    """Adds this rollup's differences to ``result``; returns the orgs that differ."""
+    values = ("n", *rollup.sums)
+
+    def keyed(rows: Any) -> dict[tuple, tuple]:
+        return {
+            tuple(str(r._mapping[k]) for k in rollup.keys): tuple(r._mapping[v] for v in values)
+            for r in rows
+        }
+
+    expected = keyed(db.session.execute(rollup.scan(org_id)))
+    held_query = select(rollup.table)
+    if org_id is not None:
+        held_query = held_query.where(rollup.table.c.org_id == org_id)
+    held = keyed(db.session.execute(held_query))
+    missing = [k for k in expected if k not in held]
+    extra = [k for k in held if k not in expected]
+    wrong = [k for k in expected if k in held and held[k] != expected[k]]
+    result.buckets += len(expected)
+    result.missing += len(missing)
+    result.extra += len(extra)
+    result.wrong += len(wrong)
+    return {uuid.UUID(k[0]) for k in (*missing, *extra, *wrong)}
+
+
+def _rebuild(rollup: _Rollup, org_id: uuid.UUID) -> None:
+    table = rollup.table
+    db.session.execute(table.delete().where(table.c.org_id == org_id))
+    scan = rollup.scan(org_id).subquery()
+    db.session.execute(table.insert().from_select([c.name for c in scan.c], select(scan)))

@@ -1,15 +1,25 @@
-"""Analytics benchmark (not a test): API latency against the best raw SQL.
+"""Analytics benchmark (not a test): the API against the best hand-written SQL and DuckDB.
 
 Loads N tasks (default 1,000,000) with ``flask bench-data`` into a fresh SQLite file
-and a fresh PostgreSQL database, then prints for overview, workload, pivot, forecast
-and custom chart the median latency through the HTTP API (Flask test client, bearer
-token, JSON out) and of one hand-written SQL statement for the same figures, and
-their ratio. Whole org (the biggest, ~60% of rows), no project scope.
+and a fresh PostgreSQL database. Then, for the biggest org (60% of the rows), whole
+org, each figure three ways in the same run:
+
+- **API**: the HTTP endpoint through the Flask test client (bearer token, JSON out);
+- **best SQL**: bench/best_sql.py, the statement a DBA would write for the same numbers
+  in a different shape from the product's, so that a bad plan shows as API/best > 1.2;
+- **DuckDB**: the same statements over the org's rows copied into an in-memory DuckDB,
+  the columnar ceiling.
+
+The answers of the three are compared (``check``: ok, or what differs). Each line
+carries the 1-minute load average taken right before it. Then the latency of task
+writes through the API (create, then a state change), and optionally (``--clients``)
+overview throughput under gunicorn -w 2.
 
     .venv/bin/python bench/analytics.py                  # 1M tasks, both databases
-    .venv/bin/python bench/analytics.py --tasks 100000   # a quick check
+    .venv/bin/python bench/analytics.py --tasks 200000   # a quick check
     .venv/bin/python bench/analytics.py --keep /tmp/bench            # keep the data
     .venv/bin/python bench/analytics.py --keep /tmp/bench --reuse    # measure again
+    .venv/bin/python bench/analytics.py --backends postgresql --clients 8
 
 PostgreSQL: ``--pg-url`` names a server database used to CREATE/DROP the scratch
 database (default postgresql://postgres@127.0.0.1:5432/postgres).
@@ -20,170 +30,329 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 import uuid
-from datetime import UTC, date, datetime, timedelta
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
-from sqlalchemy import create_engine, text
-from sqlalchemy.engine import make_url
+import best_sql
+import duck
+from common import (
+    database_version,
+    load1,
+    machine,
+    median_ms,
+    prepare,
+    scratch_database,
+)
+from sqlalchemy import func, inspect, select, text
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
+#: API path (under /api/v1/orgs/<org>/) and query per figure.
 ENDPOINTS = {
-    "overview": {},
-    "workload": {},
-    "pivot": {"row": "assignee", "col": "status"},
-    "forecast": {"weeks": "8"},
-    "custom": {"metric": "open", "dimension": "assignee", "filter": "priority IN (high, urgent)"},
+    "overview": ("analytics/overview", {}),
+    "workload": ("analytics/workload", {}),
+    "pivot": ("analytics/pivot", {"row": "assignee", "col": "status"}),
+    "forecast": ("analytics/forecast", {"weeks": "8"}),
+    "custom": (
+        "analytics/custom",
+        {"metric": "open", "dimension": "assignee", "filter": "priority IN (high, urgent)"},
+    ),
+    "scatter": ("analytics/scatter", {"dimension": "cycle"}),
+    "flow": ("analytics/flow", {}),
+    "dashboard": (None, {}),  # the 12-widget dashboard's compute, made below
 }
+LABELS = {
+    "pivot": "pivot (assignee x status)",
+    "forecast": "forecast (8 weeks)",
+    "custom": "custom (open by assignee, PQL)",
+    "scatter": "scatter (cycle)",
+    "dashboard": "12-widget dashboard",
+}
+#: (title, chart, metric, dimension, first project only?, PQL): all five dimensions,
+#: the three metrics, a project scope and filters (bench/best_sql.py folds the same).
+TWELVE = [
+    ("Status", "bar", "count", "status", False, None),
+    ("Done by status", "bar", "done", "status", False, None),
+    ("Open bugs by status", "bar", "open", "status", False, "kind = bug"),
+    ("Priority", "donut", "count", "priority", False, None),
+    ("Open by priority", "bar", "open", "priority", False, None),
+    ("Kinds", "pie", "count", "kind", False, None),
+    ("Project 1 kinds", "table", "count", "kind", True, None),
+    ("Workload", "table", "open", "assignee", False, None),
+    ("Urgent workload", "bar", "open", "assignee", False, "priority IN (urgent, high)"),
+    ("Projects", "bar", "count", "project", False, None),
+    ("Done per project", "line", "done", "project", False, None),
+    ("Total", "number", "count", "status", False, None),
+]
+TARGET_MS = 50  # at 1M tasks, every figure (docs/analytics.md#benchmark)
+TARGET_RATIO = 1.2  # API within 1.2x of the best SQL
 
 
-def flask(args: list[str], env: dict[str, str]) -> None:
-    subprocess.run(
-        [sys.executable, "-m", "flask", "--app", "app", *args], cwd=ROOT, env=env, check=True
-    )
+class Bench:
+    """One backend: the app, a token of the biggest org's owner, the scratch rows."""
+
+    def __init__(self, url: str, instance: str) -> None:
+        os.environ["WORKSPACE_INSTANCE"] = instance
+        from workspace import create_app
+
+        self.url = url
+        self.app = create_app({"SQLALCHEMY_DATABASE_URI": url, "RATELIMIT_ENABLED": False})
+        self.client = self.app.test_client()
+
+    def setup(self) -> None:
+        from workspace.analytics.dashboards import service
+        from workspace.auth.api_tokens import create_token
+        from workspace.core.models import Account, Org, Project, State, Task, TaskActivity
+        from workspace.extensions import db
+
+        with self.app.app_context():
+            self.dialect = db.engine.dialect.name
+            self.org_id, self.org_tasks = db.session.execute(
+                select(Task.org_id, func.count())
+                .group_by(Task.org_id)
+                .order_by(func.count().desc())
+                .limit(1)
+            ).one()
+            org = db.session.get(Org, self.org_id)
+            owner = db.session.scalar(
+                select(Account).where(Account.email == "bench-owner@bench.test")
+            )
+            _, self.token = create_token(owner, org, f"bench {uuid.uuid4().hex[:6]}")
+            self.project_id = db.session.scalar(
+                select(Project.id).where(Project.org_id == org.id).order_by(Project.name).limit(1)
+            )
+            self.started_state = db.session.scalar(
+                select(State.id).where(
+                    State.project_id == self.project_id, State.category == "started"
+                )
+            )
+            dash = service.create_dashboard(org, owner.id, "bench twelve")
+            for title, chart, metric, dim, scoped, pql in TWELVE:
+                service.add_widget(
+                    dash,
+                    org,
+                    owner.id,
+                    {
+                        "title": title,
+                        "chart_type": chart,
+                        "metric": metric,
+                        "dimension": dim,
+                        "project_id": self.project_id if scoped else None,
+                        "filter": pql,
+                        "top_n": 50,  # the most there is; the rest is "Other"
+                    },
+                )
+            self.dashboard_id = dash.id
+            db.session.commit()
+            self.has_entered = "state_entered_at" in Task.__table__.c
+            self.context = best_sql.Context(
+                dialect=self.dialect,
+                org_id=self.org_id,
+                tz=best_sql.ZoneInfo(org.timezone or "UTC"),
+                first_project=self.project_id,
+                has_entered=self.has_entered,
+                has_rollup=inspect(db.engine).has_table("task_counts"),
+                has_due_rollup=inspect(db.engine).has_table("task_due_counts"),
+            )
+            if self.context.has_rollup:
+                columns = {c["name"] for c in inspect(db.engine).get_columns("task_counts")}
+                self.context.entered_sum = "entered_ms" if "entered_ms" in columns else "entered_s"
+            with db.engine.connect() as conn:
+                self.version = database_version(conn)
+            self.rows = {
+                "tasks": db.session.scalar(select(func.count()).select_from(Task)),
+                "activity": db.session.scalar(select(func.count()).select_from(TaskActivity)),
+            }
+
+    def teardown(self) -> None:
+        from workspace.analytics.dashboards import service
+        from workspace.analytics.dashboards.models import Dashboard
+        from workspace.extensions import db
+
+        with self.app.app_context():
+            dash = db.session.get(Dashboard, self.dashboard_id)
+            service.delete_dashboard(dash, dash.owner_id)
+            db.session.commit()
+            db.engine.dispose()
+
+    def api(self, name: str):
+        path, query = ENDPOINTS[name]
+        if name == "dashboard":
+            path = f"dashboards/{self.dashboard_id}/compute"
+        url = f"/api/v1/orgs/{self.org_id}/{path}"
+        headers = {"Authorization": f"Bearer {self.token}"}
+
+        def call():
+            resp = self.client.get(url, query_string=query, headers=headers)
+            assert resp.status_code == 200, resp.get_data(as_text=True)
+            return resp.get_json()
+
+        return call
+
+    def write_latency(self, runs: int) -> tuple[float, float]:
+        """Median ms of creating a task and of moving it to a started state."""
+        base = f"/api/v1/orgs/{self.org_id}"
+        headers = {"Authorization": f"Bearer {self.token}"}
+        created, moved = [], []
+        for i in range(runs + 1):
+            started = time.perf_counter()
+            resp = self.client.post(
+                f"{base}/projects/{self.project_id}/tasks",
+                json={"title": f"bench write {i}", "priority": "high"},
+                headers=headers,
+            )
+            mid = time.perf_counter()
+            assert resp.status_code == 201, resp.get_data(as_text=True)
+            resp = self.client.patch(
+                f"{base}/tasks/{resp.get_json()['id']}",
+                json={"state_id": str(self.started_state)},
+                headers=headers,
+            )
+            done = time.perf_counter()
+            assert resp.status_code == 200, resp.get_data(as_text=True)
+            if i:  # the first warms the caches
+                created.append((mid - started) * 1000)
+                moved.append((done - mid) * 1000)
+        return statistics.median(created), statistics.median(moved)
 
 
-def prepare(url: str, tasks: int, instance: str) -> None:
-    env = {**os.environ, "DATABASE_URL": url, "WORKSPACE_INSTANCE": instance}
-    started = time.monotonic()
-    flask(["db", "upgrade", "heads"], env)
-    flask(["bench-data", "--tasks", str(tasks)], env)
-    print(f"  loaded {tasks} tasks in {time.monotonic() - started:.0f}s", flush=True)
-
-
-def raw_queries(dialect: str, org_id: uuid.UUID, today: date, now: datetime) -> dict:
-    """The best single statement per endpoint, written by hand for this dialect."""
-    false = "0" if dialect == "sqlite" else "false"
-    scope = (
-        f"t.org_id = :org AND t.state_category != 'triage' AND t.is_draft = {false} "
-        "AND t.archived_at IS NULL AND t.deleted_at IS NULL"
-    )
-    org = org_id.hex if dialect == "sqlite" else org_id
-    ts = (
-        (lambda d: d.replace(tzinfo=None).isoformat(" "))
-        if dialect == "sqlite"
-        else (lambda d: d.replace(tzinfo=None))
-    )
-    figures = [
-        "count(*)",
-        "count(*) FILTER (WHERE t.state_category = 'completed')",
-        "count(*) FILTER (WHERE t.due_date < :today AND t.state_category NOT IN "
-        "('completed', 'cancelled'))",
-    ]
-    for column, values in (
-        ("state_category", ["backlog", "unstarted", "started", "completed", "cancelled"]),
-        ("priority", ["urgent", "high", "medium", "low", "none"]),
-        ("kind", ["task", "bug", "feature", "epic"]),
-    ):
-        figures += [f"count(*) FILTER (WHERE t.{column} = '{v}')" for v in values]
-    monday = today - timedelta(days=today.weekday())
-    bounds = [
-        datetime.combine(monday - timedelta(weeks=8 - i), datetime.min.time()) for i in range(9)
-    ]
-    weeks = ", ".join(
-        f"count(*) FILTER (WHERE a.created_at >= :b{i} AND a.created_at < :b{i + 1})"
-        for i in range(8)
-    )
-    params = {
-        "org": org,
-        "today": today.isoformat() if dialect == "sqlite" else today,
-        "since": ts(now - timedelta(days=30)),
-        **{f"b{i}": ts(b) for i, b in enumerate(bounds)},
-    }
-    return params, {
-        "overview": f"SELECT {', '.join(figures)} FROM tasks t WHERE {scope}",
-        "workload": (
-            "SELECT w.*, a.name, a.email, a.kind FROM (SELECT t.assignee_id, "
-            "count(*) FILTER (WHERE t.state_category != 'completed') AS open, "
-            "count(*) FILTER (WHERE t.state_category = 'started') AS in_progress, "
-            "count(*) FILTER (WHERE t.state_category = 'completed' AND t.completed_at >= "
-            f":since) AS done FROM tasks t WHERE {scope} AND t.assignee_id IS NOT NULL "
-            "GROUP BY t.assignee_id) w JOIN accounts a ON a.id = w.assignee_id "
-            "ORDER BY w.open DESC, w.in_progress DESC, w.done DESC, a.name"
-        ),
-        "pivot": (
-            "SELECT t.assignee_id, s.name, count(*) FROM tasks t JOIN states s ON "
-            f"s.id = t.state_id WHERE {scope} GROUP BY t.assignee_id, s.name"
-        ),
-        "forecast": (
-            f"SELECT {weeks} FROM task_activity a JOIN tasks t ON t.id = a.task_id "
-            "WHERE a.org_id = :org AND a.field = 'state' AND a.new_category = 'completed' "
-            "AND a.created_at >= :b0 AND a.created_at < :b8 AND (a.old_category IS NULL OR "
-            f"a.old_category != 'completed') AND {scope}"
-        ),
-        "custom": (
-            "SELECT t.assignee_id, count(*) FROM tasks t WHERE "
-            f"{scope} AND t.state_category != 'completed' AND t.priority IN "
-            "('high', 'urgent') GROUP BY t.assignee_id ORDER BY 2 DESC"
-        ),
-    }
-
-
-def median_ms(fn, runs: int) -> float:
-    fn()  # warm the cache and the statement cache
-    samples = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        fn()
-        samples.append((time.perf_counter() - started) * 1000)
-    return statistics.median(samples)
-
-
-def measure(url: str, instance: str, runs: int) -> list[tuple[str, float, float]]:
-    os.environ["WORKSPACE_INSTANCE"] = instance
-    from workspace import create_app
-    from workspace.auth.api_tokens import create_token
-    from workspace.core.models import Account, Org, Task
+@contextmanager
+def rollup_triggers_off(org_id: uuid.UUID) -> Iterator[None]:
+    """The tasks' rollup triggers dropped for a baseline of the write latency, then
+    put back and the org's rollup rebuilt (the writes in between bypassed it)."""
+    from workspace.analytics import task_counts
     from workspace.extensions import db
 
-    app = create_app({"SQLALCHEMY_DATABASE_URI": url, "RATELIMIT_ENABLED": False})
-    with app.app_context():
-        dialect = db.engine.dialect.name
-        with db.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
-            # Fresh bulk loads: statistics, and (PostgreSQL) the visibility map that
-            # index-only scans need, as autovacuum would leave them.
-            conn.execute(text("VACUUM ANALYZE" if dialect == "postgresql" else "ANALYZE"))
-        from sqlalchemy import func, select
-
-        org_id = db.session.scalar(
-            select(Task.org_id).group_by(Task.org_id).order_by(func.count().desc()).limit(1)
-        )
-        org = db.session.get(Org, org_id)
-        owner = db.session.scalar(select(Account).where(Account.email == "bench-owner@bench.test"))
-        _, token = create_token(owner, org, f"bench {uuid.uuid4().hex[:6]}")
+    with db.engine.begin() as conn:
+        if conn.dialect.name == "postgresql":
+            conn.execute(text("ALTER TABLE tasks DISABLE TRIGGER USER"))
+            restore = ["ALTER TABLE tasks ENABLE TRIGGER USER"]
+        else:
+            found = conn.execute(
+                text("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' "
+                     "AND tbl_name = 'tasks'")
+            ).all()  # fmt: skip
+            for name, _ in found:
+                conn.execute(text(f'DROP TRIGGER "{name}"'))
+            restore = [sql for _, sql in found]
+    try:
+        yield
+    finally:
+        with db.engine.begin() as conn:
+            for sql in restore:
+                conn.execute(text(sql))
+        task_counts.verify(org_id, repair=True)
         db.session.commit()
-        count = db.session.scalar(
-            select(func.count()).select_from(Task).where(Task.org_id == org_id)
+
+
+def measure(url: str, instance: str, runs: int, use_duckdb: bool) -> list[str]:
+    from workspace.extensions import db
+
+    bench = Bench(url, instance)
+    bench.setup()
+    lines = [
+        f"{bench.version}; tasks {bench.rows['tasks']:,}, activity {bench.rows['activity']:,}; "
+        f"biggest org {bench.org_tasks:,} tasks; median of {runs} warm runs, ms"
+    ]
+    print("  " + lines[0], flush=True)
+    with bench.app.app_context(), db.engine.connect() as conn:
+
+        def run(sql, params):
+            return conn.execute(text(sql), params).all()
+
+        duckdb_run = None
+        if use_duckdb:
+            copy, took = duck.copy_org(conn, bench.org_id, bench.has_entered)
+            duckdb_run = duck.runner(copy)
+            lines.append(f"DuckDB {duck.duckdb.__version__}: org copied in {took:.0f}s")
+            print("  " + lines[-1], flush=True)
+        conn.rollback()
+        lines += [
+            "| figure | load | API | best SQL (shape) | DuckDB | API/best | best/DuckDB | notes |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        shapes = best_sql.candidates(bench.context)
+        for name, figure in best_sql.FIGURES.items():
+            load = load1()
+            api_call = bench.api(name)
+            try:
+                api_ms = median_ms(api_call, runs)
+                answer = best_sql.from_api(name, api_call())
+                problems = []
+            except AssertionError as exc:  # a failing endpoint is a finding, not the end
+                api_ms, answer, problems = float("nan"), None, ["API failed"]
+                print(f"  {name}: the API failed: {str(exc)[:200]}", flush=True)
+            # Answers compared first, right after the API's: figures with a moving
+            # window (30 days, "now") drift while the timing loops run.
+            duck_context = replace(bench.context, dialect="duckdb")
+            if (
+                duckdb_run
+                and answer
+                and not best_sql.same(name, answer, figure(duck_context, duckdb_run))
+            ):
+                problems.append("DuckDB differs")
+            timed = []
+            for label, context, fn in shapes[name]:
+
+                def hand(context=context, fn=fn):
+                    result = fn(context, run)
+                    conn.rollback()  # each run its own snapshot, as each request has
+                    return result
+
+                try:
+                    if answer is not None and not best_sql.same(name, answer, hand()):
+                        problems.append(f"{label} differs")
+                    else:
+                        timed.append((median_ms(hand, runs), label))
+                except Exception as exc:  # a shape that fails is reported, not fatal
+                    conn.rollback()
+                    problems.append(f"{label} failed ({type(exc).__name__})")
+            best_ms, best_label = min(timed) if timed else (float("nan"), "-")
+            duck_ms = None
+            if duckdb_run:
+                duck_ms = median_ms(lambda c=duck_context, f=figure: f(c, duckdb_run), runs)
+            ratio = api_ms / best_ms
+            if ratio > TARGET_RATIO:
+                problems.append(f"API > {TARGET_RATIO}x best")
+            if api_ms > TARGET_MS:
+                problems.append(f"API > {TARGET_MS} ms")
+            line = (
+                f"| {LABELS.get(name, name)} | {load:.1f} | {api_ms:.0f} | {best_ms:.0f} "
+                f"({best_label}) | "
+                + (f"{duck_ms:.0f}" if duck_ms is not None else "-")
+                + f" | {ratio:.2f}x | "
+                + (f"{best_ms / duck_ms:.1f}x" if duck_ms else "-")
+                + f" | {'; '.join(problems) or 'ok'} |"
+            )
+            lines.append(line)
+            print("  " + line, flush=True)
+    load = load1()
+    with bench.app.app_context():
+        create_ms, move_ms = bench.write_latency(max(runs, 15))
+        bare = None
+        if bench.context.has_rollup:
+            with rollup_triggers_off(bench.org_id):
+                bare = bench.write_latency(max(runs, 15))
+    line = (
+        f"task writes through the API (load {load:.1f}): create {create_ms:.1f} ms, "
+        f"state change {move_ms:.1f} ms (median)"
+    )
+    if bare:
+        growth = [
+            f"{(ms / base - 1) * 100:+.0f}%"
+            for ms, base in zip((create_ms, move_ms), bare, strict=True)
+        ]
+        line += (
+            f"; without the task_counts triggers {bare[0]:.1f} / {bare[1]:.1f} ms "
+            f"(growth {' / '.join(growth)})"
         )
-        print(f"  biggest org: {count} tasks", flush=True)
-        now = datetime.now(UTC)
-        params, statements = raw_queries(dialect, org_id, now.date(), now)
-    client = app.test_client()
-    headers = {"Authorization": f"Bearer {token}"}
-    results = []
-    for name, query in ENDPOINTS.items():
-        path = f"/api/v1/orgs/{org_id}/analytics/{name}"
-
-        def call(path=path, query=query):
-            resp = client.get(path, query_string=query, headers=headers)
-            assert resp.status_code == 200, resp.get_data(as_text=True)
-
-        api = median_ms(call, runs)
-        engine = create_engine(url)
-        with engine.connect() as conn:
-            sql = text(statements[name])
-            raw = median_ms(lambda conn=conn, sql=sql: conn.execute(sql, params).all(), runs)
-        engine.dispose()
-        results.append((name, api, raw))
-    with app.app_context():
-        db.engine.dispose()
-    return results
+    lines.append(line)
+    print("  " + line, flush=True)
+    bench.teardown()
+    return lines
 
 
 def main() -> None:
@@ -192,6 +361,14 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=9)
     parser.add_argument("--backends", default="sqlite,postgresql")
     parser.add_argument("--pg-url", default="postgresql://postgres@127.0.0.1:5432/postgres")
+    parser.add_argument("--no-duckdb", action="store_true", help="Skip the DuckDB column.")
+    parser.add_argument(
+        "--clients",
+        type=int,
+        default=0,
+        help="Also measure overview throughput with this many concurrent clients "
+        "against gunicorn -w 2 (bench/throughput.py).",
+    )
     parser.add_argument(
         "--keep",
         help="Directory for the SQLite file and instance; the "
@@ -203,48 +380,25 @@ def main() -> None:
         help="With --keep: measure the data a previous run left, no reload.",
     )
     args = parser.parse_args()
-    work = args.keep or tempfile.mkdtemp(prefix="bench-analytics-")
-    Path(work).mkdir(parents=True, exist_ok=True)
-    rows = []
+    work = Path(args.keep or tempfile.mkdtemp(prefix="bench-analytics-"))
+    work.mkdir(parents=True, exist_ok=True)
+    report = [f"bench/analytics.py --tasks {args.tasks}: {machine()}"]
+    print(report[0], flush=True)
     for backend in args.backends.split(","):
         print(f"{backend}:", flush=True)
-        instance = str(Path(work) / f"instance-{backend}")
-        Path(instance).mkdir(exist_ok=True)
-        admin = None
+        instance = work / f"instance-{backend}"
+        instance.mkdir(exist_ok=True)
         reuse = bool(args.keep and args.reuse)
-        if backend == "sqlite":
-            path = Path(work) / "bench.db"
-            if not reuse:
-                for suffix in ("", "-wal", "-shm"):
-                    Path(f"{path}{suffix}").unlink(missing_ok=True)
-            url = f"sqlite:///{path}"
-        else:
-            admin_url = make_url(args.pg_url).set(drivername="postgresql+psycopg")
-            admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
-            record = Path(work) / "pg-database"
-            if reuse:
-                name = record.read_text().strip()
-            else:
-                name = f"bench_analytics_{uuid.uuid4().hex[:8]}"
-                with admin.connect() as conn:
-                    conn.execute(text(f'CREATE DATABASE "{name}"'))
-                if args.keep:
-                    record.write_text(name)
-            url = admin_url.set(database=name).render_as_string(hide_password=False)
-        try:
-            if not reuse:
-                prepare(url, args.tasks, instance)
-            rows += [(backend, *r) for r in measure(url, instance, args.runs)]
-        finally:
-            if admin is not None:
-                if not args.keep:
-                    with admin.connect() as conn:
-                        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-                admin.dispose()
-    print(f"\n{args.tasks} tasks, median of {args.runs} runs (ms)")
-    print("| database | endpoint | API | raw SQL | ratio |\n|---|---|---|---|---|")
-    for backend, name, api, raw in rows:
-        print(f"| {backend} | {name} | {api:.0f} | {raw:.0f} | {api / raw:.2f}x |")
+        with scratch_database(backend, work, args.pg_url, bool(args.keep), reuse) as (url, ok):
+            loaded = "" if ok else f"; loaded in {prepare(url, args.tasks, str(instance)):.0f}s"
+            lines = measure(url, str(instance), args.runs, not args.no_duckdb)
+            if args.clients:
+                import throughput
+
+                lines.append(throughput.measure(url, str(instance), args.clients))
+                print("  " + lines[-1], flush=True)
+        report += ["", f"{backend}{loaded}: {lines[0]}", *lines[1:]]
+    print("\n" + "\n".join(report))
 
 
 if __name__ == "__main__":

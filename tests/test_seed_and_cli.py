@@ -342,6 +342,10 @@ def test_demo_audit_trail_has_every_kind_the_code_records(app):
             "sso.sync.added",
             "sso.sync.changed",
             "sso.sync.removed",
+            "ldap.sync.added",
+            "ldap.sync.changed",
+            "ldap.sync.removed",
+            "ldap.sync.skipped",
         }, unnamed
         unnamed_joins = db.session.scalars(
             select(Event.data).where(

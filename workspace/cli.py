@@ -10,7 +10,7 @@ from flask import Flask, current_app
 from flask.cli import AppGroup, with_appcontext
 from sqlalchemy import select
 
-from workspace import seed
+from workspace import benchdata, seed
 from workspace.auth.api_tokens import create_token
 from workspace.auth.passwords import set_password
 from workspace.core.accounts import ensure_account, find_account
@@ -24,7 +24,7 @@ def init_app(app: Flask) -> None:
     app.cli.add_command(demo_command)
     app.cli.add_command(orgs_group)
     app.cli.add_command(tokens_group)
-    app.cli.add_command(seed.bench_data_command)
+    app.cli.add_command(benchdata.bench_data_command)
 
 
 @click.command("demo")

@@ -1,5 +1,5 @@
-"""Demo and benchmark data: the demo org Acme (docs/demo.md) and bulk tasks with a
-state-change history.
+"""Demo data: the demo org Acme (docs/demo.md) and bulk tasks with a state-change
+history (``flask bench-data`` lives in workspace/benchdata.py and reuses the helpers).
 
 Rows are generated in Python and written with bulk inserts, which is what makes a
 million tasks take minutes rather than hours. The generator walks each task through
@@ -11,19 +11,17 @@ from __future__ import annotations
 
 import random
 import secrets
-import time
 import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from itertools import pairwise
 
-import click
-from flask.cli import with_appcontext
 from scim2_models import Context
 from sqlalchemy import event, insert, select
 
 from workspace.agents.members import create_agent, get_agent, remove_agent
+from workspace.agents.settings import remove_settings as remove_ai_settings
 from workspace.agents.settings import save_settings
 from workspace.analytics.dashboards.models import Dashboard, Visibility
 from workspace.analytics.dashboards.service import (
@@ -86,7 +84,9 @@ from workspace.core.workflow import (
 )
 from workspace.extensions import db
 from workspace.identity.domains.service import add_domain, remove_domain
+from workspace.identity.ldap import groups as ldap_groups
 from workspace.identity.ldap import service as ldap
+from workspace.identity.ldap.models import connection_for as ldap_connection_for
 from workspace.identity.ldap.service import ConnectionInput as LdapInput
 from workspace.identity.sso import connection as sso
 from workspace.identity.sso import groupsync
@@ -252,6 +252,8 @@ def generate_tasks(
                 is_draft=extras and rng.random() < 0.01,
                 created_at=created,
                 updated_at=at,
+                # The last state change written above, else the creation.
+                state_entered_at=at,
                 completed_at=at if state.category == StateCategory.COMPLETED else None,
                 archived_at=at if extras and rng.random() < 0.03 else None,
                 deleted_at=at if extras and rng.random() < 0.01 else None,
@@ -377,6 +379,12 @@ GROUP_MAPPINGS = [
     ("eng-mobile", "MOB", ProjectRole.MEMBER),
     ("platform-oncall", "PLAT", ProjectRole.ADMIN),
 ]
+#: Directory people whose groups map to projects: groups at first sign-in, then later
+#: (a role changes, a group is added, a group is dropped).
+LDAP_GROUPS = {
+    "Ben Carter": (["all-staff"], ["all-staff", "eng-web"]),
+    "Lina Haddou": (["eng-web", "eng-mobile"], ["eng-mobile"]),
+}
 COMMENTS = [
     "I can reproduce this on staging; attaching the steps to the description.",
     "Picked this up. First pass should be ready for review tomorrow.",
@@ -596,6 +604,16 @@ class _Demo:
                 LdapInput(server_uri="ldaps://ldap.demo.invalid", **ldap_input),
                 actor_id=admin,
             )
+        with self.at(103):
+            ldap_groups.save_group_settings(
+                ldap_connection_for(self.org.id),
+                ldap_groups.GroupSyncSettings(
+                    sync_groups_on_login=True,
+                    remove_stale_synced_memberships=True,
+                    group_search_base="ou=groups,dc=acme,dc=test",
+                ),
+                actor_id=admin,
+            )
         sso_input = dict(
             email_domain=DEMO_DOMAIN,
             issuer_url="https://sso.demo.invalid",
@@ -672,6 +690,15 @@ class _Demo:
                         groupsync.reconcile(
                             self.org.id, account.id, email, groups, remove_stale=True
                         )
+                    elif name in LDAP_GROUPS:
+                        groupsync.reconcile(
+                            self.org.id,
+                            account.id,
+                            email,
+                            LDAP_GROUPS[name][0],
+                            remove_stale=True,
+                            source="ldap",
+                        )
                 self.login(member.account, via, days - 0.01)
             self.people[name] = member.account
             self.members[name] = member
@@ -696,6 +723,28 @@ class _Demo:
                     self.org.id, account.id, account.email, later, remove_stale=True
                 )
             self.login(account, "sso", 40 - i - 0.01)
+        for i, (name, (_, later)) in enumerate(LDAP_GROUPS.items()):
+            account = self.people[name]
+            with self.at(38 - i):
+                groupsync.reconcile(
+                    self.org.id,
+                    account.id,
+                    account.email,
+                    later,
+                    remove_stale=True,
+                    source="ldap",
+                )
+            self.login(account, "ldap", 38 - i - 0.01)
+        with self.at(36):
+            # A directory outage at one sign-in: the sync is skipped, the sign-in goes on.
+            account = self.people["Omar Saleh"]
+            record_event(
+                self.org.id,
+                "ldap.sync.skipped",
+                subject=account.email,
+                reason="unreachable",
+                message="The directory did not answer in time; memberships were left as they were.",
+            )
         on_leave = self.members["Leila Farahani"]
         for days, active in ((45, False), (20, True)):
             user = scim_users.get_user(self.org.id, str(on_leave.id))
@@ -872,6 +921,16 @@ class _Demo:
             old, _ = create_token(owner, self.org, "Old CI pipeline")
         with self.at(10):
             revoke_token(owner.id, self.org.id, old.id)
+        with self.at(19):
+            save_settings(
+                self.org.id,
+                base_url="https://trial-llm.demo.invalid/v1",
+                model="trial-model",
+                api_key="demo-placeholder-not-a-key",
+                actor_id=self.owner.id,
+            )
+        with self.at(18, 1):
+            remove_ai_settings(self.org.id, actor_id=self.owner.id)
         with self.at(18):
             save_settings(
                 self.org.id,
@@ -1029,53 +1088,3 @@ def seed_demo(
     finally:
         event.remove(session, "transient_to_pending", stamp.collect)
     return DemoResult(org_id=demo.org.id, owner_email=demo.owner.email, password=password)
-
-
-@click.command("bench-data")
-@with_appcontext
-@click.option(
-    "--tasks", "task_count", type=click.IntRange(1), required=True, help="How many tasks."
-)
-@click.option("--seed", default=11, show_default=True)
-def bench_data_command(task_count: int, seed: int) -> None:
-    """Bulk-generate tasks for benchmarks into orgs named bench-*.
-
-    The biggest org gets ~60% of the rows (as a large customer would); a few percent
-    are archived, draft or deleted so scope filters have something to exclude.
-    """
-    rng = random.Random(seed)
-    now = datetime.now(UTC)
-    started = time.monotonic()
-    owner = ensure_account("bench-owner@bench.test", "Bench Owner", email_verified=True)
-    shares = [0.6, 0.2, 0.1, 0.1]
-    done = 0
-    for index, share in enumerate(shares):
-        count = int(task_count * share) if index < len(shares) - 1 else task_count - done
-        slug = f"bench-{index + 1}-{uuid.uuid4().hex[:6]}"
-        org = create_org(f"Bench {index + 1}", owner, slug)
-        members = [owner.id]
-        for i in range(60):
-            account = ensure_account(f"member{i}@{slug}.test", f"Member {i}")
-            add_member(org, account)
-            members.append(account.id)
-        projects = [
-            create_project(org.id, owner.id, f"Project {p + 1}", f"P{p + 1}") for p in range(8)
-        ]
-        shapes = [project_shape(p, rng, cycles=8, modules=5, today=now.date()) for p in projects]
-        db.session.commit()
-        remaining = count
-        while remaining > 0:
-            chunk = min(20_000, remaining)
-            shape = rng.choice(shapes)
-            task_rows, activity_rows = generate_tasks(
-                rng, shape, chunk, members, now, days=365, extras=True
-            )
-            write_rows(task_rows, activity_rows)
-            db.session.commit()
-            remaining -= chunk
-        for project, shape in zip(projects, shapes, strict=True):
-            project.next_sequence = shape.next_sequence
-        db.session.commit()
-        done += count
-        click.echo(f"{org.slug}: {count} tasks ({time.monotonic() - started:.0f}s)")
-    click.echo(f"Generated {task_count} tasks in {time.monotonic() - started:.0f}s")

@@ -8,6 +8,7 @@ Create Date: 2026-11-24
 ``task_counts``: per org, project, state, category, priority, kind and assignee, how many
 tasks count there and the sum of their state-entry times. ``task_due_counts``: per org,
 project and due date, how many open tasks (neither completed nor cancelled) are due then.
+``task_plan_counts``: per org, project, category, cycle and module, how many count there.
 """
 
 from alembic import op
@@ -20,7 +21,7 @@ down_revision = "0006_state_entered_at"
 branch_labels = None
 depends_on = None
 
-NO_ASSIGNEE = "'00000000-0000-0000-0000-000000000000'"
+NO_ID = "'00000000-0000-0000-0000-000000000000'"
 COUNTED = {
     "sqlite": "{r}.state_category != 'triage' AND {r}.is_draft = 0 "
     "AND {r}.archived_at IS NULL AND {r}.deleted_at IS NULL",
@@ -41,7 +42,7 @@ ROLLUPS = {
     "task_counts": (
         ["org_id", "project_id", "state_id", "state_category", "priority", "kind", "assignee_id"],
         "org_id, project_id, state_id, state_category, priority, kind, "
-        f"coalesce(assignee_id, {NO_ASSIGNEE})",
+        f"coalesce(assignee_id, {NO_ID})",
         "",
         {"entered_ms": EPOCH},
         "state_entered_at",
@@ -53,6 +54,14 @@ ROLLUPS = {
         {},
         "due_date",
     ),
+    "task_plan_counts": (
+        ["org_id", "project_id", "state_category", "cycle_id", "module_id"],
+        "org_id, project_id, state_category, "
+        f"coalesce(cycle_id, {NO_ID}), coalesce(module_id, {NO_ID})",
+        "",
+        {},
+        "cycle_id",
+    ),
 }
 ALWAYS_WATCHED = [
     "org_id",
@@ -63,7 +72,13 @@ ALWAYS_WATCHED = [
     "archived_at",
     "deleted_at",
 ]
-WATCHED_EXTRA = {"task_counts": ["priority", "kind", "assignee_id"], "task_due_counts": []}
+WATCHED_EXTRA = {
+    "task_counts": ["priority", "kind", "assignee_id"],
+    "task_due_counts": [],
+    "task_plan_counts": ["module_id"],
+}
+#: Keys that may be NULL, compared null-safely when a task leaves its row.
+NULLABLE = {"assignee_id", "cycle_id", "module_id"}
 
 
 def _predicate(name, dialect, r):
@@ -73,7 +88,7 @@ def _predicate(name, dialect, r):
 def _same_row(name, dialect, r):
     keys = ROLLUPS[name][0]
     null_safe = "IS" if dialect == "sqlite" else "IS NOT DISTINCT FROM"
-    return " AND ".join(f"{k} {null_safe if k == 'assignee_id' else '='} {r}.{k}" for k in keys)
+    return " AND ".join(f"{k} {null_safe if k in NULLABLE else '='} {r}.{k}" for k in keys)
 
 
 def _add(name, dialect, r, guard=None):
@@ -184,6 +199,18 @@ def upgrade():
         sa.Column("due_date", sa.Date(), nullable=False),
         sa.Column("n", sa.Integer(), nullable=False),
         *_owner_keys(),
+    )
+    op.create_table(
+        "task_plan_counts",
+        sa.Column("org_id", sa.Uuid(), nullable=False),
+        sa.Column("project_id", sa.Uuid(), nullable=False),
+        sa.Column("state_category", sa.String(length=16), nullable=False),
+        sa.Column("cycle_id", sa.Uuid(), nullable=True),
+        sa.Column("module_id", sa.Uuid(), nullable=True),
+        sa.Column("n", sa.Integer(), nullable=False),
+        *_owner_keys(),
+        sa.ForeignKeyConstraint(["cycle_id"], ["cycles.id"], ondelete="CASCADE"),
+        sa.ForeignKeyConstraint(["module_id"], ["modules.id"], ondelete="CASCADE"),
     )
     dialect = op.get_bind().dialect.name
     for name, (_, conflict, _, _, _) in ROLLUPS.items():

@@ -30,7 +30,7 @@ from workspace.extensions import db
 
 TASKS = 100_000
 #: Tables a rollup may read only through an org-leading index.
-ORG_TABLES = ("tasks", "task_counts", "task_activity")
+ORG_TABLES = ("tasks", "task_counts", "task_due_counts", "task_plan_counts", "task_activity")
 #: Per-row primary-key lookups (forecast joins each state change to its task).
 PK_INDEXES = ("pk_tasks", "sqlite_autoindex_tasks_1")
 

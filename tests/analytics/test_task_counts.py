@@ -41,10 +41,23 @@ def test_concurrent_writes_of_every_kind_leave_the_rollup_equal_to_a_scan(app, l
     http = requests.Session()
     http.headers.update(org.headers)
     projects = []
+    plans: dict[str, tuple[list, list]] = {}
     for ident in ("WEB", "OPS"):
         project = http.post(f"{base}/projects", json={"name": ident, "identifier": ident}).json()
         states = http.get(f"{base}/projects/{project['id']}/states").json()
         projects.append((project, states))
+        cycles = [
+            http.post(f"{base}/projects/{project['id']}/cycles", json={"name": f"C{i}"}).json()
+            for i in range(2)
+        ]
+        modules = [
+            http.post(f"{base}/projects/{project['id']}/modules", json={"name": f"M{i}"}).json()
+            for i in range(2)
+        ]
+        plans[project["id"]] = (
+            [None, *(c["id"] for c in cycles)],
+            [None, *(m["id"] for m in modules)],
+        )
     # Another org's tasks share the table; they must be counted apart.
     other_base = live_server.url + other.url()
     other_project = requests.post(
@@ -66,6 +79,8 @@ def test_concurrent_writes_of_every_kind_leave_the_rollup_equal_to_a_scan(app, l
             "assignee_id": rng.choice([None, *people]),
             "state_id": rng.choice(states)["id"],
             "due_date": rng.choice(DUE),
+            "cycle_id": rng.choice(plans[project["id"]][0]),
+            "module_id": rng.choice(plans[project["id"]][1]),
         }
         with requests.Session() as s:
             resp = s.post(f"{base}/projects/{project['id']}/tasks", json=body, headers=org.headers)
@@ -100,6 +115,11 @@ def test_concurrent_writes_of_every_kind_leave_the_rollup_equal_to_a_scan(app, l
                             {"kind": rng.choice(KINDS)},
                             {"assignee_id": rng.choice([None, *people])},
                             {"due_date": rng.choice(DUE)},
+                            {"cycle_id": rng.choice(plans[task["project_id"]][0])},
+                            {
+                                "module_id": rng.choice(plans[task["project_id"]][1]),
+                                "cycle_id": rng.choice(plans[task["project_id"]][0]),
+                            },
                             {
                                 "state_id": rng.choice(states)["id"],
                                 "priority": rng.choice(PRIORITIES),
@@ -235,3 +255,52 @@ def test_flask_analytics_verify_reports_and_repairs(app, client):
     assert runner.invoke(args=["analytics", "verify"]).exit_code == 0
     unknown = runner.invoke(args=["analytics", "verify", "--org", "nope"])
     assert unknown.exit_code != 0 and "No organization" in unknown.output
+
+
+def test_scatter_reads_the_plan_rollup_and_agrees_with_the_scan(app, client):
+    org = make_org(app, "Acme", "owner@acme.test")
+    project, states = setup_project(client, org)
+    done = next(s for s in states.values() if s["category"] == "completed")
+    base = f"/projects/{project['id']}"
+    cycles = [
+        client.post(
+            org.url(f"{base}/cycles"), json={"name": f"Sprint {i}"}, headers=org.headers
+        ).get_json()["id"]
+        for i in range(3)
+    ]
+    modules = [
+        client.post(
+            org.url(f"{base}/modules"), json={"name": f"Area {i}"}, headers=org.headers
+        ).get_json()["id"]
+        for i in range(2)
+    ]
+    for i in range(14):
+        new_task(
+            client,
+            org,
+            project,
+            cycle_id=cycles[i % 3] if i % 5 else None,
+            module_id=modules[i % 2] if i % 3 else None,
+            **({"state_id": done["id"]} if i % 4 == 0 else {}),
+        )
+    seen, record = _statements(app)
+    with app.app_context():
+        engine = db.engine
+    answers = {}
+    event.listen(engine, "before_cursor_execute", record)
+    try:
+        for dimension in ("cycle", "module"):
+            seen.clear()
+            answers[dimension] = get_json(client, org, "/analytics/scatter", dimension=dimension)
+            assert any("FROM task_plan_counts" in s for s in seen), dimension
+            assert not any("FROM tasks" in s for s in seen), dimension
+    finally:
+        event.remove(engine, "before_cursor_execute", record)
+    assert sum(p["scope"] for p in answers["cycle"]) == 11  # 14 tasks, 3 without a cycle
+    original = task_counts.rewrite
+    task_counts.rewrite = lambda statement: None
+    try:
+        for dimension, answer in answers.items():
+            assert get_json(client, org, "/analytics/scatter", dimension=dimension) == answer
+    finally:
+        task_counts.rewrite = original

@@ -145,7 +145,7 @@ def scatter(scope: Scope, dimension: str) -> list[dict[str, Any]]:
     model, column = (Cycle, Task.cycle_id) if dimension == "cycle" else (Module, Task.module_id)
     counts = dict(
         (key, (total, done))
-        for key, total, done in db.session.execute(
+        for key, total, done in task_counts.execute(
             select(
                 grouped(column), func.count(), func.count().filter(Task.state_category == COMPLETED)
             )

@@ -25,7 +25,6 @@ from typing import Any
 from sqlalchemy import (
     BigInteger,
     Column,
-    ColumnElement,
     Date,
     Executable,
     ForeignKey,
@@ -85,41 +84,82 @@ task_counts = Table(
 )
 
 
-def _counts_column(tasks_column: ColumnClause) -> ColumnElement[Any] | None:
-    if tasks_column.name in KEPT:
-        return task_counts.c[tasks_column.name]
-    if tasks_column.name in IMPLIED:
-        return IMPLIED[tasks_column.name]()
+#: The planning rollup: counts per project, category, cycle and module, for scatter and
+#: anything else grouped or filtered by cycle or module.
+PLAN_KEPT = ("org_id", "project_id", "state_category", "cycle_id", "module_id")
+
+task_plan_counts = Table(
+    "task_plan_counts",
+    db.metadata,
+    Column("org_id", Uuid, ForeignKey("orgs.id", ondelete="CASCADE"), nullable=False),
+    Column("project_id", Uuid, ForeignKey("projects.id", ondelete="CASCADE"), nullable=False),
+    Column("state_category", String(16), nullable=False),
+    Column("cycle_id", Uuid, ForeignKey("cycles.id", ondelete="CASCADE")),
+    Column("module_id", Uuid, ForeignKey("modules.id", ondelete="CASCADE")),
+    Column("n", Integer, nullable=False),
+    Index(
+        "ux_task_plan_counts_bucket",
+        "org_id",
+        "project_id",
+        "state_category",
+        text("coalesce(cycle_id, '00000000-0000-0000-0000-000000000000')"),
+        text("coalesce(module_id, '00000000-0000-0000-0000-000000000000')"),
+        unique=True,
+    ),
+)
+
+#: Where a statement over ``tasks`` may be answered, first fit first.
+COUNT_TABLES = ((task_counts, KEPT), (task_plan_counts, PLAN_KEPT))
+
+
+def _tasks_column(element: Any) -> str | None:
+    """The name of a ``tasks`` column (ORM expressions carry annotated copies of the
+    table and its columns, so they are recognized by name, not identity)."""
+    table = getattr(element, "table", None)
+    if isinstance(element, ColumnClause) and table is not None and table.name == TASKS:
+        return element.name
     return None
+
+
+def _touched(statement: Executable) -> set[str]:
+    names: set[str] = set()
+    for element in visitors.iterate(statement):
+        name = _tasks_column(element)
+        if name is not None:
+            names.add(name)
+    return names
 
 
 @dataclass
 class _Rewrite:
-    """Replaces ``tasks`` by ``task_counts`` in one statement; notes what it cannot."""
+    """Replaces ``tasks`` by one count table in a statement; notes what it cannot."""
 
+    target: Table
+    kept: tuple[str, ...]
     blocked: list[str] = field(default_factory=list)
 
     def __call__(self, element: Any, **_: Any) -> Any:
-        # ORM expressions carry annotated copies of the table and its columns, so
-        # they are recognized by name, not identity.
         if isinstance(element, TableClause) and element.name == TASKS:
-            return task_counts
-        table = getattr(element, "table", None)
-        if isinstance(element, ColumnClause) and table is not None and table.name == TASKS:
-            replacement = _counts_column(element)
-            if replacement is None:
-                self.blocked.append(element.name)
-            return replacement
+            return self.target
+        name = _tasks_column(element)
+        if name is not None:
+            if name in self.kept:
+                return self.target.c[name]
+            if name in IMPLIED:
+                return IMPLIED[name]()
+            self.blocked.append(name)
+            return None
+        n = self.target.c.n
         if isinstance(element, FunctionFilter) and isinstance(element.func, functions.count):
             # count(*) FILTER (WHERE c) -> coalesce(sum(n) FILTER (WHERE c'), 0)
             if _counts_star(element.func):
                 criterion = visitors.replacement_traverse(element.criterion, {}, self)
-                return func.coalesce(func.sum(task_counts.c.n).filter(criterion), 0)
+                return func.coalesce(func.sum(n).filter(criterion), 0)
             self.blocked.append("count(column)")
             return None
         if isinstance(element, functions.count):
             if _counts_star(element):
-                return func.coalesce(func.sum(task_counts.c.n), 0)
+                return func.coalesce(func.sum(n), 0)
             self.blocked.append("count(column)")
         elif isinstance(element, functions.FunctionElement) and _is_aggregate(element):
             self.blocked.append(element.name)
@@ -139,11 +179,15 @@ def _counts_star(element: functions.count) -> bool:
 
 
 def rewrite(statement: Executable) -> Executable | None:
-    """``statement`` over ``task_counts`` instead of ``tasks``, or None when it
-    touches something the rollup does not keep."""
-    rewriter = _Rewrite()
-    rewritten = visitors.replacement_traverse(statement, {}, rewriter)
-    return None if rewriter.blocked else rewritten
+    """``statement`` over the first count table that keeps every ``tasks`` column it
+    touches, or None when none does (or it aggregates anything but ``count(*)``)."""
+    touched = _touched(statement) - set(IMPLIED)
+    for table, kept in COUNT_TABLES:
+        if touched <= set(kept):
+            rewriter = _Rewrite(table, kept)
+            rewritten = visitors.replacement_traverse(statement, {}, rewriter)
+            return None if rewriter.blocked else rewritten
+    return None
 
 
 def execute(statement: Executable) -> Result:
@@ -240,6 +284,7 @@ class _Rollup:
 ROLLUPS = (
     _Rollup(task_counts, KEPT, ("entered_ms",)),
     _Rollup(task_due_counts, ("org_id", "project_id", "due_date")),
+    _Rollup(task_plan_counts, PLAN_KEPT),
 )
 
 

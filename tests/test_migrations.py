@@ -25,6 +25,7 @@ def test_upgrade_reaches_every_head(app):
 # Partial indexes: autogenerate does not compare their predicates, so check them here.
 PARTIAL_INDEXES = {
     "ix_tasks_counted": "deleted_at IS NULL",
+    "ix_tasks_completed": "state_category = 'completed'",
     "ix_task_activity_state_changes": "field = 'state'",
     "uq_domains_verified_domain": "state = 'verified'",
     "uq_sso_connections_enabled_email_domain": "enabled",

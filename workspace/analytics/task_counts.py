@@ -84,6 +84,33 @@ task_counts = Table(
 )
 
 
+#: ``task_counts`` without the assignee: a few hundred rows for an org of millions of
+#: tasks, for every statement that neither groups nor filters by assignee.
+TOTALS_KEPT = ("org_id", "project_id", "state_id", "state_category", "priority", "kind")
+
+task_totals = Table(
+    "task_totals",
+    db.metadata,
+    Column("org_id", Uuid, ForeignKey("orgs.id", ondelete="CASCADE"), nullable=False),
+    Column("project_id", Uuid, ForeignKey("projects.id", ondelete="CASCADE"), nullable=False),
+    Column("state_id", Uuid, ForeignKey("states.id", ondelete="CASCADE"), nullable=False),
+    Column("state_category", String(16), nullable=False),
+    Column("priority", String(16), nullable=False),
+    Column("kind", String(16), nullable=False),
+    Column("n", Integer, nullable=False),
+    Column("entered_ms", BigInteger, nullable=False),
+    Index(
+        "ux_task_totals_bucket",
+        "org_id",
+        "project_id",
+        "state_id",
+        "state_category",
+        "priority",
+        "kind",
+        unique=True,
+    ),
+)
+
 #: The planning rollup: counts per project, category, cycle and module, for scatter and
 #: anything else grouped or filtered by cycle or module.
 PLAN_KEPT = ("org_id", "project_id", "state_category", "cycle_id", "module_id")
@@ -109,7 +136,11 @@ task_plan_counts = Table(
 )
 
 #: Where a statement over ``tasks`` may be answered, first fit first.
-COUNT_TABLES = ((task_counts, KEPT), (task_plan_counts, PLAN_KEPT))
+COUNT_TABLES = (
+    (task_totals, TOTALS_KEPT),
+    (task_counts, KEPT),
+    (task_plan_counts, PLAN_KEPT),
+)
 
 
 def _tasks_column(element: Any) -> str | None:
@@ -206,14 +237,14 @@ def state_entry_averages(
 ) -> dict[str, tuple[int, float]]:
     """Per category: how many tasks count there and their mean state-entry time (epoch
     seconds), from the rollup's sums: flow without reading a task."""
-    n = func.sum(task_counts.c.n)
+    n = func.sum(task_totals.c.n)
     query = (
-        select(task_counts.c.state_category, n, func.sum(task_counts.c.entered_ms))
-        .where(task_counts.c.org_id == org_id, task_counts.c.state_category.in_(categories))
-        .group_by(task_counts.c.state_category)
+        select(task_totals.c.state_category, n, func.sum(task_totals.c.entered_ms))
+        .where(task_totals.c.org_id == org_id, task_totals.c.state_category.in_(categories))
+        .group_by(task_totals.c.state_category)
     )
     if project_id is not None:
-        query = query.where(task_counts.c.project_id == project_id)
+        query = query.where(task_totals.c.project_id == project_id)
     return {
         category: (int(count), ENTERED_EPOCH + int(total_ms) / int(count) / 1000)
         for category, count, total_ms in db.session.execute(query)
@@ -283,6 +314,7 @@ class _Rollup:
 
 ROLLUPS = (
     _Rollup(task_counts, KEPT, ("entered_ms",)),
+    _Rollup(task_totals, TOTALS_KEPT, ("entered_ms",)),
     _Rollup(task_due_counts, ("org_id", "project_id", "due_date")),
     _Rollup(task_plan_counts, PLAN_KEPT),
 )

@@ -83,13 +83,13 @@ from workspace.core.workflow import (
     update_state,
 )
 from workspace.extensions import db
+from workspace.identity import groupsync
 from workspace.identity.domains.service import add_domain, remove_domain
 from workspace.identity.ldap import groups as ldap_groups
 from workspace.identity.ldap import service as ldap
 from workspace.identity.ldap.models import connection_for as ldap_connection_for
 from workspace.identity.ldap.service import ConnectionInput as LdapInput
 from workspace.identity.sso import connection as sso
-from workspace.identity.sso import groupsync
 from workspace.identity.sso.connection import ConnectionInput as SsoInput
 from workspace.scim import tokens as scim_tokens
 from workspace.scim import users as scim_users

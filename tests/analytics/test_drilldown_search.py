@@ -29,17 +29,16 @@ def _total(html: str) -> int:
 
 @pytest.fixture
 def tasks(client, acme, globex):
-    """Two Acme projects (a bug in triage, when the workflow has a triage state) and a
-    Globex task."""
+    """Two Acme projects (one bug in triage, which every new project's workflow has)
+    and a Globex task."""
     web = create_project(client, acme, "Web App", "WEB")
     ops = create_project(client, acme, "Operations", "OPS")
     states = project_states(client, acme, web["id"])
     new_task(client, acme, web, title="Login fails", kind="bug", priority="high")
     new_task(client, acme, web, title="Add SSO", kind="feature")
     new_task(client, acme, ops, title="Disk full", kind="bug", priority="urgent")
-    triage = next((s for s in states.values() if s["category"] == "triage"), None)
-    if triage:
-        new_task(client, acme, web, title="Crash report", kind="bug", state_id=triage["id"])
+    triage = next(s for s in states.values() if s["category"] == "triage")
+    new_task(client, acme, web, title="Crash report", kind="bug", state_id=triage["id"])
     other = create_project(client, globex, "Globex", "GLX")
     new_task(client, globex, other, title="Globex bug", kind="bug")
     return {"web": web, "ops": ops, "triage": triage}
@@ -75,7 +74,7 @@ def test_permission_table(app, client, acme, tasks, role):
     # Every project of the org, as a project's list would show them to any member.
     keys = set(ROW.findall(html))
     assert {k.split("-")[0] for k in keys} == {"WEB", "OPS"}
-    assert _total(html) == len(keys) == (3 if tasks["triage"] else 2)
+    assert _total(html) == len(keys) == 3
 
 
 def test_another_orgs_member_gets_404(client, acme, globex, tasks):
@@ -87,8 +86,6 @@ def test_another_orgs_member_gets_404(client, acme, globex, tasks):
 
 
 def test_is_counted_leaves_out_triage_and_drafts(client, acme, tasks):
-    if not tasks["triage"]:
-        pytest.skip("the default workflow has no triage state")
     login(client, acme.owner_email)
     everything = client.get(_url(acme, pql="kind = bug")).get_data(as_text=True)
     counted = client.get(_url(acme, pql="isCounted() AND kind = bug")).get_data(as_text=True)
@@ -125,7 +122,7 @@ def test_a_wrong_sort_or_page_falls_back_to_the_default(client, acme, tasks, arg
     resp = client.get(_url(acme, **args))
     assert resp.status_code == 200
     # No filter: every task of the org's projects, triage included.
-    assert _total(resp.get_data(as_text=True)) == (4 if tasks["triage"] else 3)
+    assert _total(resp.get_data(as_text=True)) == 4
 
 
 def test_pages_of_fifty(client, acme, tasks):

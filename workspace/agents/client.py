@@ -22,7 +22,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
-import requests
 from flask import current_app
 
 from workspace.inputs import fit_external
@@ -298,12 +297,6 @@ def _payload(
     return payload
 
 
-def _post(url: str, budget: float, **kwargs: Any) -> requests.Response:
-    """outbound.fetch, bounded by what is left of this call's deadline rather than a
-    fresh OUTBOUND_DEADLINE per attempt (so retries never extend the ask)."""
-    return outbound.fetch("POST", url, deadline=budget, **kwargs)
-
-
 def chat(
     target: Target,
     messages: list[dict[str, str]],
@@ -330,7 +323,9 @@ def chat(
         )
         left = total - (time.monotonic() - started)
         try:
-            response = _post(target.url(), left, json=payload, headers=target.headers())
+            response = outbound.fetch(
+                "POST", target.url(), deadline=left, json=payload, headers=target.headers()
+            )
         except OutboundError as exc:
             kind = "timeout" if isinstance(exc, OutboundTimeout) else "unreachable"
             message = redact(str(exc), target.api_key)

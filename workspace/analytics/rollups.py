@@ -67,13 +67,6 @@ def overview(scope: Scope) -> dict[str, Any]:
     }
 
 
-def _epoch_seconds(column: Any) -> ColumnElement[float]:
-    """Seconds since 1970 of a stored naive-UTC timestamp, per dialect."""
-    if db.session.get_bind().dialect.name == "sqlite":
-        return (func.julianday(column) - 2440587.5) * 86400.0
-    return func.extract("epoch", column)
-
-
 def state_change_rows() -> ColumnElement[bool]:
     # Literal, so it matches the partial index ix_task_activity_state_changes.
     return TaskActivity.field == literal_column("'state'")

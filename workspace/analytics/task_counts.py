@@ -56,59 +56,40 @@ KEPT = ("org_id", "project_id", "state_id", "state_category", "priority", "kind"
 #: read as constants (``is_draft = false``, ``archived_at IS NULL``, ...).
 IMPLIED = {"is_draft": false, "archived_at": null, "deleted_at": null}
 
-task_counts = Table(
-    "task_counts",
-    db.metadata,
-    Column("org_id", Uuid, ForeignKey("orgs.id", ondelete="CASCADE"), nullable=False),
-    Column("project_id", Uuid, ForeignKey("projects.id", ondelete="CASCADE"), nullable=False),
-    Column("state_id", Uuid, ForeignKey("states.id", ondelete="CASCADE"), nullable=False),
-    Column("state_category", String(16), nullable=False),
-    Column("priority", String(16), nullable=False),
-    Column("kind", String(16), nullable=False),
-    Column("assignee_id", Uuid, ForeignKey("accounts.id", ondelete="CASCADE")),
-    Column("n", Integer, nullable=False),
-    Column("entered_ms", BigInteger, nullable=False),
-    # Unique with the unassigned bucket as one value on both databases; the triggers'
-    # upserts name exactly these expressions as their conflict target.
-    Index(
-        "ux_task_counts_bucket",
-        "org_id",
-        "project_id",
-        "state_id",
-        "state_category",
-        "priority",
-        "kind",
-        text("coalesce(assignee_id, '00000000-0000-0000-0000-000000000000')"),
-        unique=True,
-    ),
-)
+NO_ID = "'00000000-0000-0000-0000-000000000000'"
+
+
+def _state_buckets(name: str, *extra: Column, unique: tuple[Any, ...]) -> Table:
+    """A count table by org, project, state, category, priority and kind (plus
+    ``extra``), with the sum of state-entry times; ``unique`` is the triggers' conflict
+    target."""
+    return Table(
+        name,
+        db.metadata,
+        Column("org_id", Uuid, ForeignKey("orgs.id", ondelete="CASCADE"), nullable=False),
+        Column("project_id", Uuid, ForeignKey("projects.id", ondelete="CASCADE"), nullable=False),
+        Column("state_id", Uuid, ForeignKey("states.id", ondelete="CASCADE"), nullable=False),
+        Column("state_category", String(16), nullable=False),
+        Column("priority", String(16), nullable=False),
+        Column("kind", String(16), nullable=False),
+        *extra,
+        Column("n", Integer, nullable=False),
+        Column("entered_ms", BigInteger, nullable=False),
+        Index(f"ux_{name}_bucket", *unique, unique=True),
+    )
 
 
 #: ``task_counts`` without the assignee: a few hundred rows for an org of millions of
 #: tasks, for every statement that neither groups nor filters by assignee.
-TOTALS_KEPT = ("org_id", "project_id", "state_id", "state_category", "priority", "kind")
+TOTALS_KEPT = KEPT[:-1]
 
-task_totals = Table(
-    "task_totals",
-    db.metadata,
-    Column("org_id", Uuid, ForeignKey("orgs.id", ondelete="CASCADE"), nullable=False),
-    Column("project_id", Uuid, ForeignKey("projects.id", ondelete="CASCADE"), nullable=False),
-    Column("state_id", Uuid, ForeignKey("states.id", ondelete="CASCADE"), nullable=False),
-    Column("state_category", String(16), nullable=False),
-    Column("priority", String(16), nullable=False),
-    Column("kind", String(16), nullable=False),
-    Column("n", Integer, nullable=False),
-    Column("entered_ms", BigInteger, nullable=False),
-    Index(
-        "ux_task_totals_bucket",
-        "org_id",
-        "project_id",
-        "state_id",
-        "state_category",
-        "priority",
-        "kind",
-        unique=True,
-    ),
+task_totals = _state_buckets("task_totals", unique=TOTALS_KEPT)
+# The unassigned bucket is one value on both databases; the triggers' upserts name
+# exactly these expressions as their conflict target.
+task_counts = _state_buckets(
+    "task_counts",
+    Column("assignee_id", Uuid, ForeignKey("accounts.id", ondelete="CASCADE")),
+    unique=(*TOTALS_KEPT, text(f"coalesce(assignee_id, {NO_ID})")),
 )
 
 #: The planning rollup: counts per project, category, cycle and module, for scatter and
@@ -129,8 +110,8 @@ task_plan_counts = Table(
         "org_id",
         "project_id",
         "state_category",
-        text("coalesce(cycle_id, '00000000-0000-0000-0000-000000000000')"),
-        text("coalesce(module_id, '00000000-0000-0000-0000-000000000000')"),
+        text(f"coalesce(cycle_id, {NO_ID})"),
+        text(f"coalesce(module_id, {NO_ID})"),
         unique=True,
     ),
 )

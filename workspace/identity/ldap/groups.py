@@ -23,12 +23,12 @@ from workspace.core.accounts import find_account
 from workspace.core.events import record_event
 from workspace.core.models import Account, Org
 from workspace.errors import NotFoundError, ServiceError
+from workspace.identity import groupsync
 from workspace.identity.ldap import directory
 from workspace.identity.ldap.directory import DirectoryError, DirectorySettings, Entry
 from workspace.identity.ldap.filters import fill_filter
 from workspace.identity.ldap.models import LdapConnection, connection_for
 from workspace.identity.ldap.service import settings_for
-from workspace.identity.sso import groupsync
 
 #: The org's mappings (shared with SSO), for the Group sync page's directory preview.
 list_mappings = groupsync.list_mappings

@@ -2,8 +2,9 @@
 
 from flask import Flask
 
+from workspace.identity.groupsync.models import GroupMapping
 from workspace.identity.sso import api, signin_views, views
-from workspace.identity.sso.models import GroupMapping, SsoAttempt, SsoConnection
+from workspace.identity.sso.models import SsoAttempt, SsoConnection
 
 __all__ = ["GroupMapping", "SsoAttempt", "SsoConnection", "init_app"]
 

@@ -1,12 +1,12 @@
-"""SSO records: the org's OIDC connection, its group mappings, and the short-lived
-sign-in attempts that back the signed state."""
+"""SSO records: the org's OIDC connection and the short-lived sign-in attempts that
+back the signed state (group mappings live in workspace.identity.groupsync)."""
 
 from __future__ import annotations
 
 import uuid
 from datetime import datetime
 
-from sqlalchemy import ForeignKey, Index, String, UniqueConstraint, text
+from sqlalchemy import ForeignKey, Index, String, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from workspace.extensions import db
@@ -53,24 +53,6 @@ class SsoConnection(db.Model):
     remove_stale_synced_memberships: Mapped[bool] = mapped_column(default=False)
     created_at: Mapped[datetime] = created_at_column()
     updated_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
-
-
-class GroupMapping(db.Model):
-    """IdP group -> project role (docs/sso.md#group-sync)."""
-
-    __tablename__ = "sso_group_mappings"
-    __table_args__ = (UniqueConstraint("org_id", "idp_group", "project_id"),)
-
-    id: Mapped[uuid.UUID] = uuid_pk()
-    org_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("orgs.id", ondelete="CASCADE"), index=True)
-    #: Compared exactly (case-sensitive) with the names in the groups claim.
-    idp_group: Mapped[str] = mapped_column(String(256))
-    project_id: Mapped[uuid.UUID] = mapped_column(
-        ForeignKey("projects.id", ondelete="CASCADE"), index=True
-    )
-    #: viewer, commenter, member or admin.
-    role: Mapped[str] = mapped_column(String(16))
-    created_at: Mapped[datetime] = created_at_column()
 
 
 class SsoAttempt(db.Model):

@@ -16,7 +16,8 @@ from workspace.auth.guards import page
 from workspace.core import projects
 from workspace.errors import ServiceError
 from workspace.extensions import htmx
-from workspace.identity.sso import connection, groupsync, preview
+from workspace.identity import groupsync
+from workspace.identity.sso import connection, preview
 from workspace.identity.sso.schemas import GroupMappingIn, SsoConnectionIn, SyncPreviewIn
 from workspace.inputs import field_errors, parse_form, with_checkboxes
 from workspace.security.permissions import Access

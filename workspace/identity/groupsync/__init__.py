@@ -17,7 +17,7 @@ from workspace.core.events import record_event
 from workspace.core.models import MembershipSource, Project, ProjectMember, ProjectRole
 from workspace.errors import ConflictError, NotFoundError, ServiceError
 from workspace.extensions import db
-from workspace.identity.sso.models import GroupMapping
+from workspace.identity.groupsync.models import GroupMapping
 from workspace.inputs import fit_external
 
 #: What ``ProjectMember.synced_group`` holds (a mapping's group may be 256 long).

@@ -1,0 +1,32 @@
+"""Group mappings: an identity-provider or directory group -> a project role
+(docs/sso.md#group-sync, docs/ldap.md#group-sync)."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+
+from sqlalchemy import ForeignKey, String, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column
+
+from workspace.extensions import db
+from workspace.types import created_at_column, uuid_pk
+
+
+class GroupMapping(db.Model):
+    """IdP or directory group -> project role, shared by SSO and LDAP group sync."""
+
+    # The table keeps its first name: SSO had group sync first.
+    __tablename__ = "sso_group_mappings"
+    __table_args__ = (UniqueConstraint("org_id", "idp_group", "project_id"),)
+
+    id: Mapped[uuid.UUID] = uuid_pk()
+    org_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("orgs.id", ondelete="CASCADE"), index=True)
+    #: Compared exactly (case-sensitive) with the names in the groups claim.
+    idp_group: Mapped[str] = mapped_column(String(256))
+    project_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("projects.id", ondelete="CASCADE"), index=True
+    )
+    #: viewer, commenter, member or admin.
+    role: Mapped[str] = mapped_column(String(16))
+    created_at: Mapped[datetime] = created_at_column()

@@ -328,9 +328,10 @@ def load_postgresql(raw: Any, batches: Iterator, columns: list[str], report: Rep
         cursor.execute("RELEASE SAVEPOINT replica")
     except psycopg.errors.InsufficientPrivilege:
         cursor.execute("ROLLBACK TO SAVEPOINT replica")
-    # The task_counts triggers would upsert once per row; the rollup is rebuilt from
+    # The rollups' triggers would upsert once per row; each rollup is rebuilt from
     # one scan afterwards instead (load()).
     cursor.execute("ALTER TABLE tasks DISABLE TRIGGER USER")
+    cursor.execute("ALTER TABLE task_activity DISABLE TRIGGER USER")
     cursor.execute(
         "SELECT i.indexname, i.indexdef FROM pg_indexes i WHERE i.schemaname = "
         f"current_schema() AND i.tablename IN {BULK_TABLES} AND NOT EXISTS "
@@ -374,6 +375,7 @@ def load_postgresql(raw: Any, batches: Iterator, columns: list[str], report: Rep
             f'ALTER TABLE task_activity ADD CONSTRAINT "{activity_key[0]}" {activity_key[1]}'
         )
     cursor.execute("ALTER TABLE tasks ENABLE TRIGGER USER")
+    cursor.execute("ALTER TABLE task_activity ENABLE TRIGGER USER")
     report(f"{len(indexes)} indexes rebuilt in {time.monotonic() - started:.0f}s")
 
 

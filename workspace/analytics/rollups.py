@@ -8,8 +8,7 @@ only shapes the few result rows. Definitions live in docs/analytics.md.
 
 from __future__ import annotations
 
-from datetime import date, timedelta
-from itertools import pairwise
+from datetime import date, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import ColumnElement, and_, func, literal_column, or_, select
@@ -65,11 +64,6 @@ def overview(scope: Scope) -> dict[str, Any]:
         "by_priority": {p: row[f"prio_{p}"] for p in PRIORITIES},
         "by_kind": {k: row[f"kind_{k}"] for k in KINDS},
     }
-
-
-def state_change_rows() -> ColumnElement[bool]:
-    # Literal, so it matches the partial index ix_task_activity_state_changes.
-    return TaskActivity.field == literal_column("'state'")
 
 
 def flow(scope: Scope) -> dict[str, Any]:
@@ -199,27 +193,17 @@ def forecast(scope: Scope, weeks: int) -> dict[str, Any]:
     current = week_start(scope.today)
     starts = [current - timedelta(weeks=weeks - i) for i in range(weeks + 1)]
     bounds = [scope.day_start(d) for d in starts]
-    at = TaskActivity.created_at
-    columns = [
-        func.count().filter(and_(at >= lo, at < hi)).label(f"w{i}")
-        for i, (lo, hi) in enumerate(pairwise(bounds))
-    ]
-    query = (
-        select(*columns)
-        .select_from(TaskActivity)
-        .join(Task, Task.id == TaskActivity.task_id)
-        .where(
-            TaskActivity.org_id == scope.org_id,
-            state_change_rows(),
-            TaskActivity.new_category == COMPLETED,
-            at >= bounds[0],
-            at < bounds[-1],
-            # Entering the category counts; moving between two done states does not.
-            or_(TaskActivity.old_category.is_(None), TaskActivity.old_category != COMPLETED),
-            *scope.where(),
-        )
+    # The hourly rollup answers from hour to hour; a zone a quarter or half hour off
+    # UTC (India, Nepal, parts of Australia) starts its weeks inside an hour, whose
+    # first part the history answers: week = its hours - [hour, start) + [hour, end).
+    hours = [b.replace(minute=0, second=0, microsecond=0) for b in bounds]
+    tune_for_analytics()
+    by_hours = task_counts.completions(scope.org_id, scope.project_id, hours)
+    edges = completions_from_history(
+        scope, [(h, b) for h, b in zip(hours, bounds, strict=True) if h != b]
     )
-    row = db.session.execute(query).one()
+    before = [edges.get((h, b), 0) for h, b in zip(hours, bounds, strict=True)]
+    row = [by_hours[i] - before[i] + before[i + 1] for i in range(weeks)]
     series = [{"week_start": starts[i], "completed": row[i]} for i in range(weeks)]
     values = [p["completed"] for p in series]
     basis = values[-PROJECTION_BASIS:]
@@ -230,6 +214,29 @@ def forecast(scope: Scope, weeks: int) -> dict[str, Any]:
         "projected_next_week": round(sum(basis) / len(basis), 2),
         "next_week_start": current,
     }
+
+
+def completions_from_history(
+    scope: Scope, intervals: list[tuple[datetime, datetime]]
+) -> dict[tuple[datetime, datetime], int]:
+    """Completions of the tasks that count in each ``[start, end)``, read from the
+    status history (a range read of its state-change index per interval)."""
+    if not intervals:
+        return {}
+    at = TaskActivity.created_at
+    columns = [func.count().filter(and_(at >= lo, at < hi)) for lo, hi in intervals]
+    query = (
+        select(*columns)
+        .select_from(TaskActivity)
+        .join(Task, Task.id == TaskActivity.task_id)
+        .where(
+            TaskActivity.org_id == scope.org_id,
+            *task_counts.completion_rows(),
+            or_(*(and_(at >= lo, at < hi) for lo, hi in intervals)),
+            *scope.where(),
+        )
+    )
+    return dict(zip(intervals, db.session.execute(query).one(), strict=True))
 
 
 def pivot(scope: Scope, row: str, col: str) -> dict[str, Any]:

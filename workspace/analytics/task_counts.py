@@ -20,11 +20,13 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
+from itertools import pairwise
 from typing import Any
 
 from sqlalchemy import (
     BigInteger,
     Column,
+    ColumnElement,
     Date,
     Executable,
     ForeignKey,
@@ -37,17 +39,20 @@ from sqlalchemy import (
     func,
     literal_column,
     null,
+    or_,
     select,
     text,
+    type_coerce,
 )
 from sqlalchemy.engine import Result
 from sqlalchemy.sql import functions, visitors
 from sqlalchemy.sql.expression import ColumnClause, FunctionFilter, TableClause
 
 from workspace.analytics.scope import counted_predicate
-from workspace.core.models import Task
-from workspace.core.models.projects import CLOSED_CATEGORIES
+from workspace.core.models import Task, TaskActivity
+from workspace.core.models.projects import CLOSED_CATEGORIES, StateCategory
 from workspace.extensions import db
+from workspace.types import UTCDateTime
 
 #: Dimensions kept per row: a condition or grouping over only these can be answered here.
 TASKS = Task.__tablename__
@@ -57,6 +62,7 @@ KEPT = ("org_id", "project_id", "state_id", "state_category", "priority", "kind"
 IMPLIED = {"is_draft": false, "archived_at": null, "deleted_at": null}
 
 NO_ID = "'00000000-0000-0000-0000-000000000000'"
+COMPLETED = StateCategory.COMPLETED.value
 
 
 def _state_buckets(name: str, *extra: Column, unique: tuple[Any, ...]) -> Table:
@@ -255,6 +261,55 @@ def overdue(org_id: uuid.UUID, project_id: uuid.UUID | None, today: date) -> int
     return int(db.session.scalar(query) or 0)
 
 
+task_done_counts = Table(
+    "task_done_counts",
+    db.metadata,
+    Column("org_id", Uuid, ForeignKey("orgs.id", ondelete="CASCADE"), nullable=False),
+    Column("hour_start", UTCDateTime(), nullable=False),
+    Column("project_id", Uuid, ForeignKey("projects.id", ondelete="CASCADE"), nullable=False),
+    Column("n", Integer, nullable=False),
+    Index("ux_task_done_counts_bucket", "org_id", "hour_start", "project_id", unique=True),
+)
+
+
+def completions(
+    org_id: uuid.UUID, project_id: uuid.UUID | None, bounds: list[datetime]
+) -> list[int]:
+    """Completions of the tasks that count between each two consecutive ``bounds``
+    (UTC, each on the hour): one range read of the hourly rollup (migration 0009)."""
+    hour = task_done_counts.c.hour_start
+    n = task_done_counts.c.n
+    columns = [
+        func.coalesce(func.sum(n).filter(hour >= lo, hour < hi), 0) for lo, hi in pairwise(bounds)
+    ]
+    query = select(*columns).where(
+        task_done_counts.c.org_id == org_id, hour >= bounds[0], hour < bounds[-1]
+    )
+    if project_id is not None:
+        query = query.where(task_done_counts.c.project_id == project_id)
+    return [int(v) for v in db.session.execute(query).one()]
+
+
+def completion_rows() -> list[ColumnElement[bool]]:
+    """History rows that complete a task: a status change into the completed category
+    from any other. ``field`` is literal so it matches the partial index
+    ``ix_task_activity_state_changes``."""
+    return [
+        TaskActivity.field == literal_column("'state'"),
+        TaskActivity.new_category == COMPLETED,
+        or_(TaskActivity.old_category.is_(None), TaskActivity.old_category != COMPLETED),
+    ]
+
+
+def _hour(column: Any) -> Any:
+    """The UTC hour of a timestamp, exactly as the triggers compute it."""
+    if db.engine.dialect.name == "postgresql":
+        return type_coerce(func.date_trunc("hour", column), UTCDateTime())
+    return type_coerce(
+        func.substr(column, 1, 13).concat(literal_column("':00:00.000000'")), UTCDateTime()
+    )
+
+
 # -- consistency ------------------------------------------------------------------------
 
 
@@ -293,11 +348,30 @@ class _Rollup:
         return []
 
 
+@dataclass(frozen=True)
+class _HistoryRollup(_Rollup):
+    """The completions per hour, as a scan of the history of the tasks that count
+    would compute them."""
+
+    def scan(self, org_id: uuid.UUID | None) -> Any:
+        tasks = Task.__table__
+        hour = _hour(TaskActivity.created_at).label("hour_start")
+        query = (
+            select(tasks.c.org_id, hour, tasks.c.project_id, func.count().label("n"))
+            .select_from(TaskActivity)
+            .join(tasks, tasks.c.id == TaskActivity.task_id)
+            .where(counted_predicate(), *completion_rows())
+            .group_by(tasks.c.org_id, hour, tasks.c.project_id)
+        )
+        return query.where(tasks.c.org_id == org_id) if org_id is not None else query
+
+
 ROLLUPS = (
     _Rollup(task_counts, KEPT, ("entered_ms",)),
     _Rollup(task_totals, TOTALS_KEPT, ("entered_ms",)),
     _Rollup(task_due_counts, ("org_id", "project_id", "due_date")),
     _Rollup(task_plan_counts, PLAN_KEPT),
+    _HistoryRollup(task_done_counts, ("org_id", "hour_start", "project_id")),
 )
 
 

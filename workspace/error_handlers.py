@@ -27,12 +27,17 @@ def init_app(app: Flask) -> None:
 
     @app.errorhandler(ServiceError)
     def handle_service_error(error: ServiceError):
+        # A busy database (503) is worth another try in a moment.
+        headers = {"Retry-After": "1"} if error.status == 503 else {}
         if _wants_problem_json():
             problem = error.to_problem()
-            return problem_response(
+            response = problem_response(
                 ApiError(problem["status"], problem["detail"], errors=problem["errors"])
             )
-        return render_template("error.html", code=error.status, message=error.message), error.status
+            response.headers.update(headers)
+            return response
+        page = render_template("error.html", code=error.status, message=error.message)
+        return page, error.status, headers
 
     @app.errorhandler(CSRFError)
     def handle_csrf(error: CSRFError):

@@ -37,6 +37,13 @@ class ForbiddenError(ServiceError):
     status = 403
 
 
+class BusyError(ServiceError):
+    """The database kept refusing the request's writes as conflicting with others'
+    (a deadlock or serialization failure, retried in vain): nothing was saved."""
+
+    status = 503
+
+
 class UnsupportedMediaError(ServiceError):
     status = 415
 

@@ -9,20 +9,38 @@ request therefore keeps nothing.
 The rare write that must outlive a failing request (an audit row recording a refusal,
 a one-time SSO state consumed before the IdP is called, a token's "last used" touch on
 a read) goes through :func:`commit_early`, which names why.
+
+When PostgreSQL aborts the transaction as the loser of a deadlock or a serialization
+conflict (two bulk edits that cross the same rollup rows in opposite order, say), the
+wrapper rolls back and runs the view again, a few times with a short random pause: the
+request then either succeeds whole or answers 503 with nothing saved. A request that
+has already committed early is not run again (its early commit would be repeated).
 """
 
 from __future__ import annotations
 
 import functools
+import logging
+import random
+import time
 from collections.abc import Callable
 from typing import Any
 
 from flask import Response
+from sqlalchemy.exc import DBAPIError
 
+from workspace.errors import BusyError
 from workspace.extensions import db
+
+log = logging.getLogger(__name__)
 
 #: Marks a view whose transaction the request wrapper owns (the route walk checks it).
 TRANSACTIONAL_ATTR = "owns_transaction"
+_COMMITTED_EARLY = "committed_early"
+#: PostgreSQL's deadlock_detected and serialization_failure: the transaction lost a
+#: race and may simply be run again.
+RETRYABLE_SQLSTATES = {"40P01", "40001"}
+ATTEMPTS = 3
 
 
 def commit_early(why: str) -> None:
@@ -34,6 +52,7 @@ def commit_early(why: str) -> None:
     if not why:
         raise ValueError("commit_early needs a reason")
     db.session.commit()
+    db.session.info[_COMMITTED_EARLY] = True
 
 
 def discard_pending(why: str) -> None:
@@ -56,17 +75,36 @@ def finish(response: Any) -> Any:
     return response
 
 
+def retryable(error: BaseException) -> bool:
+    """Whether ``error`` is the database aborting a transaction that lost a race."""
+    orig = getattr(error, "orig", None)
+    return isinstance(error, DBAPIError) and getattr(orig, "sqlstate", None) in RETRYABLE_SQLSTATES
+
+
 def transactional(view: Callable) -> Callable:
-    """Run ``view`` as one unit of work: commit on success, roll back on any failure."""
+    """Run ``view`` as one unit of work: commit on success, roll back on any failure;
+    run it again when the database aborted it as the loser of a deadlock."""
 
     @functools.wraps(view)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            response = view(*args, **kwargs)
-        except BaseException:
-            db.session.rollback()
-            raise
-        return finish(response)
+        db.session.info.pop(_COMMITTED_EARLY, None)
+        attempt = 1
+        while True:
+            try:
+                return finish(view(*args, **kwargs))
+            except BaseException as error:
+                db.session.rollback()
+                if not retryable(error) or db.session.info.get(_COMMITTED_EARLY):
+                    raise
+                if attempt == ATTEMPTS:
+                    raise BusyError(
+                        "Other changes to the same tasks kept conflicting with this one; "
+                        "nothing was saved. Try again."
+                    ) from error
+                sqlstate = error.orig.sqlstate  # type: ignore[union-attr]
+                log.warning("%s lost a race (%s), attempt %d", view.__name__, sqlstate, attempt)
+                time.sleep(random.uniform(0.02, 0.1) * attempt)
+                attempt += 1
 
     setattr(wrapper, TRANSACTIONAL_ATTR, True)
     return wrapper

@@ -1,0 +1,85 @@
+"""A request that loses a deadlock is run again whole, and one that keeps losing answers
+503 with nothing saved (workspace/transaction.py)."""
+
+from __future__ import annotations
+
+import uuid
+
+import psycopg
+import pytest
+from sqlalchemy import func, select, text
+from sqlalchemy.exc import OperationalError
+
+from tests.factories import make_org, new_task, setup_project
+from workspace.core import tasks as task_service
+from workspace.core.models import Task, TaskActivity
+from workspace.extensions import db
+
+
+def _lose_a_deadlock() -> None:
+    """Fail the current transaction as PostgreSQL fails a deadlock's loser: on
+    PostgreSQL the server itself raises SQLSTATE 40P01 (and aborts the transaction);
+    SQLite, with one writer, never deadlocks, so the same error is raised here."""
+    if db.session.get_bind().dialect.name == "postgresql":
+        db.session.execute(
+            text("DO $$ BEGIN RAISE EXCEPTION 'deadlock detected' USING ERRCODE = '40P01'; END $$")
+        )
+    raise OperationalError("UPDATE tasks ...", {}, psycopg.errors.DeadlockDetected())
+
+
+@pytest.fixture
+def losing_updates(monkeypatch):
+    """``update_task`` writes, then loses a deadlock the first ``losses`` times."""
+    state = {"losses": 0, "calls": 0}
+    original = task_service.update_task
+
+    def update_task(*args, **kwargs):
+        state["calls"] += 1
+        written = original(*args, **kwargs)  # flushed: the first attempt really wrote
+        if state["calls"] <= state["losses"]:
+            _lose_a_deadlock()
+        return written
+
+    monkeypatch.setattr(task_service, "update_task", update_task)
+    return state
+
+
+def _priority_history(app, task_id: str) -> tuple[str, int]:
+    with app.app_context():
+        task = db.session.get(Task, uuid.UUID(task_id))
+        changes = db.session.scalar(
+            select(func.count()).where(
+                TaskActivity.task_id == task.id, TaskActivity.field == "priority"
+            )
+        )
+        return task.priority, changes
+
+
+def test_a_request_that_loses_a_deadlock_runs_again_and_saves_once(app, client, losing_updates):
+    org = make_org(app, "Acme", "owner@acme.test")
+    project, _ = setup_project(client, org)
+    task = new_task(client, org, project, priority="low")
+    losing_updates["losses"] = 1
+    resp = client.patch(
+        org.url(f"/tasks/{task['id']}"), json={"priority": "high"}, headers=org.headers
+    )
+    assert resp.status_code == 200, resp.get_json()
+    assert resp.get_json()["priority"] == "high"
+    assert losing_updates["calls"] == 2
+    # The lost attempt's change and history row were rolled back: one change recorded.
+    assert _priority_history(app, task["id"]) == ("high", 1)
+
+
+def test_a_request_that_keeps_losing_answers_503_and_saves_nothing(app, client, losing_updates):
+    org = make_org(app, "Acme", "owner@acme.test")
+    project, _ = setup_project(client, org)
+    task = new_task(client, org, project, priority="low")
+    losing_updates["losses"] = 99
+    resp = client.patch(
+        org.url(f"/tasks/{task['id']}"), json={"priority": "high"}, headers=org.headers
+    )
+    assert resp.status_code == 503
+    assert resp.headers["Retry-After"] == "1"
+    assert "nothing was saved" in resp.get_json()["detail"]
+    assert losing_updates["calls"] == 3
+    assert _priority_history(app, task["id"]) == ("low", 0)

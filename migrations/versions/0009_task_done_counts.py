@@ -12,10 +12,10 @@ then. Hours, not weeks: a week starts at midnight in the org's zone, which moves
 daylight saving time and with the org's setting, and every whole-hour zone's midnight
 is an hour boundary (forecast reads the odd quarter-hour zones' edges from the history).
 
-The history is append-only: rows are only ever inserted, and deleted with their task.
-So the counts change when a completion is recorded for a task that counts, and when a
-task starts or stops counting, changes project or is deleted, which moves all its
-completions at once (an index read of its own history).
+The counts change when a completion is recorded, rewritten (an import that backdates
+it) or removed for a task that counts, and when a task starts or stops counting,
+changes project or is deleted, which moves all its completions at once (an index read
+of its own history).
 """
 
 from alembic import op
@@ -46,6 +46,7 @@ COMPLETION = (
 )
 KEY = "org_id, hour_start, project_id"
 WATCHED = "org_id, project_id, state_category, is_draft, archived_at, deleted_at"
+HISTORY_WATCHED = "task_id, org_id, field, old_category, new_category, created_at"
 
 
 def _counted(dialect, r):
@@ -81,14 +82,26 @@ def _put(dialect, r, guard="true"):
     )
 
 
-def _record(dialect):
-    """Adds a new history row's completion, when its task counts."""
+def _record(dialect, guard="true"):
+    """Adds a new history row's completion, when its task counts (and ``guard`` holds)."""
     hour = HOUR[dialect].format(a="NEW")
     return (
         f"INSERT INTO task_done_counts ({KEY}, n) SELECT t.org_id, {hour}, t.project_id, 1 "
-        f"FROM tasks t WHERE t.id = NEW.task_id AND {_counted(dialect, 't')} "
+        f"FROM tasks t WHERE {guard} AND t.id = NEW.task_id AND {_counted(dialect, 't')} "
         f"ON CONFLICT ({KEY}) DO UPDATE SET n = task_done_counts.n + 1"
     )
+
+
+def _unrecord(dialect, guard="true"):
+    """Takes a removed (or rewritten) history row's completion back out, when its task
+    still counts: a task being deleted is no longer there, and took its own out."""
+    d = "task_done_counts"
+    own = (
+        f"{guard} AND {d}.org_id = OLD.org_id AND {d}.hour_start = {HOUR[dialect].format(a='OLD')} "
+        f"AND {d}.project_id = (SELECT t.project_id FROM tasks t "
+        f"WHERE t.id = OLD.task_id AND {_counted(dialect, 't')})"
+    )
+    return f"UPDATE {d} SET n = n - 1 WHERE {own}; DELETE FROM {d} WHERE {own} AND {d}.n <= 0"
 
 
 def _moved(dialect):
@@ -102,14 +115,20 @@ def _moved(dialect):
 
 
 def _create_triggers(dialect):
-    completion = COMPLETION.format(a="NEW")
+    completion = "(" + COMPLETION.format(a="NEW") + ")"
+    was_completion = "(" + COMPLETION.format(a="OLD") + ")"
     old, new = _counted(dialect, "OLD"), _counted(dialect, "NEW")
     if dialect == "postgresql":
         op.execute(
             f"""
             CREATE FUNCTION task_done_counts_record() RETURNS trigger LANGUAGE plpgsql AS $$
             BEGIN
-              {_record(dialect)};
+              IF TG_OP IN ('UPDATE', 'DELETE') AND {was_completion} THEN
+                {_unrecord(dialect)};
+              END IF;
+              IF TG_OP IN ('INSERT', 'UPDATE') AND {completion} THEN
+                {_record(dialect)};
+              END IF;
               RETURN NULL;
             END $$
             """
@@ -131,10 +150,17 @@ def _create_triggers(dialect):
             END $$
             """
         )
-        op.execute(
-            "CREATE TRIGGER task_done_counts_on_history AFTER INSERT ON task_activity "
-            f"FOR EACH ROW WHEN ({completion}) EXECUTE FUNCTION task_done_counts_record()"
-        )
+        for event, when in (
+            ("INSERT", completion),
+            ("DELETE", was_completion),
+            (f"UPDATE OF {HISTORY_WATCHED}", f"{was_completion} OR {completion}"),
+        ):
+            name = event.split()[0].lower()
+            op.execute(
+                f"CREATE TRIGGER task_done_counts_on_history_{name} AFTER {event} ON "
+                f"task_activity FOR EACH ROW WHEN ({when}) "
+                "EXECUTE FUNCTION task_done_counts_record()"
+            )
         op.execute(
             f"CREATE TRIGGER task_done_counts_on_update AFTER UPDATE OF {WATCHED} ON tasks "
             f"FOR EACH ROW WHEN ({_moved(dialect)}) EXECUTE FUNCTION task_done_counts_move()"
@@ -146,8 +172,18 @@ def _create_triggers(dialect):
         )
         return
     op.execute(
-        "CREATE TRIGGER task_done_counts_on_history AFTER INSERT ON task_activity "
+        "CREATE TRIGGER task_done_counts_on_history_insert AFTER INSERT ON task_activity "
         f"WHEN {completion} BEGIN {_record(dialect)}; END"
+    )
+    op.execute(
+        "CREATE TRIGGER task_done_counts_on_history_delete AFTER DELETE ON task_activity "
+        f"WHEN {was_completion} BEGIN {_unrecord(dialect)}; END"
+    )
+    # Each half under its own condition (SQLite triggers have no IF).
+    unrecord, record = _unrecord(dialect, was_completion), _record(dialect, completion)
+    op.execute(
+        f"CREATE TRIGGER task_done_counts_on_history_update AFTER UPDATE OF {HISTORY_WATCHED} "
+        f"ON task_activity WHEN {was_completion} OR {completion} BEGIN {unrecord}; {record}; END"
     )
     op.execute(
         f"CREATE TRIGGER task_done_counts_on_update AFTER UPDATE OF {WATCHED} ON tasks "
@@ -188,12 +224,15 @@ def upgrade():
 
 def downgrade():
     if op.get_bind().dialect.name == "postgresql":
-        op.execute("DROP TRIGGER IF EXISTS task_done_counts_on_history ON task_activity")
+        for name in ("insert", "delete", "update"):
+            op.execute(
+                f"DROP TRIGGER IF EXISTS task_done_counts_on_history_{name} ON task_activity"
+            )
         op.execute("DROP TRIGGER IF EXISTS task_done_counts_on_update ON tasks")
         op.execute("DROP TRIGGER IF EXISTS task_done_counts_on_delete ON tasks")
         op.execute("DROP FUNCTION IF EXISTS task_done_counts_record()")
         op.execute("DROP FUNCTION IF EXISTS task_done_counts_move()")
     else:
-        for name in ("history", "update", "delete"):
+        for name in ("history_insert", "history_delete", "history_update", "update", "delete"):
             op.execute(f"DROP TRIGGER IF EXISTS task_done_counts_on_{name}")
     op.drop_table("task_done_counts")

@@ -7,7 +7,7 @@ import uuid
 from datetime import UTC, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, func, select, update
 
 from tests.factories import get_json, make_org, new_task, setup_project
 from workspace.analytics import task_counts
@@ -63,6 +63,34 @@ def test_completions_follow_their_task_in_and_out_of_the_count(app, client):
         db.session.execute(delete(Task).where(Task.id == uuid.UUID(tasks[2])))
         db.session.commit()
     assert _held(app, org.org_id) == 3
+    assert _consistent(app)
+
+
+def test_history_rewritten_or_purged_moves_its_completions(app, client):
+    """An import that backdates completions, or a purge of old history, is followed
+    too: forecast counts the completion in the week it now says it happened."""
+    org = make_org(app, "Acme", "owner@acme.test")
+    project, states = setup_project(client, org)
+    done = _state(states, "completed")
+    for i in range(3):
+        task = new_task(client, org, project, title=f"T{i}")
+        resp = client.patch(
+            org.url(f"/tasks/{task['id']}"), json={"state_id": done}, headers=org.headers
+        )
+        assert resp.status_code == 200
+    last_week = datetime.now(UTC) - timedelta(days=7)
+    completed = (TaskActivity.field == "state") & (TaskActivity.new_category == "completed")
+    with app.app_context():
+        db.session.execute(update(TaskActivity).where(completed).values(created_at=last_week))
+        db.session.commit()
+    assert get_json(client, org, "/analytics/forecast", weeks=2)["series"][-1]["completed"] == 3
+    assert _consistent(app)
+    with app.app_context():
+        first = db.session.scalar(select(TaskActivity.id).where(completed).limit(1))
+        db.session.execute(delete(TaskActivity).where(TaskActivity.id == first))
+        db.session.commit()
+    assert get_json(client, org, "/analytics/forecast", weeks=2)["series"][-1]["completed"] == 2
+    assert _held(app, org.org_id) == 2
     assert _consistent(app)
 
 

@@ -392,11 +392,13 @@ def verify(org_id: uuid.UUID | None = None, *, repair: bool = False) -> Verifica
     """Compare every rollup with a scan of the tasks (one org, or all); with ``repair``,
     rewrite the differing orgs' rows from the scan. The caller commits.
 
-    On PostgreSQL the tasks are locked against writes (SHARE mode) for the comparison
-    and repair, so a concurrent task write cannot slip between scan and rewrite;
-    SQLite's one writer gives the same when the caller holds the write lock."""
+    On PostgreSQL the tasks and their history are locked against writes (SHARE mode)
+    for the comparison and repair, so a concurrent task write cannot slip between scan
+    and rewrite; SQLite's one writer gives the same when the caller holds the write
+    lock."""
     if db.engine.dialect.name == "postgresql":
-        db.session.execute(text("LOCK TABLE tasks IN SHARE MODE"))
+        # The history too: the completion counts follow its inserts.
+        db.session.execute(text("LOCK TABLE tasks, task_activity IN SHARE MODE"))
     result = Verification()
     for rollup in ROLLUPS:
         differing = _compare(rollup, org_id, result)

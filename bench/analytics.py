@@ -12,8 +12,11 @@ org, each figure three ways in the same run:
 
 The answers of the three are compared (``check``: ok, or what differs). Each line
 carries the 1-minute load average taken right before it. Then the latency of task
-writes through the API (create, then a state change), and optionally (``--clients``)
-overview throughput under gunicorn -w 2.
+writes through the API (create, then a state change), with the rollup triggers and,
+as the baseline, without them (every trigger on the tasks and the history, the
+completions rollup's included), and optionally (``--clients``) overview throughput
+under gunicorn -w 2. The dashboard page painted in a browser: bench/paint.py, which
+can ``--reuse`` what ``--keep`` kept here.
 
     .venv/bin/python bench/analytics.py                  # 1M tasks, both databases
     .venv/bin/python bench/analytics.py --tasks 200000   # a quick check
@@ -46,9 +49,10 @@ from common import (
     machine,
     median_ms,
     prepare,
+    save_twelve,
     scratch_database,
 )
-from sqlalchemy import func, inspect, select, text
+from sqlalchemy import func, select, text
 
 #: API path (under /api/v1/orgs/<org>/) and query per figure.
 ENDPOINTS = {
@@ -71,22 +75,6 @@ LABELS = {
     "scatter": "scatter (cycle)",
     "dashboard": "12-widget dashboard",
 }
-#: (title, chart, metric, dimension, first project only?, PQL): all five dimensions,
-#: the three metrics, a project scope and filters (bench/best_sql.py folds the same).
-TWELVE = [
-    ("Status", "bar", "count", "status", False, None),
-    ("Done by status", "bar", "done", "status", False, None),
-    ("Open bugs by status", "bar", "open", "status", False, "kind = bug"),
-    ("Priority", "donut", "count", "priority", False, None),
-    ("Open by priority", "bar", "open", "priority", False, None),
-    ("Kinds", "pie", "count", "kind", False, None),
-    ("Project 1 kinds", "table", "count", "kind", True, None),
-    ("Workload", "table", "open", "assignee", False, None),
-    ("Urgent workload", "bar", "open", "assignee", False, "priority IN (urgent, high)"),
-    ("Projects", "bar", "count", "project", False, None),
-    ("Done per project", "line", "done", "project", False, None),
-    ("Total", "number", "count", "status", False, None),
-]
 TARGET_MS = 50  # at 1M tasks, every figure (docs/analytics.md#benchmark)
 TARGET_RATIO = 1.2  # API within 1.2x of the best SQL
 
@@ -103,7 +91,6 @@ class Bench:
         self.client = self.app.test_client()
 
     def setup(self) -> None:
-        from workspace.analytics.dashboards import service
         from workspace.auth.api_tokens import create_token
         from workspace.core.models import Account, Org, Project, State, Task, TaskActivity
         from workspace.extensions import db
@@ -129,37 +116,16 @@ class Bench:
                     State.project_id == self.project_id, State.category == "started"
                 )
             )
-            dash = service.create_dashboard(org, owner.id, "bench twelve")
-            for title, chart, metric, dim, scoped, pql in TWELVE:
-                service.add_widget(
-                    dash,
-                    org,
-                    owner.id,
-                    {
-                        "title": title,
-                        "chart_type": chart,
-                        "metric": metric,
-                        "dimension": dim,
-                        "project_id": self.project_id if scoped else None,
-                        "filter": pql,
-                        "top_n": 50,  # the most there is; the rest is "Other"
-                    },
-                )
+            # top_n 50: the most there is (the rest of a chart is "Other").
+            dash = save_twelve(org, owner.id, self.project_id, top_n=50)
             self.dashboard_id = dash.id
             db.session.commit()
-            self.has_entered = "state_entered_at" in Task.__table__.c
             self.context = best_sql.Context(
                 dialect=self.dialect,
                 org_id=self.org_id,
                 tz=best_sql.ZoneInfo(org.timezone or "UTC"),
                 first_project=self.project_id,
-                has_entered=self.has_entered,
-                has_rollup=inspect(db.engine).has_table("task_counts"),
-                has_due_rollup=inspect(db.engine).has_table("task_due_counts"),
             )
-            if self.context.has_rollup:
-                columns = {c["name"] for c in inspect(db.engine).get_columns("task_counts")}
-                self.context.entered_sum = "entered_ms" if "entered_ms" in columns else "entered_s"
             with db.engine.connect() as conn:
                 self.version = database_version(conn)
             self.rows = {
@@ -219,33 +185,51 @@ class Bench:
         return statistics.median(created), statistics.median(moved)
 
 
+#: The tables whose triggers keep the rollups: tasks (task_counts, task_totals,
+#: task_due_counts, task_plan_counts, task_done_counts) and the history
+#: (task_done_counts_on_history). Every trigger of the schema is a rollup trigger.
+TRIGGER_TABLES = ("tasks", "task_activity")
+
+
 @contextmanager
-def rollup_triggers_off(org_id: uuid.UUID) -> Iterator[None]:
-    """The tasks' rollup triggers dropped for a baseline of the write latency, then
-    put back and the org's rollup rebuilt (the writes in between bypassed it)."""
+def rollup_triggers_off(org_id: uuid.UUID) -> Iterator[int]:
+    """The rollup triggers (on the tasks and the history) off for a baseline of the
+    write latency, then put back and the org's rollups rebuilt (the writes in between
+    bypassed them). Yields how many triggers are off."""
     from workspace.analytics import task_counts
     from workspace.extensions import db
 
+    tables = ", ".join(f"'{t}'" for t in TRIGGER_TABLES)
     with db.engine.begin() as conn:
         if conn.dialect.name == "postgresql":
-            conn.execute(text("ALTER TABLE tasks DISABLE TRIGGER USER"))
-            restore = ["ALTER TABLE tasks ENABLE TRIGGER USER"]
-        else:
             found = conn.execute(
+                text("SELECT count(*) FROM pg_trigger WHERE NOT tgisinternal "
+                     f"AND tgrelid IN (SELECT oid FROM pg_class WHERE relname IN ({tables}))")
+            ).scalar()  # fmt: skip
+            for table in TRIGGER_TABLES:
+                conn.execute(text(f"ALTER TABLE {table} DISABLE TRIGGER USER"))
+            restore = [f"ALTER TABLE {table} ENABLE TRIGGER USER" for table in TRIGGER_TABLES]
+        else:
+            rows = conn.execute(
                 text("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' "
-                     "AND tbl_name = 'tasks'")
+                     f"AND tbl_name IN ({tables})")
             ).all()  # fmt: skip
-            for name, _ in found:
+            for name, _ in rows:
                 conn.execute(text(f'DROP TRIGGER "{name}"'))
-            restore = [sql for _, sql in found]
+            found, restore = len(rows), [sql for _, sql in rows]
     try:
-        yield
+        yield found
     finally:
         with db.engine.begin() as conn:
             for sql in restore:
                 conn.execute(text(sql))
-        task_counts.verify(org_id, repair=True)
+        check = task_counts.verify(org_id, repair=True)
         db.session.commit()
+        print(
+            f"  rollup triggers back; the baseline's writes repaired: {check.missing} "
+            f"missing, {check.extra} extra, {check.wrong} wrong buckets",
+            flush=True,
+        )
 
 
 def measure(url: str, instance: str, runs: int, use_duckdb: bool) -> list[str]:
@@ -265,7 +249,7 @@ def measure(url: str, instance: str, runs: int, use_duckdb: bool) -> list[str]:
 
         duckdb_run = None
         if use_duckdb:
-            copy, took = duck.copy_org(conn, bench.org_id, bench.has_entered)
+            copy, took = duck.copy_org(conn, bench.org_id)
             duckdb_run = duck.runner(copy)
             lines.append(f"DuckDB {duck.duckdb.__version__}: org copied in {took:.0f}s")
             print("  " + lines[-1], flush=True)
@@ -332,23 +316,20 @@ def measure(url: str, instance: str, runs: int, use_duckdb: bool) -> list[str]:
     load = load1()
     with bench.app.app_context():
         create_ms, move_ms = bench.write_latency(max(runs, 15))
-        bare = None
-        if bench.context.has_rollup:
-            with rollup_triggers_off(bench.org_id):
-                bare = bench.write_latency(max(runs, 15))
+        with rollup_triggers_off(bench.org_id) as triggers:
+            bare = bench.write_latency(max(runs, 15))
     line = (
         f"task writes through the API (load {load:.1f}): create {create_ms:.1f} ms, "
         f"state change {move_ms:.1f} ms (median)"
     )
-    if bare:
-        growth = [
-            f"{(ms / base - 1) * 100:+.0f}%"
-            for ms, base in zip((create_ms, move_ms), bare, strict=True)
-        ]
-        line += (
-            f"; without the task_counts triggers {bare[0]:.1f} / {bare[1]:.1f} ms "
-            f"(growth {' / '.join(growth)})"
-        )
+    growth = [
+        f"{(ms / base - 1) * 100:+.0f}%"
+        for ms, base in zip((create_ms, move_ms), bare, strict=True)
+    ]
+    line += (
+        f"; without the {triggers} rollup triggers {bare[0]:.1f} / {bare[1]:.1f} ms "
+        f"(growth {' / '.join(growth)})"
+    )
     lines.append(line)
     print("  " + line, flush=True)
     bench.teardown()

@@ -3,10 +3,11 @@
 Deliberately not the product's statement shape: what a DBA would write for the same
 numbers (GROUP BY over the org-leading covering index and a little Python to fold
 the groups, GROUPING SETS for the twelve widgets, ``INDEXED BY`` on SQLite where its
-planner picks a non-covering index), so that a bad plan in the product shows up as a
-ratio above 1. Every figure returns the same plain shape as :func:`from_api` makes of
-the API's JSON, and the benchmark compares the two: a fast statement that counts
-something else is not a baseline.
+planner picks a non-covering index, and reads of the maintained rollups where a figure
+needs only what they keep: forecast's weeks from the hourly ``task_done_counts``), so
+that a bad plan in the product shows up as a ratio above 1. Every figure returns the
+same plain shape as :func:`from_api` makes of the API's JSON, and the benchmark
+compares the two: a fast statement that counts something else is not a baseline.
 
 ``run(sql, params)`` executes one statement on SQLite, PostgreSQL or DuckDB and
 returns its rows; statements name parameters as ``:name`` (DuckDB's ``$name`` is
@@ -41,11 +42,6 @@ class Context:
     org_id: uuid.UUID
     tz: ZoneInfo
     first_project: uuid.UUID
-    has_entered: bool  # tasks.state_entered_at exists (migration 0006)
-    has_rollup: bool = False  # the maintained task_counts exists (migration 0007)
-    has_due_rollup: bool = False  # task_due_counts (open tasks per due date) exists
-    #: task_counts' sum of entry times: seconds since 1970 or ms since 2020-01-01.
-    entered_sum: str = "entered_ms"
     #: SQLite: pin the index the statement is written for (False: the planner picks).
     pin: bool = True
 
@@ -234,17 +230,9 @@ def scatter(c: Context, run: Run) -> dict:
 
 
 def flow(c: Context, run: Run) -> dict:
-    entered = "t.state_entered_at"
-    source = c.tasks("ix_tasks_counted") if c.has_entered else "tasks t"
-    if not c.has_entered:  # before 0006: the latest state change, aggregated once
-        source = (
-            "tasks t LEFT JOIN (SELECT a.task_id, max(a.created_at) AS at FROM task_activity a "
-            "WHERE a.org_id = :org AND a.field = 'state' GROUP BY a.task_id) l "
-            "ON l.task_id = t.id"
-        )
-        entered = "coalesce(l.at, t.created_at)"
     rows = run(
-        f"SELECT t.state_category, count(*), avg({c.epoch(entered)}) FROM {source} "
+        f"SELECT t.state_category, count(*), avg({c.epoch('t.state_entered_at')}) "
+        f"FROM {c.tasks('ix_tasks_counted')} "
         f"WHERE {c.counted} AND t.state_category IN ('backlog', 'unstarted', 'started') "
         "GROUP BY t.state_category",
         c.params(),
@@ -318,7 +306,7 @@ def _dashboard(c: Context, run: Run, source: str, count: str) -> list[int]:
     return t
 
 
-# -- over the maintained rollup (task_counts, migration 0007) ----------------------------
+# -- over the maintained rollups (migrations 0007 and 0009) -------------------------------
 #
 # Where a figure needs only the rollup's dimensions, the best statement a DBA can
 # write reads the rollup, not the tasks; the API must be compared with that too.
@@ -357,18 +345,17 @@ def custom_rollup(c: Context, run: Run) -> dict:
 
 def flow_rollup(c: Context, run: Run) -> dict:
     rows = run(
-        f"SELECT t.state_category, sum(t.n), sum(t.{c.entered_sum}) FROM {ROLLUP} "
+        f"SELECT t.state_category, sum(t.n), sum(t.entered_ms) FROM {ROLLUP} "
         "AND t.state_category IN ('backlog', 'unstarted', 'started') GROUP BY t.state_category",
         c.params(),
     )
     now = datetime.now(UTC).timestamp()
-
-    def seconds(total: Any, n: Any) -> float:
-        if c.entered_sum == "entered_ms":  # ms since 2020-01-01 UTC
-            return int(total) / int(n) / 1000 + 1_577_836_800
-        return int(total) / int(n)
-
-    return {cat: (int(n), round((now - seconds(s, n)) / 86400, 1)) for cat, n, s in rows if n}
+    epoch = 1_577_836_800  # entered_ms counts milliseconds from 2020-01-01 UTC
+    return {
+        cat: (int(n), round((now - int(ms) / int(n) / 1000 - epoch) / 86400, 1))
+        for cat, n, ms in rows
+        if n
+    }
 
 
 def overview_rollup(c: Context, run: Run) -> dict:
@@ -393,6 +380,30 @@ def dashboard_rollup(c: Context, run: Run) -> list[int]:
     return _dashboard(c, run, ROLLUP, "sum(t.n)")
 
 
+def on_the_hour(bounds: list[datetime]) -> bool:
+    """Whether every week bound falls on a UTC hour, so whole rows of the hourly
+    ``task_done_counts`` answer each week (false in a quarter- or half-hour zone)."""
+    return all(b.minute == b.second == b.microsecond == 0 for b in bounds)
+
+
+def forecast_rollup(c: Context, run: Run) -> dict:
+    """Completions per week from the hourly rollup (migration 0009): the weeks as a
+    VALUES list joined to a range of the org's hours, so each week is exact whatever
+    its length (a DST week is 167 or 169 hours), one group per week."""
+    bounds = forecast_bounds(c)
+    if not on_the_hour(bounds):  # candidates() does not offer this shape then
+        return forecast(c, run)
+    weeks = ", ".join(f"({i}, :b{i}, :b{i + 1})" for i in range(len(bounds) - 1))
+    rows = run(
+        f"WITH w(i, lo, hi) AS (VALUES {weeks}) SELECT w.i, sum(d.n) FROM w "
+        "JOIN task_done_counts d ON d.org_id = :org AND d.hour_start >= w.lo "
+        "AND d.hour_start < w.hi GROUP BY w.i",
+        c.params(**{f"b{i}": b for i, b in enumerate(bounds)}),
+    )
+    found = {int(i): int(n) for i, n in rows}
+    return {i: found.get(i, 0) for i in range(len(bounds) - 1)}
+
+
 FIGURES: dict[str, Callable[[Context, Run], Any]] = {
     "overview": overview,
     "workload": workload,
@@ -404,10 +415,12 @@ FIGURES: dict[str, Callable[[Context, Run], Any]] = {
     "dashboard": dashboard,
 }
 ROLLUP_FIGURES: dict[str, Callable[[Context, Run], Any]] = {
+    "overview": overview_rollup,
     "pivot": pivot_rollup,
     "custom": custom_rollup,
     "flow": flow_rollup,
     "dashboard": dashboard_rollup,
+    "forecast": forecast_rollup,
 }
 
 
@@ -421,10 +434,11 @@ def candidates(c: Context) -> dict[str, list[tuple[str, Context, Callable]]]:
                 ("scan, pinned index", c, figure),
                 ("scan, planner's index", replace(c, pin=False), figure),
             ]
-        if c.has_rollup and name in ROLLUP_FIGURES:
-            shapes.append(("rollup", c, ROLLUP_FIGURES[name]))
-        if c.has_rollup and c.has_due_rollup and name == "overview":
-            shapes.append(("rollups", c, overview_rollup))
+        rollup = ROLLUP_FIGURES.get(name)
+        if name == "forecast" and not on_the_hour(forecast_bounds(c)):
+            rollup = None  # weeks that start inside an hour: the hours alone cannot say
+        if rollup:
+            shapes.append(("rollups" if name == "overview" else "rollup", c, rollup))
         out[name] = shapes
     return out
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import platform
+import socket
 import sqlite3
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -21,6 +24,46 @@ from sqlalchemy.engine import make_url
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+
+#: The 12-widget dashboard every benchmark saves in the biggest org: (title, chart,
+#: metric, dimension, scoped to the first project?, PQL filter). All five dimensions,
+#: the three metrics, a project scope and filters; bench/best_sql.py folds the same.
+TWELVE = [
+    ("Status", "bar", "count", "status", False, None),
+    ("Done by status", "bar", "done", "status", False, None),
+    ("Open bugs by status", "bar", "open", "status", False, "kind = bug"),
+    ("Priority", "donut", "count", "priority", False, None),
+    ("Open by priority", "bar", "open", "priority", False, None),
+    ("Kinds", "pie", "count", "kind", False, None),
+    ("Project 1 kinds", "table", "count", "kind", True, None),
+    ("Workload", "table", "open", "assignee", False, None),
+    ("Urgent workload", "bar", "open", "assignee", False, "priority IN (urgent, high)"),
+    ("Projects", "bar", "count", "project", False, None),
+    ("Done per project", "line", "done", "project", False, None),
+    ("Total", "number", "count", "status", False, None),
+]
+
+
+def save_twelve(org, owner_id, first_project, name: str = "bench twelve", top_n=None):
+    """The TWELVE widgets as a new dashboard of ``org`` (in an app context; the caller
+    commits). ``top_n``: the charts' largest groups before "Other" (None: the default)."""
+    from workspace.analytics.dashboards import service
+
+    dashboard = service.create_dashboard(org, owner_id, name)
+    for title, chart, metric, dimension, scoped, pql in TWELVE:
+        widget = {
+            "title": title,
+            "chart_type": chart,
+            "metric": metric,
+            "dimension": dimension,
+            "project_id": first_project if scoped else None,
+            "filter": pql,
+        }
+        if top_n is not None:
+            widget["top_n"] = top_n
+        service.add_widget(dashboard, org, owner_id, widget)
+    return dashboard
 
 
 def load1() -> float:
@@ -86,6 +129,93 @@ def scratch_database(
             with admin.connect() as conn:
                 conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
         admin.dispose()
+
+
+@contextmanager
+def work_dir(keep: str | None, prefix: str) -> Iterator[Path]:
+    """``keep`` (made if absent, left afterwards), else a temporary directory removed
+    afterwards with the SQLite file in it."""
+    if keep:
+        Path(keep).mkdir(parents=True, exist_ok=True)
+        yield Path(keep)
+        return
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+        yield Path(tmp)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def gunicorn(url: str, instance: str, *extra: str, workers: int = 2) -> Iterator[int]:
+    """The app (bench/bench_wsgi.py: no rate limits) under ``gunicorn -w workers`` on a
+    free loopback port against the database ``url``; yields the port once it accepts."""
+    port = free_port()
+    env = {
+        **os.environ,
+        "DATABASE_URL": url,
+        "WORKSPACE_INSTANCE": instance,
+        "BASE_URL": f"http://127.0.0.1:{port}",
+    }
+    server = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "-w", str(workers), "-b", f"127.0.0.1:{port}",
+         "--pythonpath", str(ROOT / "bench"), "--log-level", "warning", *extra,
+         "bench_wsgi:app"],
+        cwd=ROOT, env=env,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    raise RuntimeError("gunicorn did not start") from None
+                time.sleep(0.2)
+        yield port
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def data_arguments(parser: argparse.ArgumentParser, tasks: int = 1_000_000) -> None:
+    """The options that say which data to measure (as bench/analytics.py has them)."""
+    parser.add_argument("--tasks", type=int, default=tasks)
+    parser.add_argument("--backends", default="sqlite,postgresql")
+    parser.add_argument("--pg-url", default="postgresql://postgres@127.0.0.1:5432/postgres")
+    parser.add_argument(
+        "--keep",
+        help="Directory for the SQLite file and instance; the PostgreSQL database is "
+        "kept too and its name written there (bench/analytics.py's layout).",
+    )
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="With --keep: measure the data a previous run left, no reload.",
+    )
+
+
+def datasets(args: argparse.Namespace, prefix: str) -> Iterator[tuple[str, str, str, bool]]:
+    """Per backend of ``args`` (see :func:`data_arguments`): its name, a database URL
+    holding ``--tasks`` tasks (loaded unless reused), its instance directory, and
+    whether it was just loaded. Scratch data is removed after its turn unless kept."""
+    with work_dir(args.keep, prefix) as work:
+        for backend in args.backends.split(","):
+            print(f"{backend}, {args.tasks} tasks:", flush=True)
+            instance = work / f"instance-{backend}"
+            instance.mkdir(exist_ok=True)
+            reuse = bool(args.keep and args.reuse)
+            with scratch_database(backend, work, args.pg_url, bool(args.keep), reuse) as (
+                url,
+                ok,
+            ):
+                if not ok:
+                    prepare(url, args.tasks, str(instance))
+                yield backend, url, str(instance), not ok
 
 
 def machine() -> str:

@@ -14,7 +14,11 @@ of the same figures as the baseline, and compute + PDF end to end, with the rati
 
     .venv/bin/python bench/dashboards.py                   # 1M tasks, both databases
     .venv/bin/python bench/dashboards.py --tasks 50000     # a quick check
-    .venv/bin/python bench/dashboards.py --backends sqlite --keep /tmp/bench-dash
+    .venv/bin/python bench/dashboards.py --keep /tmp/bench            # keep the data
+    .venv/bin/python bench/dashboards.py --keep /tmp/bench --reuse    # measure again
+
+``--keep DIR`` lays the data out as bench/analytics.py and bench/paint.py do, so any
+of them can ``--reuse`` what another loaded.
 """
 
 from __future__ import annotations
@@ -22,49 +26,11 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
-import sys
-import tempfile
 import time
-import uuid
 from collections.abc import Callable
-from pathlib import Path
 
+from common import data_arguments, datasets, machine, save_twelve
 from sqlalchemy import create_engine, event, func, select, text
-from sqlalchemy.engine import make_url
-
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-#: (title, chart_type, metric, dimension, scoped to the first project?, PQL filter)
-TWELVE = [
-    ("Status", "bar", "count", "status", False, None),
-    ("Done by status", "bar", "done", "status", False, None),
-    ("Open bugs by status", "bar", "open", "status", False, "kind = bug"),
-    ("Priority", "donut", "count", "priority", False, None),
-    ("Open by priority", "bar", "open", "priority", False, None),
-    ("Kinds", "pie", "count", "kind", False, None),
-    ("Project 1 kinds", "table", "count", "kind", True, None),
-    ("Workload", "table", "open", "assignee", False, None),
-    ("Urgent workload", "bar", "open", "assignee", False, "priority IN (urgent, high)"),
-    ("Projects", "bar", "count", "project", False, None),
-    ("Done per project", "line", "done", "project", False, None),
-    ("Total", "number", "count", "status", False, None),
-]
-
-
-def flask(args: list[str], env: dict[str, str]) -> None:
-    subprocess.run(
-        [sys.executable, "-m", "flask", "--app", "app", *args], cwd=ROOT, env=env, check=True
-    )
-
-
-def prepare(url: str, tasks: int, instance: str) -> None:
-    env = {**os.environ, "DATABASE_URL": url, "WORKSPACE_INSTANCE": instance}
-    started = time.monotonic()
-    flask(["db", "upgrade", "heads"], env)
-    flask(["bench-data", "--tasks", str(tasks)], env)
-    print(f"  loaded {tasks} tasks in {time.monotonic() - started:.0f}s", flush=True)
 
 
 class StatementCounter:
@@ -148,13 +114,14 @@ def pdf_render(app, dashboard, org, owner_id, compute_ms: float, repeat: int) ->
     )
 
 
-def run(url: str, repeat: int) -> None:
+def run(url: str, instance: str, repeat: int) -> None:
+    os.environ["WORKSPACE_INSTANCE"] = instance
     from workspace import create_app
     from workspace.analytics import rollups
     from workspace.analytics.dashboards import compute, service
     from workspace.analytics.pql import compile_pql
     from workspace.analytics.scope import make_scope
-    from workspace.core.models import Org, OrgMember, Project, Task
+    from workspace.core.models import Account, Org, Project, Task
     from workspace.extensions import db
 
     app = create_app({"SQLALCHEMY_DATABASE_URI": url})
@@ -164,28 +131,14 @@ def run(url: str, repeat: int) -> None:
         ).first()
         org = db.session.get(Org, org_id)
         owner_id = db.session.scalar(
-            select(OrgMember.account_id).where(OrgMember.org_id == org_id).limit(1)
+            select(Account.id).where(Account.email == "bench-owner@bench.test")
         )
         first_project = db.session.scalar(
             select(Project.id).where(Project.org_id == org_id).order_by(Project.name).limit(1)
         )
         one = service.create_dashboard(org, owner_id, "bench one")
         service.add_widget(one, org, owner_id, {"title": "Status"})
-        twelve = service.create_dashboard(org, owner_id, "bench twelve")
-        for title, chart, metric, dim, scoped, pql in TWELVE:
-            service.add_widget(
-                twelve,
-                org,
-                owner_id,
-                {
-                    "title": title,
-                    "chart_type": chart,
-                    "metric": metric,
-                    "dimension": dim,
-                    "project_id": first_project if scoped else None,
-                    "filter": pql,
-                },
-            )
+        twelve = save_twelve(org, owner_id, first_project)
         db.session.commit()
         print(f"  org {org.slug}: {rows} task rows", flush=True)
 
@@ -220,42 +173,19 @@ def run(url: str, repeat: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tasks", type=int, default=1_000_000)
-    parser.add_argument("--backends", default="sqlite,postgresql")
+    data_arguments(parser)
     parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--keep", help="directory for a reusable SQLite file")
-    parser.add_argument("--pg-url", default="postgresql://postgres@127.0.0.1:5432/postgres")
     args = parser.parse_args()
-    for backend in args.backends.split(","):
-        print(f"{backend}, {args.tasks} tasks", flush=True)
-        with tempfile.TemporaryDirectory() as tmp:
-            instance = args.keep or tmp
-            if backend == "sqlite":
-                path = Path(instance) / f"bench-dashboards-{args.tasks}.db"
-                url = f"sqlite:///{path}"
-                if not path.exists():
-                    prepare(url, args.tasks, instance)
-                run(url, args.repeat)
-                continue
-            admin_url = make_url(args.pg_url).set(drivername="postgresql+psycopg")
-            admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
-            name = f"bench_dash_{uuid.uuid4().hex[:8]}"
-            with admin.connect() as conn:
-                conn.execute(text(f'CREATE DATABASE "{name}"'))
-            url = admin_url.set(database=name).render_as_string(False)
-            try:
-                prepare(url, args.tasks, instance)
-                # A live database is vacuumed: without the visibility map PostgreSQL
-                # cannot use index-only scans and a fresh load measures ~3x slower.
-                vacuum = create_engine(url, isolation_level="AUTOCOMMIT")
-                with vacuum.connect() as conn:
-                    conn.execute(text("VACUUM ANALYZE"))
-                vacuum.dispose()
-                run(url, args.repeat)
-            finally:
-                with admin.connect() as conn:
-                    conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-                admin.dispose()
+    print(f"bench/dashboards.py --tasks {args.tasks}: {machine()}", flush=True)
+    for backend, url, instance, loaded in datasets(args, "bench-dashboards-"):
+        if loaded and backend == "postgresql":
+            # A live database is vacuumed: without the visibility map (of the
+            # rollups too) PostgreSQL cannot use index-only scans.
+            vacuum = create_engine(url, isolation_level="AUTOCOMMIT")
+            with vacuum.connect() as conn:
+                conn.execute(text("VACUUM ANALYZE"))
+            vacuum.dispose()
+        run(url, instance, args.repeat)
 
 
 if __name__ == "__main__":

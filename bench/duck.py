@@ -33,6 +33,7 @@ TASK_COLUMNS = {
     "completed_at": "TIMESTAMP",
     "archived_at": "TIMESTAMP",
     "deleted_at": "TIMESTAMP",
+    "state_entered_at": "TIMESTAMP",
 }
 TABLES = {
     "tasks": ("SELECT {columns} FROM tasks WHERE org_id = :org", TASK_COLUMNS),
@@ -73,15 +74,12 @@ TABLES = {
 }
 
 
-def copy_org(conn, org: Any, has_entered: bool) -> tuple[duckdb.DuckDBPyConnection, float]:
+def copy_org(conn, org: Any) -> tuple[duckdb.DuckDBPyConnection, float]:
     """A DuckDB holding the org's rows; seconds the copy took."""
     started = time.monotonic()
     duck = duckdb.connect()
     with tempfile.TemporaryDirectory(prefix="bench-duck-") as tmp:
         for table, (query, columns) in TABLES.items():
-            columns = dict(columns)
-            if table == "tasks" and has_entered:
-                columns["state_entered_at"] = "TIMESTAMP"
             path = Path(tmp) / f"{table}.csv"
             _export(conn, query.format(columns=", ".join(columns)), org, path)
             spec = ", ".join(f"'{name}': '{kind}'" for name, kind in columns.items())

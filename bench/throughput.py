@@ -10,23 +10,15 @@ from __future__ import annotations
 
 import http.client
 import os
-import socket
 import statistics
-import subprocess
 import sys
 import threading
 import time
 import uuid
 
-from common import ROOT, load1
+from common import gunicorn, load1
 
 DURATION = 15.0
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _token(url: str, instance: str) -> tuple[str, str]:
@@ -52,23 +44,7 @@ def _token(url: str, instance: str) -> tuple[str, str]:
 
 def measure(url: str, instance: str, clients: int) -> str:
     org_id, token = _token(url, instance)
-    port = _free_port()
-    env = {**os.environ, "DATABASE_URL": url, "WORKSPACE_INSTANCE": instance}
-    server = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "-w", "2", "-b", f"127.0.0.1:{port}",
-         "--pythonpath", str(ROOT / "bench"), "--log-level", "warning", "bench_wsgi:app"],
-        cwd=ROOT, env=env,
-    )  # fmt: skip
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    raise RuntimeError("gunicorn did not start") from None
-                time.sleep(0.2)
+    with gunicorn(url, instance) as port:
         path = f"/api/v1/orgs/{org_id}/analytics/overview"
         headers = {"Authorization": f"Bearer {token}"}
         samples: list[float] = []
@@ -107,9 +83,6 @@ def measure(url: str, instance: str, clients: int) -> str:
             f"{rate:.1f} req/s, p50 {p50:.0f} ms, p95 {p95:.0f} ms, "
             + (", ".join(f"{n} x HTTP {code}" for code, n in sorted(errors.items())) or "no errors")
         )
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
 
 
 if __name__ == "__main__":

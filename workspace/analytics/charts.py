@@ -13,10 +13,10 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-import plotly.graph_objects as go
 import plotly.io as pio
 
 from workspace.analytics import dimensions, palette
+from workspace.analytics.figure import Figure, trace
 from workspace.analytics.palette import (  # noqa: F401 (re-exported for the views)
     ACCENT,
     CATEGORY_COLORS,
@@ -49,18 +49,18 @@ def plain(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def _layout(fig: go.Figure, **extra: Any) -> go.Figure:
+def _layout(fig: Figure, **extra: Any) -> Figure:
     fig.update_layout(**{**_LAYOUT, **extra})
     fig.update_yaxes(gridcolor="#eceef2", zeroline=False)
     return fig
 
 
-def to_json(fig: go.Figure) -> str:
+def to_json(fig: Figure) -> str:
     """Figure JSON safe to embed in ``<script type="application/json">``: ``<``, ``>``
     and ``&`` occur only inside JSON strings, and as ``\\u`` escapes neither ``</script``
     nor ``<!--`` can change how the HTML parser reads the element."""
     return (
-        pio.to_json(fig, validate=False)
+        pio.to_json(fig.to_plotly_json(), validate=False)
         .replace("<", "\\u003c")
         .replace(">", "\\u003e")
         .replace("&", "\\u0026")
@@ -83,13 +83,14 @@ def breakdown_bar(
     *,
     dimension: str | None = None,
     hrefs: Mapping[str, str] | None = None,
-) -> go.Figure:
+) -> Figure:
     """One bar per key of an overview breakdown (category, priority, kind), in the
     order given (the overview lists them in workflow order)."""
     dim = _breakdown_dimension(values, colors, dimension)
     keys = list(values)
-    fig = go.Figure(
-        go.Bar(
+    fig = Figure(
+        trace(
+            "bar",
             x=[plain(palette.label(dim, k)) for k in keys],
             y=[values[k] for k in keys],
             marker_color=[palette.color(dim, k) for k in keys],
@@ -107,11 +108,12 @@ def donut(
     *,
     dimension: str | None = None,
     hrefs: Mapping[str, str] | None = None,
-) -> go.Figure:
+) -> Figure:
     dim = _breakdown_dimension(values, colors, dimension)
     keys = [k for k, v in values.items() if v]
-    fig = go.Figure(
-        go.Pie(
+    fig = Figure(
+        trace(
+            "pie",
             labels=[plain(palette.label(dim, k)) for k in keys],
             values=[values[k] for k in keys],
             hole=0.55,
@@ -126,10 +128,11 @@ def donut(
     return _layout(fig, showlegend=True, legend=dict(orientation="v", traceorder="normal"))
 
 
-def flow_figure(result: dict[str, Any]) -> go.Figure:
+def flow_figure(result: dict[str, Any]) -> Figure:
     cats = result["categories"]
-    fig = go.Figure(
-        go.Bar(
+    fig = Figure(
+        trace(
+            "bar",
             x=[palette.label("category", c["category"]) for c in cats],
             y=[c["wip"] for c in cats],
             marker_color=[palette.color("category", c["category"]) for c in cats],
@@ -142,7 +145,7 @@ def flow_figure(result: dict[str, Any]) -> go.Figure:
     return _layout(fig)
 
 
-def workload_figure(rows: list[dict[str, Any]], limit: int = 15) -> go.Figure:
+def workload_figure(rows: list[dict[str, Any]], limit: int = 15) -> Figure:
     """Open work per assignee, the ``limit`` busiest first (the table beside it lists
     everyone). One bar per person is their open work, split into in progress and the
     rest of it, so its length is the open count; completed in the last 30 days is a
@@ -160,7 +163,7 @@ def workload_figure(rows: list[dict[str, Any]], limit: int = 15) -> go.Figure:
         "Other open": [r.get("href") for r in rows],
         "Completed (30 days)": [None for _ in rows],
     }
-    fig = go.Figure()
+    fig = Figure()
     in_progress = [r["in_progress"] for r in rows]
     for name, values, base, color, group in (
         ("In progress", in_progress, None, CATEGORY_COLORS["started"], "open"),
@@ -204,9 +207,10 @@ def workload_figure(rows: list[dict[str, Any]], limit: int = 15) -> go.Figure:
     )
 
 
-def scatter_figure(points: list[dict[str, Any]]) -> go.Figure:
-    fig = go.Figure(
-        go.Scatter(
+def scatter_figure(points: list[dict[str, Any]]) -> Figure:
+    fig = Figure(
+        trace(
+            "scatter",
             x=[p["scope"] for p in points],
             y=[p["completion_rate"] for p in points],
             text=[plain(f"{p['project_name']} · {p['name']}") for p in points],
@@ -220,10 +224,11 @@ def scatter_figure(points: list[dict[str, Any]]) -> go.Figure:
     return _layout(fig)
 
 
-def forecast_figure(result: dict[str, Any]) -> go.Figure:
+def forecast_figure(result: dict[str, Any]) -> Figure:
     weeks = [str(p["week_start"]) for p in result["series"]]
-    fig = go.Figure(
-        go.Bar(
+    fig = Figure(
+        trace(
+            "bar",
             x=weeks,
             y=[p["completed"] for p in result["series"]],
             name="Completed",
@@ -257,7 +262,7 @@ def points_figure(
     dimension: str | None = None,
     top_n: int | None = palette.DEFAULT_TOP_N,
     org_id: uuid.UUID | None = None,
-) -> go.Figure:
+) -> Figure:
     """A custom chart or a widget: ``points`` are ``{key, value}`` (plus ``id`` for
     people and projects, ``category`` for states, ``href`` when drill-down gives one),
     largest first as the API returns them. Drawn as :func:`palette.display_order`
@@ -286,8 +291,9 @@ def points_figure(
     colors = [palette.point_color(dimension, p) for p in shown]
     hrefs = [None if p.get("other") else p.get("href") for p in shown]
     if chart_type in ("donut", "pie"):
-        fig = go.Figure(
-            go.Pie(
+        fig = Figure(
+            trace(
+                "pie",
                 labels=keys,
                 values=values,
                 hole=0.55 if chart_type == "donut" else 0,
@@ -300,8 +306,9 @@ def points_figure(
         )
         return _layout(fig, showlegend=True, legend=dict(traceorder="normal"))
     if chart_type in ("line", "area"):
-        fig = go.Figure(
-            go.Scatter(
+        fig = Figure(
+            trace(
+                "scatter",
                 x=keys,
                 y=values,
                 mode="lines+markers",
@@ -321,8 +328,9 @@ def points_figure(
         len(k) > palette.LONG_LABEL for k in raw
     )
     if horizontal:
-        fig = go.Figure(
-            go.Bar(
+        fig = Figure(
+            trace(
+                "bar",
                 y=keys,
                 x=values,
                 orientation="h",
@@ -338,8 +346,9 @@ def points_figure(
         if values and max(values) <= 8:
             fig.update_xaxes(dtick=1)
         return _short_labels(fig, keys, raw, "y")
-    fig = go.Figure(
-        go.Bar(
+    fig = Figure(
+        trace(
+            "bar",
             x=keys,
             y=values,
             marker_color=colors,
@@ -362,7 +371,7 @@ def _unique(labels: list[str]) -> list[str]:
     return out
 
 
-def _short_labels(fig: go.Figure, keys: list[str], raw: list[str], axis: str) -> go.Figure:
+def _short_labels(fig: Figure, keys: list[str], raw: list[str], axis: str) -> Figure:
     """Category labels cut to fit (the hover shows the whole name), and room made
     beside the plot for what is left. Cut before escaping, so no entity is cut in
     half."""
@@ -373,7 +382,7 @@ def _short_labels(fig: go.Figure, keys: list[str], raw: list[str], axis: str) ->
     return fig
 
 
-def _whole_ticks(fig: go.Figure, values: list[float]) -> go.Figure:
+def _whole_ticks(fig: Figure, values: list[float]) -> Figure:
     """Small counts get a tick per task: no "1.5 tasks" on the axis."""
     if values and max(values) <= 8:
         fig.update_yaxes(dtick=1)

@@ -217,7 +217,7 @@ def chart_size(view: WidgetView, full_width: bool | None = None) -> tuple[int, i
     width = CHART_WIDTH[2 if wide else 1]
     asked = None
     if view.figure is not None:
-        asked = view.figure.layout.height
+        asked = view.figure.layout.get("height")
     height = CHART_HEIGHT if not asked else max(CHART_HEIGHT, min(int(asked * 0.75), 700))
     return width, height
 

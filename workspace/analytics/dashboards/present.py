@@ -9,10 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import plotly.graph_objects as go
-
 from workspace.analytics import charts, dimensions, palette
 from workspace.analytics.dashboards.compute import WidgetResult
+from workspace.analytics.figure import Figure
 
 
 @dataclass
@@ -27,7 +26,7 @@ class WidgetView:
     points: list[dict[str, Any]]
     total: int = 0
     error: str | None = None
-    figure: go.Figure | None = None
+    figure: Figure | None = None
     #: The tasks behind the whole figure (drill-down); none in exports and previews.
     total_href: str | None = None
 

@@ -1,11 +1,15 @@
 """What every HTML page shares: the home redirect, template context, HTMX caching,
-and the security headers (docs/security.md#rendering-isolation)."""
+static files cached by fingerprint, and the security headers
+(docs/security.md#rendering-isolation)."""
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import secrets
+from pathlib import Path
 
-from flask import Blueprint, Flask, g, redirect, request, url_for
+from flask import Blueprint, Flask, current_app, g, redirect, request, url_for
 
 from workspace.auth.guards import page
 from workspace.auth.sessions import current_account
@@ -58,8 +62,41 @@ def content_security_policy(nonce: str | None) -> str:
     )
 
 
+#: A fingerprinted static URL names one version of the file for good.
+IMMUTABLE = "public, max-age=31536000, immutable"
+
+
+@functools.lru_cache(maxsize=256)
+def _fingerprint(path: str, mtime_ns: int, size: int) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:12]
+
+
+def static_fingerprint(filename: str) -> str | None:
+    """A short hash of a static file's content (None when there is no such file). The
+    file's mtime and size key the cache, so an edited file gets a new fingerprint."""
+    folder = current_app.static_folder
+    path = Path(folder or "", filename)
+    try:
+        stat = path.stat()
+        if not path.resolve().is_relative_to(Path(folder or "").resolve()):
+            return None
+    except (OSError, ValueError):
+        return None
+    return _fingerprint(str(path), stat.st_mtime_ns, stat.st_size)
+
+
 def init_app(app: Flask) -> None:
     app.register_blueprint(bp)
+
+    @app.url_defaults
+    def static_version(endpoint: str, values: dict) -> None:
+        # /static/js/app.js?v=<fingerprint>: the browser keeps it for a year and asks
+        # again only when the file (so the page's URL for it) changes, instead of
+        # revalidating every script and stylesheet on every page view.
+        if endpoint == "static" and "filename" in values and "v" not in values:
+            version = static_fingerprint(values["filename"])
+            if version:
+                values["v"] = version
 
     @app.context_processor
     def page_context():
@@ -77,6 +114,11 @@ def init_app(app: Flask) -> None:
     def response_headers(response):
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         if request.path.startswith("/static/"):
+            version = request.args.get("v")
+            filename = (request.view_args or {}).get("filename", "")
+            fresh = version is not None and version == static_fingerprint(filename)
+            if response.status_code in (200, 304) and fresh:
+                response.headers["Cache-Control"] = IMMUTABLE
             return response
         if response.mimetype == "text/html":
             # Every HTML answer, pages and fragments and the API's export.html alike.

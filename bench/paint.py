@@ -64,9 +64,9 @@ WATCH = """
 (() => {
   const MARKS = ".point, .slice, path.js-line";
   if (!/\\/dashboards\\/[0-9a-f-]+$/.test(location.pathname)) return;
-  // The first settle after the bodies' swap, before analytics.js (a later listener)
-  // draws the charts.
-  document.addEventListener("htmx:afterSettle", () => {
+  // The first swap of the bodies, before analytics.js (a later listener) draws the
+  // charts.
+  document.addEventListener("htmx:afterSwap", () => {
     window.__settled = window.__settled || performance.now();
   });
   function done(card) {

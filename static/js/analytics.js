@@ -5,6 +5,9 @@
 
    On a page: drawn on load and after every HTMX swap (tabs, filters and widget bodies
    arrive as partials, some as out-of-band swaps outside the element that asked).
+   Plotly (1.2 MB) loads async (script[data-plotly-lib]): the page, and a dashboard's
+   request for its widget bodies, do not wait for it; charts that arrive first are
+   drawn the moment it has loaded.
    In the printable export (<html data-print>): static charts sized to their box, then
    the print dialog once every chart is drawn. */
 (function () {
@@ -87,9 +90,16 @@
 
   var printed = document.documentElement.hasAttribute("data-print");
 
+  /* Run fn once Plotly is there: now, or when its async script has loaded. */
+  function withPlotly(fn) {
+    if (window.Plotly) { fn(); return; }
+    var lib = document.querySelector("script[data-plotly-lib]");
+    if (lib) lib.addEventListener("load", fn);
+  }
+
   function start() {
     if (!printed) {
-      draw(document, false);
+      withPlotly(function () { draw(document, false); });
       return;
     }
     draw(document, true).then(function () {
@@ -103,6 +113,8 @@
     start();
   }
   if (!printed) {
+    // After the swap, not the settle: the settle waits htmx's 20 ms settle delay.
+    document.addEventListener("htmx:afterSwap", function () { draw(document, false); });
     document.addEventListener("htmx:afterSettle", function () { draw(document, false); });
   }
 })();

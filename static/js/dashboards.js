@@ -42,8 +42,8 @@
     return false;
   }
 
-  // The widget form shows while Plotly (at the end of the page) still loads, before
-  // htmx attaches its "change" trigger. A choice made in that gap sent no preview
+  // The widget form shows while the page's scripts still load, before htmx attaches
+  // its "change" trigger. A choice made in that gap sent no preview
   // request, so the preview kept the old chart: ask for it once htmx listens.
   function catchUpPreview(root) {
     if (!window.htmx || !root.querySelectorAll) return;

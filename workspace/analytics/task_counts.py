@@ -17,10 +17,10 @@ else (title search, dates, free PQL over other fields) runs over the tasks as wr
 
 from __future__ import annotations
 
+import bisect
 import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
-from itertools import pairwise
 from typing import Any
 
 from sqlalchemy import (
@@ -276,18 +276,22 @@ def completions(
     org_id: uuid.UUID, project_id: uuid.UUID | None, bounds: list[datetime]
 ) -> list[int]:
     """Completions of the tasks that count between each two consecutive ``bounds``
-    (UTC, each on the hour): one range read of the hourly rollup (migration 0009)."""
+    (UTC, each on the hour): one range read of the hourly rollup (migration 0009),
+    in index order, summed per hour; Python puts the hours (a few thousand at most)
+    into their intervals, which a FILTER column per interval made SQLite compare
+    for every row."""
     hour = task_done_counts.c.hour_start
-    n = task_done_counts.c.n
-    columns = [
-        func.coalesce(func.sum(n).filter(hour >= lo, hour < hi), 0) for lo, hi in pairwise(bounds)
-    ]
-    query = select(*columns).where(
-        task_done_counts.c.org_id == org_id, hour >= bounds[0], hour < bounds[-1]
+    query = (
+        select(hour, func.sum(task_done_counts.c.n))
+        .where(task_done_counts.c.org_id == org_id, hour >= bounds[0], hour < bounds[-1])
+        .group_by(hour)
     )
     if project_id is not None:
         query = query.where(task_done_counts.c.project_id == project_id)
-    return [int(v) for v in db.session.execute(query).one()]
+    totals = [0] * (len(bounds) - 1)
+    for at, n in db.session.execute(query):
+        totals[bisect.bisect_right(bounds, at) - 1] += int(n)
+    return totals
 
 
 def completion_rows() -> list[ColumnElement[bool]]:

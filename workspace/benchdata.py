@@ -455,8 +455,9 @@ def analyze() -> None:
     with db.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
         if dialect == "postgresql":
             # As autovacuum would: statistics, and the visibility map that
-            # index-only scans need.
-            conn.execute(text("VACUUM (ANALYZE) tasks, task_activity"))
+            # index-only scans need, for the loaded rows and the rebuilt rollups.
+            rollups = ", ".join(r.table.name for r in task_counts.ROLLUPS)
+            conn.execute(text(f"VACUUM (ANALYZE) tasks, task_activity, {rollups}"))
         else:
             conn.execute(text("ANALYZE"))
 

@@ -98,6 +98,29 @@ task_counts = _state_buckets(
     unique=(*TOTALS_KEPT, text(f"coalesce(assignee_id, {NO_ID})")),
 )
 
+#: ``task_counts`` without the kind (migration 0010): a quarter of its rows, for the
+#: statements that group or filter by assignee but not by kind (pivot by assignee and
+#: status, workload widgets, the custom chart by assignee with a priority filter).
+ASSIGNEE_KEPT = ("org_id", "project_id", "state_id", "state_category", "priority", "assignee_id")
+
+task_assignee_counts = Table(
+    "task_assignee_counts",
+    db.metadata,
+    Column("org_id", Uuid, ForeignKey("orgs.id", ondelete="CASCADE"), nullable=False),
+    Column("project_id", Uuid, ForeignKey("projects.id", ondelete="CASCADE"), nullable=False),
+    Column("state_id", Uuid, ForeignKey("states.id", ondelete="CASCADE"), nullable=False),
+    Column("state_category", String(16), nullable=False),
+    Column("priority", String(16), nullable=False),
+    Column("assignee_id", Uuid, ForeignKey("accounts.id", ondelete="CASCADE")),
+    Column("n", Integer, nullable=False),
+    Index(
+        "ux_task_assignee_counts_bucket",
+        *ASSIGNEE_KEPT[:-1],
+        text(f"coalesce(assignee_id, {NO_ID})"),
+        unique=True,
+    ),
+)
+
 #: The planning rollup: counts per project, category, cycle and module, for scatter and
 #: anything else grouped or filtered by cycle or module.
 PLAN_KEPT = ("org_id", "project_id", "state_category", "cycle_id", "module_id")
@@ -125,6 +148,7 @@ task_plan_counts = Table(
 #: Where a statement over ``tasks`` may be answered, first fit first.
 COUNT_TABLES = (
     (task_totals, TOTALS_KEPT),
+    (task_assignee_counts, ASSIGNEE_KEPT),
     (task_counts, KEPT),
     (task_plan_counts, PLAN_KEPT),
 )
@@ -373,6 +397,7 @@ class _HistoryRollup(_Rollup):
 ROLLUPS = (
     _Rollup(task_counts, KEPT, ("entered_ms",)),
     _Rollup(task_totals, TOTALS_KEPT, ("entered_ms",)),
+    _Rollup(task_assignee_counts, ASSIGNEE_KEPT),
     _Rollup(task_due_counts, ("org_id", "project_id", "due_date")),
     _Rollup(task_plan_counts, PLAN_KEPT),
     _HistoryRollup(task_done_counts, ("org_id", "hour_start", "project_id")),

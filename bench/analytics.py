@@ -196,7 +196,7 @@ def rollup_triggers_off(org_id: uuid.UUID) -> Iterator[int]:
     """The rollup triggers (on the tasks and the history) off for a baseline of the
     write latency, then put back and the org's rollups rebuilt (the writes in between
     bypassed them). Yields how many triggers are off."""
-    from workspace.analytics import task_counts
+    from workspace.analytics import consistency
     from workspace.extensions import db
 
     tables = ", ".join(f"'{t}'" for t in TRIGGER_TABLES)
@@ -223,7 +223,7 @@ def rollup_triggers_off(org_id: uuid.UUID) -> Iterator[int]:
         with db.engine.begin() as conn:
             for sql in restore:
                 conn.execute(text(sql))
-        check = task_counts.verify(org_id, repair=True)
+        check = consistency.verify(org_id, repair=True)
         db.session.commit()
         print(
             f"  rollup triggers back; the baseline's writes repaired: {check.missing} "

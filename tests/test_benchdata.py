@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import func, inspect, select, text
 
 from workspace import benchdata
-from workspace.analytics import task_counts
+from workspace.analytics import consistency
 from workspace.core.models import Org, Project, State, Task, TaskActivity
 from workspace.core.tasks import create_task, update_task
 from workspace.extensions import db
@@ -84,7 +84,7 @@ def test_biggest_org_holds_sixty_percent_and_history_is_consistent(app, loaded):
 def test_rollup_indexes_and_triggers_are_back_after_the_load(app, loaded):
     with app.app_context():
         for org_id in db.session.scalars(select(Org.id)):
-            assert task_counts.verify(org_id).ok
+            assert consistency.verify(org_id).ok
         for table in (Task.__table__, TaskActivity.__table__):
             names = {i["name"] for i in inspect(db.engine).get_indexes(table.name)}
             assert {i.name for i in table.indexes} <= names
@@ -105,7 +105,7 @@ def test_rollup_indexes_and_triggers_are_back_after_the_load(app, loaded):
         )
         update_task(task, None, {"state_id": started}, at=task.created_at + timedelta(hours=1))
         db.session.commit()
-        assert task_counts.verify(project.org_id).ok
+        assert consistency.verify(project.org_id).ok
 
 
 def test_a_failed_load_leaves_the_database_as_it_was(app, monkeypatch):

@@ -38,7 +38,7 @@ import psycopg
 from flask.cli import with_appcontext
 from sqlalchemy import text
 
-from workspace.analytics import task_counts
+from workspace.analytics import consistency
 from workspace.core.accounts import add_member, ensure_account
 from workspace.core.models import Task
 from workspace.core.orgs import create_org
@@ -447,7 +447,7 @@ def rebuild_rollups(plans: list[OrgPlan]) -> None:
         # counts by a nested loop over sequential scans, minutes instead of seconds.
         db.session.execute(text("ANALYZE tasks, task_activity"))
     for plan in plans:
-        task_counts.verify(uuid.UUID(plan.org_id), repair=True)
+        consistency.verify(uuid.UUID(plan.org_id), repair=True)
 
 
 def analyze() -> None:
@@ -456,7 +456,7 @@ def analyze() -> None:
         if dialect == "postgresql":
             # As autovacuum would: statistics, and the visibility map that
             # index-only scans need, for the loaded rows and the rebuilt rollups.
-            rollups = ", ".join(r.table.name for r in task_counts.ROLLUPS)
+            rollups = ", ".join(r.table.name for r in consistency.ROLLUPS)
             conn.execute(text(f"VACUUM (ANALYZE) tasks, task_activity, {rollups}"))
         else:
             conn.execute(text("ANALYZE"))

@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import delete, func, select, update
 
 from tests.factories import get_json, make_org, new_task, setup_project
-from workspace.analytics import task_counts
+from workspace.analytics import consistency, task_counts
 from workspace.core.models import Org, Task, TaskActivity
 from workspace.extensions import db
 
@@ -25,7 +25,7 @@ def _held(app, org_id: uuid.UUID) -> int:
 
 def _consistent(app) -> bool:
     with app.app_context():
-        result = task_counts.verify()
+        result = consistency.verify()
         db.session.commit()
         return result.ok
 

@@ -22,7 +22,7 @@ from sqlalchemy import event, text
 
 from tests.analytics import plan_data
 from tests.conftest import _clean
-from workspace.analytics import rollups, task_counts
+from workspace.analytics import consistency, rollups
 from workspace.analytics.dashboards.compute import WidgetSpec, compute_widgets
 from workspace.analytics.scope import make_scope
 from workspace.core.models import Org
@@ -30,7 +30,7 @@ from workspace.extensions import db
 
 TASKS = 100_000
 #: Tables a rollup may read only through an org-leading index.
-ORG_TABLES = ("tasks", "task_activity", *(r.table.name for r in task_counts.ROLLUPS))
+ORG_TABLES = ("tasks", "task_activity", *(r.table.name for r in consistency.ROLLUPS))
 #: Per-row primary-key lookups (forecast joins each state change to its task).
 PK_INDEXES = ("pk_tasks", "sqlite_autoindex_tasks_1")
 

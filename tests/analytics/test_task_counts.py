@@ -11,7 +11,7 @@ import requests
 from sqlalchemy import event, select, update
 
 from tests.factories import add_person, get_json, make_org, new_task, setup_project
-from workspace.analytics import task_counts
+from workspace.analytics import consistency, task_counts
 from workspace.extensions import db
 
 PRIORITIES = ["urgent", "high", "medium", "low", "none"]
@@ -19,9 +19,9 @@ DUE = [None, "2024-01-05", "2026-11-20", "2026-11-30", "2031-06-01"]
 KINDS = ["task", "bug", "feature", "epic"]
 
 
-def _verify(app, **kwargs) -> task_counts.Verification:
+def _verify(app, **kwargs) -> consistency.Verification:
     with app.app_context():
-        result = task_counts.verify(**kwargs)
+        result = consistency.verify(**kwargs)
         db.session.commit()
         return result
 
@@ -29,7 +29,7 @@ def _verify(app, **kwargs) -> task_counts.Verification:
 def _rows(app) -> int:
     with app.app_context():
         return sum(
-            len(db.session.execute(select(rollup.table)).all()) for rollup in task_counts.ROLLUPS
+            len(db.session.execute(select(rollup.table)).all()) for rollup in consistency.ROLLUPS
         )
 
 
@@ -164,7 +164,7 @@ def test_verify_finds_and_repairs_drift(app, client):
 
 
 def _reads_rollup(statement: str) -> bool:
-    return any(f"FROM {rollup.table.name}" in statement for rollup in task_counts.ROLLUPS)
+    return any(f"FROM {rollup.table.name}" in statement for rollup in consistency.ROLLUPS)
 
 
 def _statements(app):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import click
 from flask.cli import AppGroup
 
-from workspace.analytics import task_counts
+from workspace.analytics import consistency
 from workspace.core.orgs import find_org
 from workspace.transaction import transactional
 
@@ -17,14 +17,14 @@ def analytics_group() -> None:
 
 
 @transactional
-def _verify(org_ref: str | None, repair: bool) -> task_counts.Verification:
+def _verify(org_ref: str | None, repair: bool) -> consistency.Verification:
     org_id = None
     if org_ref:
         org = find_org(org_ref)
         if org is None:
             raise click.ClickException(f"No organization {org_ref!r}.")
         org_id = org.id
-    return task_counts.verify(org_id, repair=repair)
+    return consistency.verify(org_id, repair=repair)
 
 
 @analytics_group.command("verify")

@@ -66,6 +66,24 @@ def save_twelve(org, owner_id, first_project, name: str = "bench twelve", top_n=
     return dashboard
 
 
+def biggest_org():
+    """The loaded data's biggest org, its task rows, the bench owner and the org's first
+    project by name (in an app context)."""
+    from sqlalchemy import func, select
+
+    from workspace.core.models import Account, Org, Project, Task
+    from workspace.extensions import db
+
+    org_id, rows = db.session.execute(
+        select(Task.org_id, func.count()).group_by(Task.org_id).order_by(func.count().desc())
+    ).first()
+    owner = db.session.scalar(select(Account).where(Account.email == "bench-owner@bench.test"))
+    first_project = db.session.scalar(
+        select(Project.id).where(Project.org_id == org_id).order_by(Project.name).limit(1)
+    )
+    return db.session.get(Org, org_id), rows, owner, first_project
+
+
 def load1() -> float:
     """The 1-minute load average: printed next to every figure, since 6 other jobs
     on 2 cores can triple a median."""

@@ -29,8 +29,8 @@ import statistics
 import time
 from collections.abc import Callable
 
-from common import data_arguments, datasets, machine, save_twelve
-from sqlalchemy import create_engine, event, func, select, text
+from common import biggest_org, data_arguments, datasets, machine, save_twelve
+from sqlalchemy import create_engine, event, text
 
 
 class StatementCounter:
@@ -121,21 +121,12 @@ def run(url: str, instance: str, repeat: int) -> None:
     from workspace.analytics.dashboards import compute, service
     from workspace.analytics.pql import compile_pql
     from workspace.analytics.scope import make_scope
-    from workspace.core.models import Account, Org, Project, Task
     from workspace.extensions import db
 
     app = create_app({"SQLALCHEMY_DATABASE_URI": url})
     with app.app_context():
-        org_id, rows = db.session.execute(
-            select(Task.org_id, func.count()).group_by(Task.org_id).order_by(func.count().desc())
-        ).first()
-        org = db.session.get(Org, org_id)
-        owner_id = db.session.scalar(
-            select(Account.id).where(Account.email == "bench-owner@bench.test")
-        )
-        first_project = db.session.scalar(
-            select(Project.id).where(Project.org_id == org_id).order_by(Project.name).limit(1)
-        )
+        org, rows, owner, first_project = biggest_org()
+        owner_id = owner.id
         one = service.create_dashboard(org, owner_id, "bench one")
         service.add_widget(one, org, owner_id, {"title": "Status"})
         twelve = save_twelve(org, owner_id, first_project)

@@ -49,8 +49,16 @@ import time
 import uuid
 from pathlib import Path
 
-from common import TWELVE, data_arguments, datasets, gunicorn, load1, machine, save_twelve
-from sqlalchemy import func, select
+from common import (
+    TWELVE,
+    biggest_org,
+    data_arguments,
+    datasets,
+    gunicorn,
+    load1,
+    machine,
+    save_twelve,
+)
 
 TARGET_MS = 500  # at 1M tasks (the issue)
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
@@ -126,20 +134,12 @@ def setup(url: str, instance: str) -> tuple[str, str]:
     os.environ["WORKSPACE_INSTANCE"] = instance
     from workspace import create_app
     from workspace.auth.passwords import set_password
-    from workspace.core.models import Account, Org, Project, Task
     from workspace.extensions import db
 
     app = create_app({"SQLALCHEMY_DATABASE_URI": url})
     with app.app_context():
-        org_id, rows = db.session.execute(
-            select(Task.org_id, func.count()).group_by(Task.org_id).order_by(func.count().desc())
-        ).first()
-        org = db.session.get(Org, org_id)
-        owner = db.session.scalar(select(Account).where(Account.email == OWNER))
+        org, rows, owner, first_project = biggest_org()
         set_password(owner, PASSWORD)
-        first_project = db.session.scalar(
-            select(Project.id).where(Project.org_id == org_id).order_by(Project.name).limit(1)
-        )
         dashboard = save_twelve(org, owner.id, first_project, name="bench paint")
         db.session.commit()
         print(f"  org {org.slug}: {rows:,} task rows", flush=True)

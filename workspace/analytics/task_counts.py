@@ -64,6 +64,18 @@ NO_ID = "'00000000-0000-0000-0000-000000000000'"
 COMPLETED = StateCategory.COMPLETED.value
 
 
+def _bucket_keys() -> list[Column]:
+    """The keys every state-bucket table starts with: org, project, state (and its
+    category) and priority."""
+    return [
+        Column("org_id", Uuid, ForeignKey("orgs.id", ondelete="CASCADE"), nullable=False),
+        Column("project_id", Uuid, ForeignKey("projects.id", ondelete="CASCADE"), nullable=False),
+        Column("state_id", Uuid, ForeignKey("states.id", ondelete="CASCADE"), nullable=False),
+        Column("state_category", String(16), nullable=False),
+        Column("priority", String(16), nullable=False),
+    ]
+
+
 def _state_buckets(name: str, *extra: Column, unique: tuple[Any, ...]) -> Table:
     """A count table by org, project, state, category, priority and kind (plus
     ``extra``), with the sum of state-entry times; ``unique`` is the triggers' conflict
@@ -71,11 +83,7 @@ def _state_buckets(name: str, *extra: Column, unique: tuple[Any, ...]) -> Table:
     return Table(
         name,
         db.metadata,
-        Column("org_id", Uuid, ForeignKey("orgs.id", ondelete="CASCADE"), nullable=False),
-        Column("project_id", Uuid, ForeignKey("projects.id", ondelete="CASCADE"), nullable=False),
-        Column("state_id", Uuid, ForeignKey("states.id", ondelete="CASCADE"), nullable=False),
-        Column("state_category", String(16), nullable=False),
-        Column("priority", String(16), nullable=False),
+        *_bucket_keys(),
         Column("kind", String(16), nullable=False),
         *extra,
         Column("n", Integer, nullable=False),
@@ -105,11 +113,7 @@ ASSIGNEE_KEPT = ("org_id", "project_id", "state_id", "state_category", "priority
 task_assignee_counts = Table(
     "task_assignee_counts",
     db.metadata,
-    Column("org_id", Uuid, ForeignKey("orgs.id", ondelete="CASCADE"), nullable=False),
-    Column("project_id", Uuid, ForeignKey("projects.id", ondelete="CASCADE"), nullable=False),
-    Column("state_id", Uuid, ForeignKey("states.id", ondelete="CASCADE"), nullable=False),
-    Column("state_category", String(16), nullable=False),
-    Column("priority", String(16), nullable=False),
+    *_bucket_keys(),
     Column("assignee_id", Uuid, ForeignKey("accounts.id", ondelete="CASCADE")),
     Column("n", Integer, nullable=False),
     Index(

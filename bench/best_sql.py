@@ -155,12 +155,18 @@ def workload(c: Context, run: Run) -> dict:
 def pivot(c: Context, run: Run) -> dict:
     # Group by the state id the index carries, name the ~50 states afterwards,
     # instead of joining the states table per task.
-    rows = run(
+    return _pivot_cells(
+        c,
+        run,
         "SELECT t.assignee_id, t.state_id, count(*) "
         f"FROM {c.tasks('ix_tasks_counted')} WHERE {c.counted} "
         "GROUP BY t.assignee_id, t.state_id",
-        c.params(),
     )
+
+
+def _pivot_cells(c: Context, run: Run, statement: str) -> dict:
+    """(assignee, state name) -> count, from ``statement``'s (assignee, state id, n)."""
+    rows = run(statement, c.params())
     names = dict(
         (key(i), n)
         for i, n in run(
@@ -171,7 +177,7 @@ def pivot(c: Context, run: Run) -> dict:
     )
     cells: dict = defaultdict(int)
     for assignee, state, n in rows:
-        cells[(key(assignee) or "unassigned", names[key(state)])] += n
+        cells[(key(assignee) or "unassigned", names[key(state)])] += int(n)
     return dict(cells)
 
 
@@ -317,23 +323,12 @@ ASSIGNEE_ROLLUP = "task_assignee_counts t WHERE t.org_id = :org"
 
 
 def pivot_rollup(c: Context, run: Run) -> dict:
-    rows = run(
+    return _pivot_cells(
+        c,
+        run,
         f"SELECT t.assignee_id, t.state_id, sum(t.n) FROM {ASSIGNEE_ROLLUP} "
         "GROUP BY t.assignee_id, t.state_id",
-        c.params(),
     )
-    names = dict(
-        (key(i), n)
-        for i, n in run(
-            "SELECT s.id, s.name FROM states s JOIN projects p ON p.id = s.project_id "
-            "WHERE p.org_id = :org",
-            c.params(),
-        )
-    )
-    cells: dict = defaultdict(int)
-    for assignee, state, n in rows:
-        cells[(key(assignee) or "unassigned", names[key(state)])] += int(n)
-    return dict(cells)
 
 
 def custom_rollup(c: Context, run: Run) -> dict:

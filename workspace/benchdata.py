@@ -447,7 +447,7 @@ def rebuild_rollups(plans: list[OrgPlan]) -> None:
         # counts by a nested loop over sequential scans, minutes instead of seconds.
         db.session.execute(text("ANALYZE tasks, task_activity"))
     for plan in plans:
-        consistency.verify(uuid.UUID(plan.org_id), repair=True)
+        consistency.rebuild(uuid.UUID(plan.org_id))
 
 
 def analyze() -> None:

@@ -4,8 +4,9 @@ Deliberately not the product's statement shape: what a DBA would write for the s
 numbers (GROUP BY over the org-leading covering index and a little Python to fold
 the groups, GROUPING SETS for the twelve widgets, ``INDEXED BY`` on SQLite where its
 planner picks a non-covering index, and reads of the maintained rollups where a figure
-needs only what they keep: forecast's weeks from the hourly ``task_done_counts``), so
-that a bad plan in the product shows up as a ratio above 1. Every figure returns the
+needs only what they keep: forecast's weeks from the hourly ``task_done_counts``,
+workload's completions from the daily ``task_completed_days``), so that a bad plan in
+the product shows up as a ratio above 1. Every figure returns the
 same plain shape as :func:`from_api` makes of the API's JSON, and the benchmark
 compares the two: a fast statement that counts something else is not a baseline.
 
@@ -341,6 +342,39 @@ def custom_rollup(c: Context, run: Run) -> dict:
     return {key(a): int(n) for a, n in rows}
 
 
+def workload_rollup(c: Context, run: Run) -> dict:
+    """Open and in progress from the counts by assignee; the last 30 days' completions
+    as whole UTC days from the daily rollup (migration 0011) plus the part-day at the
+    window's start from the completed tasks' index: one statement, three reads."""
+    since = datetime.now(UTC) - timedelta(days=30)
+    first_day = since.date() + timedelta(days=1)
+    rows = run(
+        "WITH w AS MATERIALIZED (SELECT u.assignee_id, sum(u.open) AS open, "
+        "sum(u.in_progress) AS in_progress, sum(u.done) AS done FROM ("
+        "SELECT t.assignee_id, "
+        "coalesce(sum(t.n) FILTER (WHERE t.state_category != 'completed'), 0) AS open, "
+        "coalesce(sum(t.n) FILTER (WHERE t.state_category = 'started'), 0) AS in_progress, "
+        f"0 AS done FROM {ASSIGNEE_ROLLUP} AND t.assignee_id IS NOT NULL "
+        "GROUP BY t.assignee_id "
+        "UNION ALL SELECT d.assignee_id, 0, 0, sum(d.n) FROM task_completed_days d "
+        "WHERE d.org_id = :org AND d.completed_on >= :first_day GROUP BY d.assignee_id "
+        "UNION ALL SELECT t.assignee_id, 0, 0, count(*) "
+        f"FROM {c.tasks('ix_tasks_completed')} WHERE {c.counted} "
+        "AND t.state_category = 'completed' AND t.completed_at >= :since "
+        "AND t.completed_at < :edge AND t.assignee_id IS NOT NULL GROUP BY t.assignee_id"
+        ") u GROUP BY u.assignee_id) "
+        "SELECT w.assignee_id, w.open, w.in_progress, w.done, a.name FROM w "
+        "JOIN accounts a ON a.id = w.assignee_id "
+        "ORDER BY w.open DESC, w.in_progress DESC, w.done DESC, a.name",
+        c.params(
+            since=since,
+            first_day=first_day,
+            edge=datetime.combine(first_day, time(), UTC),
+        ),
+    )
+    return {key(r[0]): (int(r[1]), int(r[2]), int(r[3])) for r in rows}
+
+
 def flow_rollup(c: Context, run: Run) -> dict:
     rows = run(
         f"SELECT t.state_category, sum(t.n), sum(t.entered_ms) FROM {ROLLUP} "
@@ -414,6 +448,7 @@ FIGURES: dict[str, Callable[[Context, Run], Any]] = {
 }
 ROLLUP_FIGURES: dict[str, Callable[[Context, Run], Any]] = {
     "overview": overview_rollup,
+    "workload": workload_rollup,
     "pivot": pivot_rollup,
     "custom": custom_rollup,
     "flow": flow_rollup,

@@ -13,16 +13,28 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import BigInteger, Table, func, literal_column, select, text, type_coerce
+from sqlalchemy import (
+    BigInteger,
+    Date,
+    Table,
+    cast,
+    func,
+    literal_column,
+    select,
+    text,
+    type_coerce,
+)
 
 from workspace.analytics.scope import counted_predicate
 from workspace.analytics.task_counts import (
     ASSIGNEE_KEPT,
+    COMPLETED,
     KEPT,
     PLAN_KEPT,
     TOTALS_KEPT,
     completion_rows,
     task_assignee_counts,
+    task_completed_days,
     task_counts,
     task_done_counts,
     task_due_counts,
@@ -42,6 +54,13 @@ def _hour(column: Any) -> Any:
     return type_coerce(
         func.substr(column, 1, 13).concat(literal_column("':00:00.000000'")), UTCDateTime()
     )
+
+
+def _day(column: Any) -> Any:
+    """The UTC day of a timestamp, exactly as the triggers compute it."""
+    if db.engine.dialect.name == "postgresql":
+        return cast(column, Date)
+    return type_coerce(func.substr(column, 1, 10), Date())
 
 
 def _entered_ms(column: Any) -> Any:
@@ -97,6 +116,28 @@ class _HistoryRollup(_Rollup):
         return query.where(tasks.c.org_id == org_id) if org_id is not None else query
 
 
+@dataclass(frozen=True)
+class _CompletedRollup(_Rollup):
+    """The completed tasks per UTC day of completion and assignee, as a scan of the
+    completed tasks that count would compute them."""
+
+    def scan(self, org_id: uuid.UUID | None) -> Any:
+        tasks = Task.__table__
+        day = _day(tasks.c.completed_at).label("completed_on")
+        keys = (tasks.c.org_id, day, tasks.c.assignee_id)
+        query = (
+            select(*keys, func.count().label("n"))
+            .where(
+                counted_predicate(),
+                tasks.c.state_category == COMPLETED,
+                tasks.c.completed_at.is_not(None),
+                tasks.c.assignee_id.is_not(None),
+            )
+            .group_by(*keys)
+        )
+        return query.where(tasks.c.org_id == org_id) if org_id is not None else query
+
+
 ROLLUPS = (
     _Rollup(task_counts, KEPT, ("entered_ms",)),
     _Rollup(task_totals, TOTALS_KEPT, ("entered_ms",)),
@@ -104,6 +145,7 @@ ROLLUPS = (
     _Rollup(task_due_counts, ("org_id", "project_id", "due_date")),
     _Rollup(task_plan_counts, PLAN_KEPT),
     _HistoryRollup(task_done_counts, ("org_id", "hour_start", "project_id")),
+    _CompletedRollup(task_completed_days, ("org_id", "completed_on", "assignee_id")),
 )
 
 

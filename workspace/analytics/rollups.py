@@ -8,7 +8,8 @@ only shapes the few result rows. Definitions live in docs/analytics.md.
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta
+from collections import Counter
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
 from sqlalchemy import ColumnElement, and_, func, literal_column, or_, select
@@ -99,22 +100,28 @@ def workload(scope: Scope) -> list[dict[str, Any]]:
         .where(*scope.where(), assignee.is_not(None))
         .group_by(assignee)
     ).all()
-    # ... and the last 30 days' completions, to the second, from a range read of the
-    # partial index over completed tasks (ix_tasks_completed; its predicate stated
-    # literally so both planners match it).
+    # ... and the last 30 days' completions, to the second. Whole UTC days come from
+    # the daily rollup; the part-day at the window's start (or, for one project, the
+    # whole window) is a range read of the partial index over completed tasks
+    # (ix_tasks_completed; its predicate stated literally so both planners match it).
     since = scope.now - WORKLOAD_WINDOW
-    recent = dict(
-        db.session.execute(
-            select(assignee, func.count())
-            .where(
-                *scope.where(),
-                cat == literal_column(f"'{COMPLETED}'"),
-                Task.completed_at >= since,
-                assignee.is_not(None),
-            )
-            .group_by(assignee)
-        ).all()
+    recent: Counter[Any] = Counter()
+    window = [Task.completed_at >= since]
+    if scope.project_id is None:
+        first_day = since.astimezone(UTC).date() + timedelta(days=1)
+        recent.update(task_counts.completed_by_assignee(scope.org.id, first_day))
+        window.append(Task.completed_at < datetime.combine(first_day, time(), UTC))
+    from_index = db.session.execute(
+        select(assignee, func.count())
+        .where(
+            *scope.where(),
+            cat == literal_column(f"'{COMPLETED}'"),
+            *window,
+            assignee.is_not(None),
+        )
+        .group_by(assignee)
     )
+    recent.update(dict(from_index.tuples().all()))
     counts = {key: (open_, started, recent.get(key, 0)) for key, open_, started in current}
     people = db.session.execute(
         select(Account.id, Account.name, Account.email, Account.kind)

@@ -321,6 +321,30 @@ def completions(
     return totals
 
 
+task_completed_days = Table(
+    "task_completed_days",
+    db.metadata,
+    Column("org_id", Uuid, ForeignKey("orgs.id", ondelete="CASCADE"), nullable=False),
+    Column("completed_on", Date, nullable=False),
+    Column("assignee_id", Uuid, ForeignKey("accounts.id", ondelete="CASCADE"), nullable=False),
+    Column("n", Integer, nullable=False),
+    Index("ux_task_completed_days_bucket", "org_id", "completed_on", "assignee_id", unique=True),
+)
+
+
+def completed_by_assignee(org_id: uuid.UUID, first_day: date) -> dict[uuid.UUID, int]:
+    """Completed tasks that count, per assignee, whose completion falls on ``first_day``
+    (UTC) or later: a range read of the daily rollup (migration 0011), at most one row
+    per assignee and day."""
+    table = task_completed_days
+    query = (
+        select(table.c.assignee_id, func.sum(table.c.n))
+        .where(table.c.org_id == org_id, table.c.completed_on >= first_day)
+        .group_by(table.c.assignee_id)
+    )
+    return {assignee: int(n) for assignee, n in db.session.execute(query)}
+
+
 def completion_rows() -> list[ColumnElement[bool]]:
     """History rows that complete a task: a status change into the completed category
     from any other. ``field`` is literal so it matches the partial index

@@ -107,6 +107,21 @@ def setup_project(client, org: OrgFixture) -> tuple[dict, dict[str, dict]]:
     return project, project_states(client, org, project["id"])
 
 
+def state_in(states: dict[str, dict], category: str) -> str:
+    """The id of a state of ``category`` among a project's states by name."""
+    return next(s["id"] for s in states.values() if s["category"] == category)
+
+
+def rollups_consistent(app: Flask) -> bool:
+    """Whether every maintained rollup equals a scan of what it counts."""
+    from workspace.analytics import consistency
+
+    with app.app_context():
+        result = consistency.verify()
+        db.session.commit()
+        return result.ok
+
+
 def new_task(client, org: OrgFixture, project: dict, **fields: Any) -> dict:
     """A task in ``project`` made through the JSON API."""
     resp = client.post(

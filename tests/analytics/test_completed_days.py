@@ -9,8 +9,15 @@ from datetime import UTC, datetime
 
 from sqlalchemy import delete, func, select, update
 
-from tests.factories import add_person, make_org, new_task, setup_project
-from workspace.analytics import consistency, rollups, task_counts
+from tests.factories import (
+    add_person,
+    make_org,
+    new_task,
+    rollups_consistent,
+    setup_project,
+    state_in,
+)
+from workspace.analytics import rollups, task_counts
 from workspace.analytics.scope import make_scope
 from workspace.core.models import Org, Task
 from workspace.extensions import db
@@ -28,22 +35,11 @@ def _held(app, org_id: uuid.UUID) -> dict[uuid.UUID, int]:
         return {assignee: int(n) for assignee, n in rows}
 
 
-def _consistent(app) -> bool:
-    with app.app_context():
-        result = consistency.verify()
-        db.session.commit()
-        return result.ok
-
-
-def _state(states: dict, category: str) -> str:
-    return next(s["id"] for s in states.values() if s["category"] == category)
-
-
 def test_completed_tasks_follow_their_task_in_and_out(app, client):
     org = make_org(app, "Acme", "owner@acme.test")
     bob = add_person(app, org.org_id, "bob@acme.test")
     project, states = setup_project(client, org)
-    done, started = _state(states, "completed"), _state(states, "started")
+    done, started = state_in(states, "completed"), state_in(states, "started")
     owner = str(org.owner_id)
     tasks = [
         new_task(client, org, project, title=f"T{i}", assignee_id=owner)["id"] for i in range(4)
@@ -75,7 +71,7 @@ def test_completed_tasks_follow_their_task_in_and_out(app, client):
         db.session.execute(delete(Task).where(Task.id == uuid.UUID(tasks[1])))
         db.session.commit()
     assert _held(app, org.org_id) == {org.owner_id: 1}
-    assert _consistent(app)
+    assert rollups_consistent(app)
 
 
 def test_workload_window_is_exact_at_its_part_day(app, client):
@@ -84,7 +80,7 @@ def test_workload_window_is_exact_at_its_part_day(app, client):
     the next midnight (the rollup's first whole day) counts once."""
     org = make_org(app, "Acme", "owner@acme.test")
     project, states = setup_project(client, org)
-    done = _state(states, "completed")
+    done = state_in(states, "completed")
     now = datetime(2026, 6, 15, 10, 0, tzinfo=UTC)
     completed_at = [
         datetime(2026, 5, 10, 12, 0, tzinfo=UTC),  # out: weeks before
@@ -110,4 +106,4 @@ def test_workload_window_is_exact_at_its_part_day(app, client):
     # The whole org reads the rollup plus the part-day; one project reads the index.
     assert [r["completed_30d"] for r in whole_org] == [3]
     assert [r["completed_30d"] for r in one_project] == [3]
-    assert _consistent(app)
+    assert rollups_consistent(app)

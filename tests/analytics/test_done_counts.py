@@ -9,8 +9,15 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy import delete, func, select, update
 
-from tests.factories import get_json, make_org, new_task, setup_project
-from workspace.analytics import consistency, task_counts
+from tests.factories import (
+    get_json,
+    make_org,
+    new_task,
+    rollups_consistent,
+    setup_project,
+    state_in,
+)
+from workspace.analytics import task_counts
 from workspace.core.models import Org, Task, TaskActivity
 from workspace.extensions import db
 
@@ -23,21 +30,10 @@ def _held(app, org_id: uuid.UUID) -> int:
         return int(db.session.scalar(held))
 
 
-def _consistent(app) -> bool:
-    with app.app_context():
-        result = consistency.verify()
-        db.session.commit()
-        return result.ok
-
-
-def _state(states: dict, category: str) -> str:
-    return next(s["id"] for s in states.values() if s["category"] == category)
-
-
 def test_completions_follow_their_task_in_and_out_of_the_count(app, client):
     org = make_org(app, "Acme", "owner@acme.test")
     project, states = setup_project(client, org)
-    done, started = _state(states, "completed"), _state(states, "started")
+    done, started = state_in(states, "completed"), state_in(states, "started")
     tasks = [new_task(client, org, project, title=f"T{i}")["id"] for i in range(4)]
 
     def patch(task_id: str, **body) -> None:
@@ -63,7 +59,7 @@ def test_completions_follow_their_task_in_and_out_of_the_count(app, client):
         db.session.execute(delete(Task).where(Task.id == uuid.UUID(tasks[2])))
         db.session.commit()
     assert _held(app, org.org_id) == 3
-    assert _consistent(app)
+    assert rollups_consistent(app)
 
 
 def test_history_rewritten_or_purged_moves_its_completions(app, client):
@@ -71,7 +67,7 @@ def test_history_rewritten_or_purged_moves_its_completions(app, client):
     too: forecast counts the completion in the week it now says it happened."""
     org = make_org(app, "Acme", "owner@acme.test")
     project, states = setup_project(client, org)
-    done = _state(states, "completed")
+    done = state_in(states, "completed")
     for i in range(3):
         task = new_task(client, org, project, title=f"T{i}")
         resp = client.patch(
@@ -84,14 +80,14 @@ def test_history_rewritten_or_purged_moves_its_completions(app, client):
         db.session.execute(update(TaskActivity).where(completed).values(created_at=last_week))
         db.session.commit()
     assert get_json(client, org, "/analytics/forecast", weeks=2)["series"][-1]["completed"] == 3
-    assert _consistent(app)
+    assert rollups_consistent(app)
     with app.app_context():
         first = db.session.scalar(select(TaskActivity.id).where(completed).limit(1))
         db.session.execute(delete(TaskActivity).where(TaskActivity.id == first))
         db.session.commit()
     assert get_json(client, org, "/analytics/forecast", weeks=2)["series"][-1]["completed"] == 2
     assert _held(app, org.org_id) == 2
-    assert _consistent(app)
+    assert rollups_consistent(app)
 
 
 def test_forecast_weeks_start_inside_an_hour_in_a_quarter_hour_zone(app, client):
@@ -100,7 +96,7 @@ def test_forecast_weeks_start_inside_an_hour_in_a_quarter_hour_zone(app, client)
     in the same UTC hour of the rollup."""
     org = make_org(app, "Acme", "owner@acme.test")
     project, states = setup_project(client, org)
-    task = new_task(client, org, project, state_id=_state(states, "completed"))
+    task = new_task(client, org, project, state_id=state_in(states, "completed"))
     zone = ZoneInfo("Asia/Kathmandu")
     with app.app_context():
         db.session.get(Org, org.org_id).timezone = zone.key
@@ -128,4 +124,4 @@ def test_forecast_weeks_start_inside_an_hour_in_a_quarter_hour_zone(app, client)
         db.session.commit()
     after = get_json(client, org, "/analytics/forecast", weeks=2)["series"]
     assert [a["completed"] - b["completed"] for a, b in zip(after, before, strict=True)] == [1, 1]
-    assert _consistent(app)
+    assert rollups_consistent(app)

@@ -375,7 +375,8 @@ def main() -> None:
     args = parser.parse_args()
     work = Path(args.keep or tempfile.mkdtemp(prefix="bench-analytics-"))
     work.mkdir(parents=True, exist_ok=True)
-    report = [f"bench/analytics.py --tasks {args.tasks}: {machine()}"]
+    data = "--reuse" if args.keep and args.reuse else f"--tasks {args.tasks}"
+    report = [f"bench/analytics.py {data}: {machine()}"]
     print(report[0], flush=True)
     for backend in args.backends.split(","):
         print(f"{backend}:", flush=True)

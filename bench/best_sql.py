@@ -22,6 +22,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, time, timedelta
+from itertools import pairwise
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -193,21 +194,28 @@ def forecast_bounds(c: Context, weeks: int = 8) -> list[datetime]:
 
 def forecast(c: Context, run: Run) -> dict:
     bounds = forecast_bounds(c)
-    # The week as one computed group key instead of a FILTER per week.
-    week = {
-        "sqlite": "CAST((julianday(a.created_at) - julianday(:b0)) / 7 AS INTEGER)",
-        "postgresql": "floor(extract(epoch FROM a.created_at - :b0) / 604800)",
-        "duckdb": "floor((epoch(a.created_at) - epoch(CAST(:b0 AS TIMESTAMP))) / 604800)",
-    }[c.dialect]
+    # The week as one computed group key instead of a FILTER per week: arithmetic on
+    # the time when every week is 7 x 24 hours, else (a daylight-saving change inside
+    # the span: a week of 167 or 169 hours) a CASE over the week starts.
+    if all(b - a == timedelta(weeks=1) for a, b in pairwise(bounds)):
+        week = {
+            "sqlite": "CAST((julianday(a.created_at) - julianday(:b0)) / 7 AS INTEGER)",
+            "postgresql": "floor(extract(epoch FROM a.created_at - :b0) / 604800)",
+            "duckdb": "floor((epoch(a.created_at) - epoch(CAST(:b0 AS TIMESTAMP))) / 604800)",
+        }[c.dialect]
+    else:
+        steps = " ".join(f"WHEN a.created_at < :b{i + 1} THEN {i}" for i in range(len(bounds) - 1))
+        week = f"CASE {steps} END"
+    last = len(bounds) - 1
     rows = run(
         f"SELECT {week} AS w, count(*) FROM task_activity a JOIN tasks t ON t.id = a.task_id "
         "WHERE a.org_id = :org AND a.field = 'state' AND a.new_category = 'completed' "
-        "AND a.created_at >= :b0 AND a.created_at < :b8 AND (a.old_category IS NULL OR "
+        f"AND a.created_at >= :b0 AND a.created_at < :b{last} AND (a.old_category IS NULL OR "
         f"a.old_category != 'completed') AND {c.counted} GROUP BY 1",
-        c.params(b0=bounds[0], b8=bounds[-1]),
+        c.params(**{f"b{i}": b for i, b in enumerate(bounds)}),
     )
     found = {int(w): n for w, n in rows}
-    return {i: found.get(i, 0) for i in range(len(bounds) - 1)}
+    return {i: found.get(i, 0) for i in range(last)}
 
 
 def custom(c: Context, run: Run) -> dict:

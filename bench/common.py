@@ -222,11 +222,11 @@ def datasets(args: argparse.Namespace, prefix: str) -> Iterator[tuple[str, str, 
     holding ``--tasks`` tasks (loaded unless reused), its instance directory, and
     whether it was just loaded. Scratch data is removed after its turn unless kept."""
     with work_dir(args.keep, prefix) as work:
+        reuse = bool(args.keep and args.reuse)
         for backend in args.backends.split(","):
-            print(f"{backend}, {args.tasks} tasks:", flush=True)
+            print(f"{backend}, {'kept data' if reuse else f'{args.tasks} tasks'}:", flush=True)
             instance = work / f"instance-{backend}"
             instance.mkdir(exist_ok=True)
-            reuse = bool(args.keep and args.reuse)
             with scratch_database(backend, work, args.pg_url, bool(args.keep), reuse) as (
                 url,
                 ok,

@@ -128,9 +128,9 @@ TIMINGS = """
 """
 
 
-def setup(url: str, instance: str) -> tuple[str, str]:
+def setup(url: str, instance: str) -> tuple[str, str, str]:
     """The TWELVE dashboard saved in the biggest org, the owner's password set; its
-    page's path and the dashboard id."""
+    page's path, the dashboard id and a line naming the org and its size."""
     os.environ["WORKSPACE_INSTANCE"] = instance
     from workspace import create_app
     from workspace.auth.passwords import set_password
@@ -142,11 +142,12 @@ def setup(url: str, instance: str) -> tuple[str, str]:
         set_password(owner, PASSWORD)
         dashboard = save_twelve(org, owner.id, first_project, name="bench paint")
         db.session.commit()
-        print(f"  org {org.slug}: {rows:,} task rows", flush=True)
+        about = f"org {org.slug}: {rows:,} task rows"
+        print(f"  {about}", flush=True)
         path = f"/o/{org.slug}/dashboards/{dashboard.id}"
         dashboard_id = str(dashboard.id)
         db.engine.dispose()
-    return path, dashboard_id
+    return path, dashboard_id, about
 
 
 def teardown(url: str, dashboard_id: str) -> None:
@@ -202,7 +203,7 @@ def server_ms(log: Path, offset: int, dashboard_id: str) -> dict[str, float]:
 def measure(url: str, instance: str, runs: int) -> list[str]:
     from playwright.sync_api import expect, sync_playwright
 
-    path, dashboard_id = setup(url, instance)
+    path, dashboard_id, about = setup(url, instance)
     log = Path(instance) / "paint-access.log"
     log.write_text("")
     access = ["--access-logfile", str(log), "--access-logformat", "%(m)s %(U)s %(s)s %(D)s"]
@@ -242,6 +243,7 @@ def measure(url: str, instance: str, runs: int) -> list[str]:
 
     painted = med("painted")
     lines = [
+        about,
         f"12-widget dashboard page painted in Chromium (load {cold['load']:.1f} / "
         f"{statistics.median(s['load'] for s in warm):.1f}): cold {cold['painted']:.0f} ms, "
         f"warm {painted:.0f} ms (median of {len(warm)}, "
@@ -263,7 +265,8 @@ def main() -> None:
     data_arguments(parser)
     parser.add_argument("--runs", type=int, default=7, help="Warm runs after the cold one.")
     args = parser.parse_args()
-    report = [f"bench/paint.py --tasks {args.tasks}: {machine()}"]
+    data = "--reuse" if args.keep and args.reuse else f"--tasks {args.tasks}"
+    report = [f"bench/paint.py {data}: {machine()}"]
     print(report[0], flush=True)
     for backend, url, instance, _ in datasets(args, "bench-paint-"):
         lines = measure(url, instance, args.runs)

@@ -44,9 +44,10 @@ from pathlib import Path
 import best_sql
 import duck
 from common import (
+    biggest_org,
     database_version,
+    header,
     load1,
-    machine,
     median_ms,
     prepare,
     save_twelve,
@@ -94,26 +95,14 @@ class Bench:
 
     def setup(self) -> None:
         from workspace.auth.api_tokens import create_token
-        from workspace.core.models import Account, Org, Project, State, Task, TaskActivity
+        from workspace.core.models import State, Task, TaskActivity
         from workspace.extensions import db
 
         with self.app.app_context():
             self.dialect = db.engine.dialect.name
-            self.org_id, self.org_tasks = db.session.execute(
-                select(Task.org_id, func.count())
-                .group_by(Task.org_id)
-                .order_by(func.count().desc())
-                .limit(1)
-            ).one()
-            org = db.session.get(Org, self.org_id)
-            owner = db.session.scalar(
-                select(Account).where(Account.email == "bench-owner@bench.test")
-            )
+            org, self.org_tasks, owner, self.project_id = biggest_org()
+            self.org_id, self.owner_id = org.id, owner.id
             _, self.token = create_token(owner, org, f"bench {uuid.uuid4().hex[:6]}")
-            self.owner_id = owner.id
-            self.project_id = db.session.scalar(
-                select(Project.id).where(Project.org_id == org.id).order_by(Project.name).limit(1)
-            )
             self.started_state, self.completed_state = (
                 db.session.scalar(
                     select(State.id).where(
@@ -375,8 +364,7 @@ def main() -> None:
     args = parser.parse_args()
     work = Path(args.keep or tempfile.mkdtemp(prefix="bench-analytics-"))
     work.mkdir(parents=True, exist_ok=True)
-    data = "--reuse" if args.keep and args.reuse else f"--tasks {args.tasks}"
-    report = [f"bench/analytics.py {data}: {machine()}"]
+    report = [header("analytics.py", args)]
     print(report[0], flush=True)
     for backend in args.backends.split(","):
         print(f"{backend}:", flush=True)

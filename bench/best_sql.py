@@ -429,10 +429,9 @@ def on_the_hour(bounds: list[datetime]) -> bool:
 def forecast_rollup(c: Context, run: Run) -> dict:
     """Completions per week from the hourly rollup (migration 0009): the weeks as a
     VALUES list joined to a range of the org's hours, so each week is exact whatever
-    its length (a DST week is 167 or 169 hours), one group per week."""
+    its length (a DST week is 167 or 169 hours), one group per week. Only for weeks
+    that start on the hour (candidates() offers it only then)."""
     bounds = forecast_bounds(c)
-    if not on_the_hour(bounds):  # candidates() does not offer this shape then
-        return forecast(c, run)
     weeks = ", ".join(f"({i}, :b{i}, :b{i + 1})" for i in range(len(bounds) - 1))
     rows = run(
         f"WITH w(i, lo, hi) AS (VALUES {weeks}) SELECT w.i, sum(d.n) FROM w "

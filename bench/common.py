@@ -71,13 +71,14 @@ def biggest_org():
     project by name (in an app context)."""
     from sqlalchemy import func, select
 
+    from workspace.benchdata import OWNER_EMAIL
     from workspace.core.models import Account, Org, Project, Task
     from workspace.extensions import db
 
     org_id, rows = db.session.execute(
         select(Task.org_id, func.count()).group_by(Task.org_id).order_by(func.count().desc())
     ).first()
-    owner = db.session.scalar(select(Account).where(Account.email == "bench-owner@bench.test"))
+    owner = db.session.scalar(select(Account).where(Account.email == OWNER_EMAIL))
     first_project = db.session.scalar(
         select(Project.id).where(Project.org_id == org_id).order_by(Project.name).limit(1)
     )
@@ -234,6 +235,12 @@ def datasets(args: argparse.Namespace, prefix: str) -> Iterator[tuple[str, str, 
                 if not ok:
                     prepare(url, args.tasks, str(instance))
                 yield backend, url, str(instance), not ok
+
+
+def header(script: str, args: argparse.Namespace) -> str:
+    """A run's first line: the script, the data it measures and the machine."""
+    data = "--reuse" if args.keep and args.reuse else f"--tasks {args.tasks}"
+    return f"bench/{script} {data}: {machine()}"
 
 
 def machine() -> str:

@@ -29,7 +29,7 @@ import statistics
 import time
 from collections.abc import Callable
 
-from common import biggest_org, data_arguments, datasets, machine, save_twelve
+from common import biggest_org, data_arguments, datasets, header, save_twelve
 from sqlalchemy import create_engine, event, text
 
 
@@ -167,7 +167,7 @@ def main() -> None:
     data_arguments(parser)
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
-    print(f"bench/dashboards.py --tasks {args.tasks}: {machine()}", flush=True)
+    print(header("dashboards.py", args), flush=True)
     for backend, url, instance, loaded in datasets(args, "bench-dashboards-"):
         if loaded and backend == "postgresql":
             # A live database is vacuumed: without the visibility map (of the

@@ -57,15 +57,14 @@ from common import (
     data_arguments,
     datasets,
     gunicorn,
+    header,
     load1,
-    machine,
     save_twelve,
 )
 
 TARGET_MS = 500  # at 1M tasks (the issue)
 FIRST_VISITS = 3  # new browser profiles, each signing in and opening the page once
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
-OWNER = "bench-owner@bench.test"  # workspace/benchdata.py OWNER_EMAIL
 PASSWORD = "bench paint password"  # set on the owner by setup(); bench-data sets none
 #: What each TWELVE chart type shows once computed (present.py's view kinds).
 KIND = {"table": "table", "number": "number"}
@@ -131,9 +130,10 @@ TIMINGS = """
 """
 
 
-def setup(url: str, instance: str) -> tuple[str, str, str]:
+def setup(url: str, instance: str) -> tuple[str, str, str, str]:
     """The TWELVE dashboard saved in the biggest org, the owner's password set; its
-    page's path, the dashboard id and a line naming the org and its size."""
+    page's path, the dashboard id, a line naming the org and its size, and the
+    owner's email."""
     os.environ["WORKSPACE_INSTANCE"] = instance
     from workspace import create_app
     from workspace.auth.passwords import set_password
@@ -148,9 +148,9 @@ def setup(url: str, instance: str) -> tuple[str, str, str]:
         about = f"org {org.slug}: {rows:,} task rows"
         print(f"  {about}", flush=True)
         path = f"/o/{org.slug}/dashboards/{dashboard.id}"
-        dashboard_id = str(dashboard.id)
+        dashboard_id, email = str(dashboard.id), owner.email
         db.engine.dispose()
-    return path, dashboard_id, about
+    return path, dashboard_id, about, email
 
 
 def teardown(url: str, dashboard_id: str) -> None:
@@ -206,7 +206,7 @@ def server_ms(log: Path, offset: int, dashboard_id: str) -> dict[str, float]:
 def measure(url: str, instance: str, runs: int) -> list[str]:
     from playwright.sync_api import expect, sync_playwright
 
-    path, dashboard_id, about = setup(url, instance)
+    path, dashboard_id, about, owner = setup(url, instance)
     log = Path(instance) / "paint-access.log"
     log.write_text("")
     access = ["--access-logfile", str(log), "--access-logformat", "%(m)s %(U)s %(s)s %(D)s"]
@@ -228,7 +228,7 @@ def measure(url: str, instance: str, runs: int) -> list[str]:
                 context.add_init_script(WATCH)
                 page = context.new_page()
                 page.goto(f"{base}/signin")  # as tests/factories.py browser_sign_in
-                page.get_by_label("Email", exact=True).fill(OWNER)
+                page.get_by_label("Email", exact=True).fill(owner)
                 page.get_by_label("Password", exact=True).fill(PASSWORD)
                 page.get_by_role("button", name="Sign in", exact=True).click()
                 expect(page).not_to_have_url(re.compile(r"/signin"))
@@ -289,8 +289,7 @@ def main() -> None:
     data_arguments(parser)
     parser.add_argument("--runs", type=int, default=7, help="Warm runs after the cold one.")
     args = parser.parse_args()
-    data = "--reuse" if args.keep and args.reuse else f"--tasks {args.tasks}"
-    report = [f"bench/paint.py {data}: {machine()}"]
+    report = [header("paint.py", args)]
     print(report[0], flush=True)
     for backend, url, instance, _ in datasets(args, "bench-paint-"):
         lines = measure(url, instance, args.runs)

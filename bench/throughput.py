@@ -16,27 +16,22 @@ import threading
 import time
 import uuid
 
-from common import gunicorn, load1
+from common import biggest_org, gunicorn, load1
 
 DURATION = 15.0
 
 
 def _token(url: str, instance: str) -> tuple[str, str]:
     os.environ["WORKSPACE_INSTANCE"] = instance
-    from sqlalchemy import func, select
-
     from workspace import create_app
     from workspace.auth.api_tokens import create_token
-    from workspace.core.models import Account, Org, Task
     from workspace.extensions import db
 
     app = create_app({"SQLALCHEMY_DATABASE_URI": url})
     with app.app_context():
-        org_id = db.session.scalar(
-            select(Task.org_id).group_by(Task.org_id).order_by(func.count().desc()).limit(1)
-        )
-        owner = db.session.scalar(select(Account).where(Account.email == "bench-owner@bench.test"))
-        _, token = create_token(owner, db.session.get(Org, org_id), f"load {uuid.uuid4().hex[:6]}")
+        org, _, owner, _ = biggest_org()
+        org_id = org.id
+        _, token = create_token(owner, org, f"load {uuid.uuid4().hex[:6]}")
         db.session.commit()
         db.engine.dispose()
     return str(org_id), token

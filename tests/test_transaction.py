@@ -55,14 +55,20 @@ def _priority_history(app, task_id: str) -> tuple[str, int]:
         return task.priority, changes
 
 
-def test_a_request_that_loses_a_deadlock_runs_again_and_saves_once(app, client, losing_updates):
+def _raise_priority(app, client, losing_updates, losses: int):
+    """A low-priority task, then a PATCH to high whose writes lose ``losses`` times."""
     org = make_org(app, "Acme", "owner@acme.test")
     project, _ = setup_project(client, org)
     task = new_task(client, org, project, priority="low")
-    losing_updates["losses"] = 1
+    losing_updates["losses"] = losses
     resp = client.patch(
         org.url(f"/tasks/{task['id']}"), json={"priority": "high"}, headers=org.headers
     )
+    return task, resp
+
+
+def test_a_request_that_loses_a_deadlock_runs_again_and_saves_once(app, client, losing_updates):
+    task, resp = _raise_priority(app, client, losing_updates, losses=1)
     assert resp.status_code == 200, resp.get_json()
     assert resp.get_json()["priority"] == "high"
     assert losing_updates["calls"] == 2
@@ -71,13 +77,7 @@ def test_a_request_that_loses_a_deadlock_runs_again_and_saves_once(app, client, 
 
 
 def test_a_request_that_keeps_losing_answers_503_and_saves_nothing(app, client, losing_updates):
-    org = make_org(app, "Acme", "owner@acme.test")
-    project, _ = setup_project(client, org)
-    task = new_task(client, org, project, priority="low")
-    losing_updates["losses"] = 99
-    resp = client.patch(
-        org.url(f"/tasks/{task['id']}"), json={"priority": "high"}, headers=org.headers
-    )
+    task, resp = _raise_priority(app, client, losing_updates, losses=99)
     assert resp.status_code == 503
     assert resp.headers["Retry-After"] == "1"
     assert "nothing was saved" in resp.get_json()["detail"]

@@ -10,6 +10,7 @@ differ.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -72,30 +73,50 @@ def _entered_ms(column: Any) -> Any:
     return func.cast(func.round(days * literal_column("86400000.0")), BigInteger)
 
 
+def _open_due() -> list[Any]:
+    """Open tasks with a due date (task_due_counts)."""
+    closed = [c.value for c in CLOSED_CATEGORIES]
+    return [Task.due_date.is_not(None), Task.state_category.not_in(closed)]
+
+
+def _completed_assigned() -> list[Any]:
+    """Completed tasks with a completion time and an assignee (task_completed_days)."""
+    return [
+        Task.state_category == COMPLETED,
+        Task.completed_at.is_not(None),
+        Task.assignee_id.is_not(None),
+    ]
+
+
+def _for_org(query: Any, column: Any, org_id: uuid.UUID | None) -> Any:
+    return query.where(column == org_id) if org_id is not None else query
+
+
 @dataclass(frozen=True)
 class _Rollup:
-    """What a rollup table keeps, as a scan of the tasks would compute it."""
+    """What a rollup table keeps, as a scan of the tasks would compute it: its keys
+    (task columns, or ``computed`` from them), what it sums, and which of the tasks
+    that count it keeps (``where``)."""
 
     table: Table
     keys: tuple[str, ...]
     sums: tuple[str, ...] = ()
+    where: Callable[[], list[Any]] = list
+    #: Keys that are an expression over the task's columns (built when scanning, as
+    #: the expressions depend on the database).
+    computed: Callable[[], dict[str, Any]] = dict
 
     def scan(self, org_id: uuid.UUID | None) -> Any:
         tasks = Task.__table__
-        columns = [tasks.c[k] for k in self.keys]
+        computed = self.computed()
+        columns = [computed[k].label(k) if k in computed else tasks.c[k] for k in self.keys]
         sums = [func.sum(_entered_ms(tasks.c.state_entered_at)).label(s) for s in self.sums]
         query = (
             select(*columns, func.count().label("n"), *sums)
-            .where(counted_predicate(), *self.conditions())
+            .where(counted_predicate(), *self.where())
             .group_by(*columns)
         )
-        return query.where(Task.org_id == org_id) if org_id is not None else query
-
-    def conditions(self) -> list[Any]:
-        if self.table is task_due_counts:
-            closed = [c.value for c in CLOSED_CATEGORIES]
-            return [Task.due_date.is_not(None), Task.state_category.not_in(closed)]
-        return []
+        return _for_org(query, tasks.c.org_id, org_id)
 
 
 @dataclass(frozen=True)
@@ -113,39 +134,22 @@ class _HistoryRollup(_Rollup):
             .where(counted_predicate(), *completion_rows())
             .group_by(tasks.c.org_id, hour, tasks.c.project_id)
         )
-        return query.where(tasks.c.org_id == org_id) if org_id is not None else query
-
-
-@dataclass(frozen=True)
-class _CompletedRollup(_Rollup):
-    """The completed tasks per UTC day of completion and assignee, as a scan of the
-    completed tasks that count would compute them."""
-
-    def scan(self, org_id: uuid.UUID | None) -> Any:
-        tasks = Task.__table__
-        day = _day(tasks.c.completed_at).label("completed_on")
-        keys = (tasks.c.org_id, day, tasks.c.assignee_id)
-        query = (
-            select(*keys, func.count().label("n"))
-            .where(
-                counted_predicate(),
-                tasks.c.state_category == COMPLETED,
-                tasks.c.completed_at.is_not(None),
-                tasks.c.assignee_id.is_not(None),
-            )
-            .group_by(*keys)
-        )
-        return query.where(tasks.c.org_id == org_id) if org_id is not None else query
+        return _for_org(query, tasks.c.org_id, org_id)
 
 
 ROLLUPS = (
     _Rollup(task_counts, KEPT, ("entered_ms",)),
     _Rollup(task_totals, TOTALS_KEPT, ("entered_ms",)),
     _Rollup(task_assignee_counts, ASSIGNEE_KEPT),
-    _Rollup(task_due_counts, ("org_id", "project_id", "due_date")),
+    _Rollup(task_due_counts, ("org_id", "project_id", "due_date"), where=_open_due),
     _Rollup(task_plan_counts, PLAN_KEPT),
     _HistoryRollup(task_done_counts, ("org_id", "hour_start", "project_id")),
-    _CompletedRollup(task_completed_days, ("org_id", "completed_on", "assignee_id")),
+    _Rollup(
+        task_completed_days,
+        ("org_id", "completed_on", "assignee_id"),
+        where=_completed_assigned,
+        computed=lambda: {"completed_on": _day(Task.__table__.c.completed_at)},
+    ),
 )
 
 

@@ -629,11 +629,12 @@ class _Demo:
         with self.at(98):
             sso.save_connection(self.org.id, SsoInput(**sso_input), actor_id=admin)
         with self.at(97):
-            self.scim_prefix = scim_tokens.generate_token(self.org.id, admin)[0].prefix
+            scim_tokens.generate_token(self.org.id, admin)
         with self.at(96):
             scim_tokens.revoke_token(self.org.id, admin)
         with self.at(96, -1):
-            self.scim_prefix = scim_tokens.generate_token(self.org.id, admin)[0].prefix
+            prefix = scim_tokens.generate_token(self.org.id, admin)[0].prefix
+            self.scim_caller = scim_tokens.Caller(prefix=prefix, minted_by=admin)
 
     def mappings(self) -> None:
         admin = self.people["Marcus Chen"].id
@@ -679,7 +680,7 @@ class _Demo:
                     scim_ctx=Context.RESOURCE_CREATION_REQUEST,
                 )
                 with self.at(days):
-                    user = scim_users.create_user(self.org, document, self.scim_prefix)
+                    user = scim_users.create_user(self.org, document, self.scim_caller)
                 member = user.member
             else:
                 with self.at(days) as stamp:
@@ -750,7 +751,7 @@ class _Demo:
             user = scim_users.get_user(self.org.id, str(on_leave.id))
             document = scim_users.scim_document(user).model_copy(update={"active": active})
             with self.at(days):
-                scim_users.replace_user(self.org, user, document, self.scim_prefix)
+                scim_users.replace_user(self.org, user, document, self.scim_caller)
         for days, name, source, confirmed in (
             (60, "Chloe Dubois", "sso", True),
             (30, "Rafael Souza", "ldap", False),

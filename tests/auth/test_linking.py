@@ -43,17 +43,36 @@ def _links(app, email):
         ).all()
 
 
-def test_holder_signed_in_another_way_confirms_without_a_password(app, acme, globex):
-    """Signed in already as the very account (here with a password, as any other
-    method would), the holder just confirms; the pending sign-in then completes."""
+def test_holder_who_signs_in_again_confirms_without_a_password(app, acme, globex):
+    """Signed in again as the very account after the link was requested (here with a
+    password, as any other method would), the holder just confirms; the pending
+    sign-in then completes."""
     browser = _browser(app, _pending(app, globex.owner_email, acme.org_id))
     login(browser, globex.owner_email)
     page = browser.get("/signin/link").get_data(as_text=True)
-    assert "You are signed in as owner@globex.test" in page
+    assert "You signed in again as owner@globex.test" in page
+    assert "Acme's administrators control this single sign-on" in page
     resp = browser.post("/signin/link", data={"action": "confirm"})
     assert resp.status_code == 302 and resp.location == "/o/acme/projects"
     assert browser.get("/o/acme/").status_code == 200
     assert _links(app, globex.owner_email) == ["sso"]
+
+
+def test_a_session_open_before_the_request_is_not_one_click(app, acme, globex):
+    """An admin who points SSO at an IdP they control asserts the owner's email; the
+    owner, signed in already, is lured through it. Without a fresh proof of the
+    account's own credential the confirmation is refused, and nothing is linked."""
+    browser = _browser(app, "")
+    login(browser, globex.owner_email)  # signed in earlier, with their usual method
+    browser.set_cookie(
+        "ws_link", _pending(app, globex.owner_email, acme.org_id), path="/signin/link"
+    )
+    page = browser.get("/signin/link").get_data(as_text=True)
+    assert 'name="password"' in page and "You signed in again" not in page
+    assert browser.post("/signin/link", data={"action": "confirm"}).status_code == 401
+    assert _links(app, globex.owner_email) == []
+    resp = browser.post("/signin/link", data={"action": "confirm", "password": PASSWORD})
+    assert resp.status_code == 302 and _links(app, globex.owner_email) == ["sso"]
 
 
 def test_signed_in_as_someone_else_is_not_enough(app, acme, globex):

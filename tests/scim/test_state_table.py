@@ -114,8 +114,8 @@ def test_one_of_two_owners_can_be_deactivated(app, scim):
     assert member_state(app, scim.org.org_id, "owner@acme.test") == (False, "owner")
 
 
-def test_reactivation_re_adds_as_member(app, scim):
-    """inactive --PUT or PATCH active true--> active, re-added as Member."""
+def test_reactivation_restores_the_role(app, scim):
+    """inactive --PUT or PATCH active true--> active, with the role they had."""
     admin = add_person(app, scim.org.org_id, "carol@acme.test", role="admin")
     [carol] = scim.get('/Users?filter=userName eq "carol@acme.test"').get_json()["Resources"]
     assert (
@@ -128,7 +128,7 @@ def test_reactivation_re_adds_as_member(app, scim):
         f"/Users/{carol['id']}", {"schemas": [USER], "userName": "carol@acme.test", "active": True}
     )
     assert resp.status_code == 200 and resp.get_json()["active"] is True
-    assert member_state(app, scim.org.org_id, admin.owner_email) == (True, "member")
+    assert member_state(app, scim.org.org_id, admin.owner_email) == (True, "admin")
     assert (
         scim.patch(
             f"/Users/{carol['id']}", [{"op": "replace", "path": "active", "value": False}]
@@ -137,7 +137,7 @@ def test_reactivation_re_adds_as_member(app, scim):
     )
     resp = scim.patch(f"/Users/{carol['id']}", [{"op": "replace", "path": "active", "value": True}])
     assert resp.get_json()["active"] is True
-    assert member_state(app, scim.org.org_id, "carol@acme.test") == (True, "member")
+    assert member_state(app, scim.org.org_id, "carol@acme.test") == (True, "admin")
     assert event_kinds(app, scim.org.org_id).count("scim.user.reactivated") == 2
 
 

@@ -23,6 +23,7 @@ from workspace.core import accounts
 from workspace.core.models import OrgMember, OrgRole
 from workspace.errors import ConflictError, ForbiddenError
 from workspace.extensions import db
+from workspace.scim import tokens as scim_tokens
 from workspace.scim.models import ScimIdentity
 from workspace.security.permissions import Access
 
@@ -92,8 +93,13 @@ def scim_managed(member: OrgMember) -> bool:
 
 
 def change_role(access: Access, member_id: uuid.UUID, role: OrgRole | str) -> OrgMember:
+    """The role under core's rules; a member who no longer manages the org loses the
+    SCIM token they generated (it would keep their old rights)."""
     member = accounts.get_member(access.org.id, member_id)
-    return accounts.change_role(member, role, actor=access.member)
+    member = accounts.change_role(member, role, actor=access.member)
+    if OrgRole(member.role) == OrgRole.MEMBER:
+        scim_tokens.revoke_minted_by(member.org_id, member.account_id, "minter_demoted")
+    return member
 
 
 def _check_active_change(access: Access, member: OrgMember) -> None:
@@ -107,7 +113,8 @@ def _check_active_change(access: Access, member: OrgMember) -> None:
 
 def set_active(access: Access, member_id: uuid.UUID, active: bool) -> OrgMember:
     """Deactivate (tokens revoked at once, sessions when no org is left; as SCIM
-    does) or reactivate (as a member) one membership, under the rules above."""
+    does) or reactivate (with the role they had) one membership, under the rules
+    above."""
     member = accounts.get_member(access.org.id, member_id)
     if member.active == active:
         return member
@@ -121,6 +128,8 @@ def set_active(access: Access, member_id: uuid.UUID, active: bool) -> OrgMember:
             accounts.LAST_OWNER.format(email=member.account.email, what="deactivated"),
             field="active",
         )
+    # The token a deactivated admin generated would let them provision themselves back.
+    scim_tokens.revoke_minted_by(member.org_id, member.account_id, "minter_deactivated")
     return member
 
 

@@ -16,7 +16,12 @@ from datetime import timedelta
 
 from sqlalchemy import exists, select
 
-from workspace.auth.models import AccountIdentityLink, IdentitySource, PendingIdentityLink
+from workspace.auth.models import (
+    AccountIdentityLink,
+    AuthSession,
+    IdentitySource,
+    PendingIdentityLink,
+)
 from workspace.core.accounts import add_member
 from workspace.core.emails import email_domain
 from workspace.core.events import record_event
@@ -142,6 +147,18 @@ def pending_for(raw: str | None) -> PendingIdentityLink | None:
     if row is None or row.used_at is not None or row.expires_at <= utcnow():
         return None
     return row
+
+
+def reauthenticated(pending: PendingIdentityLink, session: AuthSession | None) -> bool:
+    """Whether this browser signed in to the pending link's account *after* the link
+    was requested: a fresh proof of the account's own credential. A session that was
+    already open does not count, so a sign-in through a hostile org's IdP cannot be
+    turned into a link by one click of a person who happened to be signed in."""
+    return (
+        session is not None
+        and session.account_id == pending.account_id
+        and session.created_at >= pending.created_at
+    )
 
 
 def confirm(pending: PendingIdentityLink) -> Org:

@@ -11,7 +11,13 @@ from __future__ import annotations
 
 from workspace.auth import linking
 from workspace.auth.sessions import start_session
-from workspace.core.accounts import add_member, ensure_account, find_account
+from workspace.core.accounts import (
+    MembershipEnded,
+    add_member,
+    ended_membership,
+    ensure_account,
+    find_account,
+)
 from workspace.core.events import record_event
 from workspace.core.models import Account, Org, OrgMember, OrgRole
 from workspace.errors import ForbiddenError
@@ -32,11 +38,15 @@ def provision_member(
     the display, given and family names the source supplied; an existing one keeps
     its names (docs/scim.md#names).
 
-    Raises :class:`workspace.auth.linking.LinkRequired` (after committing a pending
-    link) when the email names an account the source may not take over unasked."""
+    Raises :class:`MembershipEnded` when the org deactivated the membership (a
+    sign-in never brings it back), and :class:`workspace.auth.linking.LinkRequired`
+    (after committing a pending link) when the email names an account the source may
+    not take over unasked."""
     existing = find_account(email)
     if existing is not None and existing.is_agent:
         raise ForbiddenError("Agents do not sign in; they use the agent tool interface.")
+    if existing is not None and ended_membership(org, existing):
+        raise MembershipEnded(org)
     if (
         existing is not None
         and not linking.is_linked(existing.id, org.id, via)

@@ -13,7 +13,7 @@ from sqlalchemy import ColumnElement, func, select, update
 from workspace.auth.models import ApiToken, AuthSession
 from workspace.auth.sessions import revoke_sessions
 from workspace.core import accounts
-from workspace.core.models import Org, OrgMember, OrgRole
+from workspace.core.models import OrgMember
 from workspace.core.orgs import orgs_for_account
 from workspace.extensions import db
 from workspace.types import utcnow
@@ -52,14 +52,11 @@ def deactivate_member(
 
 
 def reactivate_member(member: OrgMember, *, actor_id: uuid.UUID | None) -> OrgMember:
-    """Bring a deactivated membership back, as SCIM does (``accounts.add_member``,
-    recorded as ``member.added``): with the member role, whatever it was before, so a
-    reactivation never restores an owner or admin unasked. Tokens revoked at
+    """Bring a deactivated membership back, as SCIM does (``accounts.reactivate_member``,
+    recorded as ``member.added``), with the role it had: the caller checked that the
+    actor may give that role (only an owner reactivates an owner). Tokens revoked at
     deactivation stay revoked."""
-    if member.active:
-        return member
-    org = db.session.get(Org, member.org_id)
-    return accounts.add_member(org, member.account, OrgRole.MEMBER, actor_id=actor_id)
+    return accounts.reactivate_member(member, actor_id=actor_id)
 
 
 @dataclass(frozen=True)

@@ -24,8 +24,8 @@ from workspace.auth.guards import page, safe_next
 from workspace.auth.login import complete_login
 from workspace.auth.passwords import MIN_LENGTH, check_password
 from workspace.auth.schemas import TokenCreate
-from workspace.auth.sessions import current_account, end_session, start_session
-from workspace.core.accounts import canonical_email, find_account
+from workspace.auth.sessions import current_account, current_session, end_session, start_session
+from workspace.core.accounts import MembershipEnded, canonical_email, find_account
 from workspace.core.events import record_event
 from workspace.core.models import Org
 from workspace.core.orgs import orgs_for_account
@@ -181,14 +181,13 @@ def _link_page(pending, *, error: str | None = None, status: int = 200):
             status if status != 200 else 400
         )
     org = db.session.get(Org, pending.org_id)
-    signed_in = current_account()
     return render_template(
         "auth/link_account.html",
         pending=pending,
         org=org,
         source=linking.source_name(pending.source),
         account=pending.account,
-        signed_in_as_holder=signed_in is not None and signed_in.id == pending.account_id,
+        reauthenticated=linking.reauthenticated(pending, current_session()),
         error=error,
     ), status
 
@@ -197,9 +196,10 @@ def _link_page(pending, *, error: str | None = None, status: int = 200):
 @limiter.limit("10 per minute; 100 per hour", methods=["POST"])
 @transactional
 def link_account():
-    """Link an existing account to an org's SSO or directory: the holder signs in
-    with a way they already have (their password, or a session already open in this
-    browser), sees which org and source, and confirms."""
+    """Link an existing account to an org's SSO or directory: the holder proves the
+    account with its own credential (its password, or a sign-in with their usual
+    method after this link was requested: an older open session is one click, which
+    a hostile IdP could lure them into), sees which org and source, and confirms."""
     pending = linking.pending_for(request.cookies.get(linking.COOKIE))
     if request.method == "GET" or pending is None:
         return _link_page(pending)
@@ -208,16 +208,21 @@ def link_account():
         response = redirect(url_for("auth.signin"))
         response.delete_cookie(linking.COOKIE, path=_LINK_PATH)
         return response
-    signed_in = current_account()
-    holder = signed_in is not None and signed_in.id == pending.account_id
-    if not holder and not check_password(pending.account, request.form.get("password") or ""):
+    proven = linking.reauthenticated(pending, current_session()) or check_password(
+        pending.account, request.form.get("password") or ""
+    )
+    if not proven:
         return _link_page(
             pending,
             error="That password is not this account's. Enter the password you sign in "
-            "with, or sign in with your usual method first and come back here.",
+            "with, or sign in again with your usual method and come back here.",
             status=401,
         )
-    org = linking.confirm(pending)
+    try:
+        org = linking.confirm(pending)
+    except MembershipEnded as exc:
+        return _link_page(None, error=exc.message, status=403)
+
     complete_login(org, pending.account, method=pending.source, linked=True)
     response = redirect(
         safe_next(pending.next_path, default=url_for("core_pages.org_home", org=org.slug))

@@ -129,6 +129,18 @@ def _fit(text: str | None) -> str | None:
     return cleaned[:NAME_SIZE].rstrip() if cleaned else None
 
 
+class MembershipEnded(ForbiddenError):
+    """The account's membership of the org was deactivated. Deprovisioning sticks:
+    only whoever may reactivate it (an admin, or the org's SCIM for members it
+    manages) brings it back, never a sign-in or an invitation as a side effect."""
+
+    def __init__(self, org: Org) -> None:
+        super().__init__(
+            f"Your access to {org.name} was removed by its administrators. "
+            "Ask one of them to restore it."
+        )
+
+
 def add_member(
     org: Org,
     account: Account,
@@ -137,29 +149,60 @@ def add_member(
     actor_id: uuid.UUID | None = None,
     via: str = "manual",
 ) -> OrgMember:
-    """Make the account an active member; reactivates a deactivated membership with
-    the given role. An already active member keeps their role."""
+    """Make the account an active member. An already active member keeps their role;
+    a deactivated one raises :class:`MembershipEnded` (see :func:`reactivate_member`)."""
     member = db.session.scalar(
         select(OrgMember).where(OrgMember.org_id == org.id, OrgMember.account_id == account.id)
     )
     if member is not None and member.active:
         return member
-    if member is None:
-        member = OrgMember(org_id=org.id, account_id=account.id, role=role, joined_via=via)
-        db.session.add(member)
-    else:
-        member.active, member.role, member.deactivated_at = True, role, None
+    if member is not None:
+        raise MembershipEnded(org)
+    member = OrgMember(org_id=org.id, account_id=account.id, role=role, joined_via=via)
+    db.session.add(member)
     db.session.flush()
+    _record_added(member, account, actor_id=actor_id, via=via)
+    return member
+
+
+def ended_membership(org: Org, account: Account) -> OrgMember | None:
+    """The account's deactivated membership of the org, if it has one."""
+    return db.session.scalar(
+        select(OrgMember).where(
+            OrgMember.org_id == org.id,
+            OrgMember.account_id == account.id,
+            OrgMember.active.is_(False),
+        )
+    )
+
+
+def reactivate_member(
+    member: OrgMember, *, actor_id: uuid.UUID | None = None, via: str = "manual"
+) -> OrgMember:
+    """Bring a deactivated membership back with the role it had: the caller has
+    checked that it may (an owner's membership needs an owner, or an owner's SCIM
+    token). Recorded as ``member.added`` with ``reactivated``."""
+    if member.active:
+        return member
+    member.active, member.deactivated_at = True, None
+    db.session.flush()
+    _record_added(member, member.account, actor_id=actor_id, via=via, reactivated=True)
+    return member
+
+
+def _record_added(
+    member: OrgMember, account: Account, *, actor_id: uuid.UUID | None, via: str, **details
+) -> None:
     record_event(
-        org.id,
+        member.org_id,
         "member.added",
         actor_id=actor_id,
         subject=account.email,
         member_id=str(member.id),
-        role=str(role),
+        role=str(member.role),
         via=via,
+        **details,
     )
-    return member
 
 
 def active_owner_count(org_id: uuid.UUID) -> int:

@@ -82,7 +82,7 @@ def authenticate() -> Response | None:
             else "Send the organization's SCIM token as 'Authorization: Bearer scim_...'."
         )
         return errors.error_response(401, detail)
-    g.scim_token_prefix = token.prefix
+    g.scim_caller = tokens.caller_of(token)
     g.scim_org = find_org(org_id)
     return None
 
@@ -265,7 +265,7 @@ def search_users(org_id: uuid.UUID) -> Response:
 @transactional
 def create_user(org_id: uuid.UUID) -> Response:
     document = _validate(Context.RESOURCE_CREATION_REQUEST)
-    user = users.create_user(g.scim_org, document, g.scim_token_prefix)
+    user = users.create_user(g.scim_org, document, g.scim_caller)
     return _one(user, status=201)
 
 
@@ -280,7 +280,7 @@ def read_user(org_id: uuid.UUID, user_id: str) -> Response:
 def replace_user(org_id: uuid.UUID, user_id: str) -> Response:
     user = users.get_user(org_id, user_id)
     document = _validate(Context.RESOURCE_REPLACEMENT_REQUEST)
-    return _one(users.replace_user(g.scim_org, user, document, g.scim_token_prefix))
+    return _one(users.replace_user(g.scim_org, user, document, g.scim_caller))
 
 
 @bp.patch("/Users/<user_id>")
@@ -290,9 +290,7 @@ def patch_user(org_id: uuid.UUID, user_id: str) -> Response:
     operations = patch.parse(_body())
     patched = patch.apply(operations, users.scim_document(user))
     return _one(
-        users.patch_user(
-            g.scim_org, user, patched, g.scim_token_prefix, patch.names_set(operations)
-        )
+        users.patch_user(g.scim_org, user, patched, g.scim_caller, patch.names_set(operations))
     )
 
 
@@ -300,7 +298,7 @@ def patch_user(org_id: uuid.UUID, user_id: str) -> Response:
 @transactional
 def delete_user(org_id: uuid.UUID, user_id: str) -> Response:
     user = users.get_user(org_id, user_id)
-    users.delete_user(g.scim_org, user, g.scim_token_prefix)
+    users.delete_user(g.scim_org, user, g.scim_caller)
     return Response(status=204)
 
 

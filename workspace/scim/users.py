@@ -30,6 +30,7 @@ from workspace.scim import filter as scim_filter
 from workspace.scim.documents import Attributes, attributes_of, email_of
 from workspace.scim.models import ScimIdentity
 from workspace.scim.resources import InputUser, ScimUser
+from workspace.scim.tokens import Caller
 from workspace.transaction import discard_pending
 from workspace.types import utcnow
 
@@ -113,14 +114,14 @@ def get_user(org_id: uuid.UUID, user_id: str) -> ScimMember:
 # -- writes --------------------------------------------------------------------------
 
 
-def create_user(org: Org, document: InputUser, token_prefix: str) -> ScimMember:
+def create_user(org: Org, document: InputUser, caller: Caller) -> ScimMember:
     """POST /Users (docs/scim.md#what-provisioning-does). The unique constraints on accounts,
     memberships and live userNames decide between concurrent creations: the
     loser's transaction fails and it answers 409."""
     attrs = attributes_of(document)
     for _attempt in range(2):
         try:
-            return _create(org, attrs, token_prefix)
+            return _create(org, attrs, caller)
         except IntegrityError:
             # The first failure may only mean another request created the account
             # a moment ago; look again, in a fresh transaction that sees it.
@@ -135,7 +136,7 @@ def _taken(attrs: Attributes) -> UniquenessException:
     )
 
 
-def _create(org: Org, attrs: Attributes, token_prefix: str) -> ScimMember:
+def _create(org: Org, attrs: Attributes, caller: Caller) -> ScimMember:
     email = email_of(attrs)
     trust_domains = current_app.config.get("SCIM_REQUIRE_VERIFIED_DOMAIN", True)
     if trust_domains and not linking.domain_is_verified(org.id, email):
@@ -196,11 +197,11 @@ def _create(org: Org, attrs: Attributes, token_prefix: str) -> ScimMember:
         scim_id=str(member.id),
         user_name=attrs.user_name,
         external_id=attrs.external_id,
-        by=f"SCIM token {token_prefix}",
+        by=caller.by,
     )
     # An IdP may create a user already inactive; that is a provisioning followed
     # by a deactivation, and a deleted user comes back only if asked to be active.
-    _set_active(scim_member, attrs.active is not False, token_prefix)
+    _set_active(scim_member, attrs.active is not False, caller)
     # Flushed here, inside create_user's retry, so a concurrent creation's unique
     # violation surfaces as a 409 rather than at the request's commit.
     db.session.flush()
@@ -223,20 +224,20 @@ def _check_linkable(org: Org, account: Account) -> None:
         )
 
 
-def replace_user(org: Org, user: ScimMember, document: InputUser, token_prefix: str) -> ScimMember:
+def replace_user(org: Org, user: ScimMember, document: InputUser, caller: Caller) -> ScimMember:
     """PUT /Users/{id} (RFC 7644 §3.5.1): the document replaces what SCIM stored;
     ``active`` absent means true (docs/scim.md)."""
     attrs = attributes_of(document)
     if attrs.active is None:
         attrs.active = True
-    return _write(user, attrs, token_prefix)
+    return _write(user, attrs, caller)
 
 
 def patch_user(
     org: Org,
     user: ScimMember,
     patched: InputUser,
-    token_prefix: str,
+    caller: Caller,
     names_set: set[str] | frozenset[str] = frozenset(),
 ) -> ScimMember:
     """PATCH /Users/{id}: ``patched`` is the current document with the operations
@@ -249,10 +250,10 @@ def patch_user(
     if attrs.active is None:
         attrs.active = user.member.active
     attrs.follow_name_parts(user.attributes, set(names_set), user.member.account)
-    return _write(user, attrs, token_prefix)
+    return _write(user, attrs, caller)
 
 
-def _write(user: ScimMember, attrs: Attributes, token_prefix: str) -> ScimMember:
+def _write(user: ScimMember, attrs: Attributes, caller: Caller) -> ScimMember:
     current = user.attributes
     if scim_filter.user_name_key(attrs.user_name) != scim_filter.user_name_key(current.user_name):
         raise MutabilityException(
@@ -260,15 +261,15 @@ def _write(user: ScimMember, attrs: Attributes, token_prefix: str) -> ScimMember
             "account. Deprovision the user and provision the new name instead."
         )
     attrs.user_name = current.user_name
-    _set_active(user, bool(attrs.active), token_prefix)
+    _set_active(user, bool(attrs.active), caller)
     _store(user, attrs)
     return user
 
 
-def delete_user(org: Org, user: ScimMember, token_prefix: str) -> None:
+def delete_user(org: Org, user: ScimMember, caller: Caller) -> None:
     """DELETE /Users/{id}: deactivation as with ``active`` false, and the resource
     is gone for SCIM from now on (RFC 7644 §3.6 asks for 404 afterwards)."""
-    _set_active(user, False, token_prefix)
+    _set_active(user, False, caller)
     if user.identity is None:
         _store(user, user.attributes)
     assert user.identity is not None
@@ -305,31 +306,50 @@ def _store(user: ScimMember, attrs: Attributes, *, names_account: bool = False) 
     db.session.flush()
 
 
-def _set_active(user: ScimMember, active: bool, token_prefix: str) -> None:
+#: Why SCIM leaves an owner's membership alone (docs/security.md#scim-and-owners).
+OWNER_NEEDS_OWNER = (
+    "This user is an owner of the organization. Only a SCIM token generated by an "
+    "owner can deactivate or reactivate an owner; ask an owner to change it in the "
+    "workspace or to generate the token."
+)
+NOT_YOURSELF = (
+    "This SCIM token was generated by this user, and nobody changes their own "
+    "membership through SCIM. Ask another admin to change it in the workspace."
+)
+
+
+def _set_active(user: ScimMember, active: bool, caller: Caller) -> None:
     """The transitions of docs/scim.md. Deactivation keeps the account and what it wrote,
     never touches the last owner, and cuts the member's API tokens for this org
-    at once (sessions lose the org through the membership check)."""
+    at once (sessions lose the org through the membership check). Reactivation
+    restores the role the member had. An owner is deactivated or reactivated only
+    under an owner's token, and the token's minter never changes their own state."""
     member = user.member
-    if active and not member.active:
-        org = db.session.get(Org, member.org_id)
-        accounts.add_member(org, member.account, OrgRole.MEMBER, via="scim")
+    if active == member.active:
+        return
+    if caller.minted_by == member.account_id:
+        raise ForbiddenException(detail=NOT_YOURSELF)
+    if member.role == OrgRole.OWNER and not caller.minted_by_owner(member.org_id):
+        raise ForbiddenException(detail=OWNER_NEEDS_OWNER)
+    if active:
+        accounts.reactivate_member(member, via="scim")
         record_event(
             member.org_id,
             "scim.user.reactivated",
             subject=member.account.email,
             scim_id=str(member.id),
-            by=f"SCIM token {token_prefix}",
+            by=caller.by,
         )
-    elif not active and member.active:
-        if not membership.deactivate_member(member, via="scim"):
-            raise MutabilityException(detail=LAST_OWNER)
-        record_event(
-            member.org_id,
-            "scim.user.deactivated",
-            subject=member.account.email,
-            scim_id=str(member.id),
-            by=f"SCIM token {token_prefix}",
-        )
+        return
+    if not membership.deactivate_member(member, via="scim"):
+        raise MutabilityException(detail=LAST_OWNER)
+    record_event(
+        member.org_id,
+        "scim.user.deactivated",
+        subject=member.account.email,
+        scim_id=str(member.id),
+        by=caller.by,
+    )
 
 
 def scim_document(user: ScimMember) -> ScimUser:

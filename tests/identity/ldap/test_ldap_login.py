@@ -548,3 +548,26 @@ def test_failures_elsewhere_do_not_lock_a_person_out(app, ldap_acme):
         limiter.enabled = False
         with limited.app_context():
             db.engine.dispose()
+
+
+def test_a_deactivated_member_stays_deactivated_when_the_directory_still_knows_them(
+    client, app, ldap_acme
+):
+    """Deprovisioning sticks: the owner deactivates Ada; her next directory sign-in is
+    refused with a message that says her access was removed, and the membership stays
+    inactive (docs/security.md#deprovisioning-sticks)."""
+    assert post_json(app.test_client(), "acme", "ada", PASSWORDS["ada"]).status_code == 200
+    members = client.get(ldap_acme.url("/members"), headers=ldap_acme.headers).get_json()
+    (mid,) = [m["id"] for m in members if m["account"]["email"] == "ada.lovelace@acme.test"]
+    resp = client.patch(
+        ldap_acme.url(f"/members/{mid}"), json={"active": False}, headers=ldap_acme.headers
+    )
+    assert resp.status_code == 200
+
+    resp = post_json(app.test_client(), "acme", "ada", PASSWORDS["ada"])
+    assert resp.status_code == 403
+    assert "access to Acme was removed" in resp.get_json()["detail"]
+    assert account_and_memberships(app, "ada.lovelace@acme.test")[1] == [
+        (ldap_acme.org_id, "member", False)
+    ]
+    assert failures(app, ldap_acme.org_id)[-1]["reason"] == "deactivated"

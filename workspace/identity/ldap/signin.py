@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from workspace.auth.login import provision_member
+from workspace.core.accounts import MembershipEnded
 from workspace.core.emails import email_domain
 from workspace.core.events import record_event
 from workspace.core.models import Account, Org
@@ -212,6 +213,8 @@ def directory_login(org: Org, username: str, password: str) -> tuple[Account, bo
             given_name=person.given_name,
             family_name=person.family_name,
         )
+    except MembershipEnded as exc:
+        raise LoginRefused("deactivated", exc.message, exc.status) from None
     except ServiceError as exc:
         raise LoginRefused("account_refused", exc.message, exc.status) from None
     sync_directory_groups(org, account, person.dn, connection_for(org.id), username)

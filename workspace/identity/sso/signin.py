@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import select
 
 from workspace.auth.login import provision_member
-from workspace.core.accounts import canonical_email
+from workspace.core.accounts import MembershipEnded, canonical_email
 from workspace.core.emails import normalize_domain
 from workspace.core.events import record_event
 from workspace.core.models import Account, Org
@@ -270,6 +270,8 @@ def callback(
             family_name=_name_part(profile, "family_name"),
             next_path=attempt.next_path,
         )
+    except MembershipEnded as exc:
+        raise SignInRejected(exc.message, reason="deactivated", org_id=org_id) from exc
     except ServiceError as exc:
         raise SignInRejected(exc.message, reason="provision", org_id=org_id) from exc
     sync = None

@@ -51,6 +51,9 @@ def create_invitation(org_id: uuid.UUID, access: Access, body: InvitationCreate)
     an owner). ``sign_in_url`` is a one-time link, valid for 72 hours and returned in
     this answer only; send it to the person. It is null when the address already has
     its own way to sign in (a password, another organization): they sign in as usual.
+    An address on a domain another organization verified is refused (403) unless its
+    account proved it; an account on this organization's verified domain that never
+    proved its address gets a join link instead of a membership (``member`` null).
     An active member is a 409; a deactivated one is a 409 that says to reactivate."""
     invitation = invites.invite(
         access.org, access.member, body.email, name=body.name, role=body.role
@@ -59,14 +62,23 @@ def create_invitation(org_id: uuid.UUID, access: Access, body: InvitationCreate)
     if invitation.token:
         base = current_app.config.get("BASE_URL", "").rstrip("/")
         url = base + url_for("auth.invite", token=invitation.token)
+    if invitation.joins_on_proof:
+        message = (
+            "This address has an account that never proved it holds the address, so it "
+            "is not a member yet. Send this one-time link to the address: the person "
+            "joins, as a member, by opening it while signed in to that account."
+        )
+    elif url:
+        message = "Send this one-time link to the person; it is shown only once."
+    else:
+        message = (
+            "This address already has its own way to sign in; "
+            "they sign in as usual and find the organization there."
+        )
+    member = invitation.member
     return InvitationOut(
-        member=AdminMemberOut.model_validate(invitation.member),
+        member=AdminMemberOut.model_validate(member) if member is not None else None,
         sign_in_url=url,
         expires_at=invitation.expires_at,
-        message=(
-            "Send this one-time link to the person; it is shown only once."
-            if url
-            else "This address already has its own way to sign in; "
-            "they sign in as usual and find the organization there."
-        ),
+        message=message,
     )

@@ -65,7 +65,9 @@ class AdminMemberOut(OutputModel):
 
 
 class InvitationOut(OutputModel):
-    member: AdminMemberOut
+    #: Null for a join link: the account exists but never proved the address, so it
+    #: becomes a member only when its holder opens the link signed in to it.
+    member: AdminMemberOut | None
     #: The one-time sign-in link, in this answer only; null when the person already
     #: has their own way to sign in.
     sign_in_url: str | None

@@ -24,8 +24,10 @@ from workspace.auth.login import complete_login
 from workspace.auth.models import AccountIdentityLink, SignInLink
 from workspace.auth.passwords import MIN_LENGTH, set_password
 from workspace.core import accounts
+from workspace.core.emails import email_domain
 from workspace.core.events import record_event
 from workspace.core.models import Account, Org, OrgMember, OrgRole
+from workspace.core.models.domains import verifying_org
 from workspace.errors import ConflictError, ForbiddenError, ServiceError
 from workspace.extensions import db
 from workspace.security import tokens
@@ -56,12 +58,29 @@ def link_lifetime() -> timedelta:
     return timedelta(hours=float(hours)) if hours else DEFAULT_LIFETIME
 
 
+#: Why an org cannot invite an address on a domain another org verified
+#: (docs/security.md#verified-domains-own-their-addresses).
+OTHER_ORGS_DOMAIN = (
+    "{email} is on {domain}, a domain another organization has verified: people with "
+    "those addresses get their accounts there. Invite them once they have signed in "
+    "through that organization."
+)
+
+
 @dataclass(frozen=True)
 class Invitation:
-    member: OrgMember
+    #: The membership; None while a *join* link waits for the account's holder.
+    member: OrgMember | None
     #: The raw token, to be shown once; None when the person signs in as they already do.
     token: str | None
     expires_at: datetime | None
+    #: The invited address, as made canonical.
+    email: str = ""
+
+    @property
+    def joins_on_proof(self) -> bool:
+        """A join link: the person opens it signed in to their account to join."""
+        return self.member is None
 
 
 def has_own_sign_in(account: Account, org_id: uuid.UUID) -> bool:
@@ -80,6 +99,10 @@ def has_own_sign_in(account: Account, org_id: uuid.UUID) -> bool:
     return bool(db.session.scalar(other_org) or db.session.scalar(other_source))
 
 
+def _domain_owner(email: str) -> uuid.UUID | None:
+    return verifying_org(email_domain(email))
+
+
 def invite(
     org: Org,
     actor: OrgMember,
@@ -89,11 +112,21 @@ def invite(
     role: OrgRole | str = OrgRole.MEMBER,
     lifetime: timedelta | None = None,
 ) -> Invitation:
-    """Invite ``email`` with ``role``: the account (``accounts.ensure_account``) and an
-    active membership joined ``via="invite"``, recorded as ``member.invited`` with the
-    actor, and a one-time link when the account has no other way in. Only an owner
-    invites an owner. An active member is a 409 saying so; a deactivated one is a
-    :class:`DeactivatedMember` (409) so the page can offer reactivation."""
+    """Invite ``email`` with ``role``, recorded as ``member.invited`` with the actor.
+    Only an owner invites an owner. An active member is a 409 saying so; a
+    deactivated one is a :class:`DeactivatedMember` (409) so the page can offer
+    reactivation. Who the address belongs to decides the rest
+    (docs/security.md#verified-domains-own-their-addresses):
+
+    - on a domain another org verified: only an account that proved the address
+      joins (no link, they sign in as they do); anything else is refused;
+    - an account that has its own way in but never proved the address, on a domain
+      this org verified: no membership yet, but a *join* link that its holder opens
+      signed in to that account (the link, which this org sends to its own mailbox,
+      proves the address; the sign-in proves the account);
+    - otherwise the account (``accounts.ensure_account``) and an active membership
+      joined ``via="invite"``, and a one-time sign-in link when the account has no
+      other way in."""
     role = OrgRole(role)
     if role == OrgRole.OWNER and OrgRole(actor.role) != OrgRole.OWNER:
         raise ForbiddenError("Only an owner can invite an owner.", field="role")
@@ -114,38 +147,89 @@ def invite(
             )
         if member is not None:
             raise DeactivatedMember(member)
+    domain_owner = _domain_owner(email)
+    elsewhere = domain_owner is not None and domain_owner != org.id
+    if elsewhere and (existing is None or not existing.email_verified):
+        raise ForbiddenError(
+            OTHER_ORGS_DOMAIN.format(email=email, domain=email_domain(email)), field="email"
+        )
+    if (
+        domain_owner == org.id
+        and existing is not None
+        and not existing.email_verified
+        and has_own_sign_in(existing, org.id)
+    ):
+        raw, expires_at = _new_link(existing, org, actor, lifetime)
+        # A join link carries no role: the person joins as a member, and an admin
+        # gives them another role once they have joined.
+        _record_invited(org, actor, email, None, OrgRole.MEMBER, link="join")
+        return Invitation(member=None, token=raw, expires_at=expires_at, email=email)
     account = accounts.ensure_account(email, name)
     member = accounts.add_member(org, account, role, actor_id=actor.account_id, via="invite")
     raw, expires_at = None, None
-    if not has_own_sign_in(account, org.id):
-        raw = tokens.generate("")
-        expires_at = utcnow() + (lifetime or link_lifetime())
-        db.session.add(
-            SignInLink(
-                token_hash=tokens.digest(raw),
-                account_id=account.id,
-                org_id=org.id,
-                created_by_id=actor.account_id,
-                expires_at=expires_at,
-            )
+    if not elsewhere and not has_own_sign_in(account, org.id):
+        raw, expires_at = _new_link(account, org, actor, lifetime)
+    _record_invited(org, actor, email, member, role, link=raw is not None)
+    db.session.flush()
+    return Invitation(member=member, token=raw, expires_at=expires_at, email=email)
+
+
+def _new_link(
+    account: Account, org: Org, actor: OrgMember, lifetime: timedelta | None
+) -> tuple[str, datetime]:
+    raw = tokens.generate("")
+    expires_at = utcnow() + (lifetime or link_lifetime())
+    db.session.add(
+        SignInLink(
+            token_hash=tokens.digest(raw),
+            account_id=account.id,
+            org_id=org.id,
+            created_by_id=actor.account_id,
+            expires_at=expires_at,
         )
+    )
+    db.session.flush()
+    return raw, expires_at
+
+
+def _record_invited(
+    org: Org, actor: OrgMember, email: str, member: OrgMember | None, role: OrgRole, link
+) -> None:
     record_event(
         org.id,
         "member.invited",
         actor_id=actor.account_id,
         subject=email,
-        member_id=str(member.id),
+        member_id=str(member.id) if member is not None else None,
         role=str(role),
-        link=raw is not None,
+        link=link,
     )
-    db.session.flush()
-    return Invitation(member=member, token=raw, expires_at=expires_at)
 
 
-def usable_link(raw: str | None) -> SignInLink | None:
+@dataclass(frozen=True)
+class UsableLink:
+    row: SignInLink
+    #: A join link: no membership yet; its holder opens it signed in to the account.
+    join: bool
+
+    @property
+    def account(self) -> Account:
+        return self.row.account
+
+    @property
+    def org_id(self) -> uuid.UUID:
+        return self.row.org_id
+
+    @property
+    def expires_at(self) -> datetime:
+        return self.row.expires_at
+
+
+def usable_link(raw: str | None) -> UsableLink | None:
     """The link a raw token names when it can still be used: known, unused, not
-    expired, its membership active and its account still without another way in.
-    None otherwise, for every reason alike."""
+    expired, and either a sign-in link (its membership active, its account still
+    without another way in) or a join link (no membership yet, the account has its
+    own way in). None otherwise, for every reason alike."""
     if not raw or len(raw) > 200:
         return None
     link = db.session.scalar(select(SignInLink).where(SignInLink.token_hash == tokens.digest(raw)))
@@ -153,26 +237,35 @@ def usable_link(raw: str | None) -> SignInLink | None:
         return None
     member = db.session.scalar(
         select(OrgMember).where(
-            OrgMember.org_id == link.org_id,
-            OrgMember.account_id == link.account_id,
-            OrgMember.active.is_(True),
+            OrgMember.org_id == link.org_id, OrgMember.account_id == link.account_id
         )
     )
-    if member is None or has_own_sign_in(link.account, link.org_id):
+    own_sign_in = has_own_sign_in(link.account, link.org_id)
+    if member is None and own_sign_in:
+        return UsableLink(link, join=True)
+    if member is None or not member.active or own_sign_in:
         return None
-    return link
+    return UsableLink(link, join=False)
 
 
-def use_link(raw: str | None, password: str | None = None) -> Org:
-    """Consume the link once and sign its person in (a session with method
-    ``invite``), setting their password when they chose one. Atomic: the link is
-    marked used by one conditional UPDATE, so of two tabs only one signs in; the
-    other gets :data:`UNUSABLE` (a 410). Records ``member.invite_used`` and the
-    login. Raises before consuming anything when the password is too short."""
-    link = usable_link(raw)
-    if link is None:
+def use_link(
+    raw: str | None, password: str | None = None, *, signed_in: Account | None = None
+) -> Org:
+    """Consume the link once. A sign-in link signs its person in (a session with
+    method ``invite``), setting their password when they chose one. A join link
+    needs ``signed_in`` to be its account, and makes it a member. Atomic: the link is
+    marked used by one conditional UPDATE, so of two tabs only one succeeds; the
+    other gets :data:`UNUSABLE` (a 410). Records ``member.invite_used`` (and the
+    login). Raises before consuming anything when the password is too short or the
+    wrong account is signed in. Opening a link of the org that verified the
+    address's domain proves the address: the account is marked email-verified."""
+    usable = usable_link(raw)
+    if usable is None:
         raise LinkUnusable()
-    if password and len(password) < MIN_LENGTH:
+    link = usable.row
+    if usable.join and (signed_in is None or signed_in.id != link.account_id):
+        raise SignInFirst(link.account.email)
+    if password and not usable.join and len(password) < MIN_LENGTH:
         raise ServiceError(f"A password needs at least {MIN_LENGTH} characters.", field="password")
     now = utcnow()
     claimed = db.session.execute(
@@ -188,19 +281,37 @@ def use_link(raw: str | None, password: str | None = None) -> Org:
     if claimed != 1:
         raise LinkUnusable()
     account = link.account
-    if password:
-        set_password(account, password)
     org = db.session.get(Org, link.org_id)
+    if _domain_owner(account.email) == org.id:
+        account.email_verified = True
+    if usable.join:
+        accounts.add_member(org, account, OrgRole.MEMBER, actor_id=account.id, via="invite")
+    elif password:
+        set_password(account, password)
     record_event(
         org.id,
         "member.invite_used",
         actor_id=account.id,
         subject=account.email,
-        password_set=bool(password),
+        password_set=bool(password) and not usable.join,
+        joined=usable.join,
     )
-    complete_login(org, account, method="invite")
+    if not usable.join:
+        complete_login(org, account, method="invite")
     db.session.flush()
     return org
+
+
+class SignInFirst(ServiceError):
+    """A join link opened by anyone but its account's holder, signed in (401)."""
+
+    status = 401
+
+    def __init__(self, email: str) -> None:
+        super().__init__(
+            f"Sign in to {email} first, the way you usually sign in to it, then open "
+            "this link again."
+        )
 
 
 class LinkUnusable(ServiceError):

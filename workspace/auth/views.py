@@ -240,10 +240,13 @@ def _invite_page(link, token: str, *, error: str | None = None, status: int = 20
         status = 410
     else:
         org = db.session.get(Org, link.org_id)
+        signed_in = current_account()
         response = render_template(
             "auth/invite.html",
             org=org,
             account=link.account,
+            join=link.join,
+            signed_in_as_holder=signed_in is not None and signed_in.id == link.account.id,
             token=token,
             expires_at=link.expires_at,
             min_length=MIN_LENGTH,
@@ -262,12 +265,15 @@ def _invite_page(link, token: str, *, error: str | None = None, status: int = 20
 @transactional
 def invite(token: str):
     """An invitation's one-time link: "Join <org> as <email>"; signing in (and
-    choosing a password, when the account has none) happens on POST, once. Unknown,
-    used and expired links all answer the same 410 page."""
+    choosing a password, when the account has none) happens on POST, once. A join
+    link is confirmed by the account's holder, signed in to it. Unknown, used and
+    expired links all answer the same 410 page."""
     if request.method == "GET":
         return _invite_page(invites.usable_link(token), token)
     try:
-        org = invites.use_link(token, request.form.get("password") or None)
+        org = invites.use_link(
+            token, request.form.get("password") or None, signed_in=current_account()
+        )
     except invites.LinkUnusable:
         return _invite_page(None, token)
     except ServiceError as exc:

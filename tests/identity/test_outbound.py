@@ -165,3 +165,66 @@ def test_the_deadline_leaves_no_descriptor_open(app, monkeypatch, peer):
         # A leak grows with every call (20 here); other threads of the test process may
         # open or close a descriptor or two meanwhile, so exact equality would flake.
         assert len(os.listdir("/proc/self/fd")) - before < 5
+
+
+class _Recorder(BaseHTTPRequestHandler):
+    """Records each request's headers; ``/hop`` sets a cookie and redirects (307, so
+    the method and body go along) to the server's ``hop_to``."""
+
+    def log_message(self, *args):
+        pass
+
+    def do_POST(self):
+        length = int(self.headers.get("Content-Length") or 0)
+        self.server.seen.append((self.path, dict(self.headers), self.rfile.read(length)))
+        if self.path == "/hop":
+            self.send_response(307)
+            self.send_header("Location", self.server.hop_to)
+            self.send_header("Set-Cookie", "sid=cookie-secret; Path=/")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        body = b'{"ok": true}'
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+def _recorder() -> ThreadingHTTPServer:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Recorder)
+    server.seen, server.hop_to = [], "/done"
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+@pytest.mark.parametrize("credential", ["Authorization", "api-key", "Cookie"])
+def test_a_redirect_to_another_port_of_the_same_host_carries_no_credentials(
+    app, monkeypatch, credential
+):
+    """The model API key (Authorization, or Azure's api-key) and cookies are for the
+    origin they were sent to: scheme, host and port. Another port of the same host is
+    another server, so a redirect there drops them; a redirect within the origin keeps
+    them."""
+    monkeypatch.setitem(app.config, "OUTBOUND_ALLOW_PRIVATE", ["127.0.0.1"])
+    first, second = _recorder(), _recorder()
+    first.hop_to = f"http://127.0.0.1:{second.server_port}/chat/completions"
+    headers = {credential: "sk-secret-5678", "Accept": "application/json"}
+    try:
+        with app.app_context():
+            answer = fetch(
+                "POST", f"http://127.0.0.1:{first.server_port}/hop", json={"q": 1}, headers=headers
+            )
+            assert answer.json() == {"ok": True}
+            ((path, sent, body),) = second.seen
+            assert path == "/chat/completions" and body == b'{"q": 1}'
+            assert sent["Accept"] == "application/json"
+            assert {"authorization", "api-key", "cookie"}.isdisjoint(k.lower() for k in sent)
+            # Within the origin the credential goes along.
+            first.hop_to = "/done"
+            fetch("POST", f"http://127.0.0.1:{first.server_port}/hop", headers=headers)
+            path, sent, _ = first.seen[-1]
+            assert path == "/done" and sent[credential] == "sk-secret-5678"
+    finally:
+        first.shutdown()
+        second.shutdown()

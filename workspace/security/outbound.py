@@ -5,9 +5,11 @@ URLs an org admin typed in. Without a guard, "issuer URL" becomes a way to make 
 server read its own loopback or cloud metadata endpoints (server-side request
 forgery). So: http(s) only; every address a host resolves to must be public unless
 the host is listed in ``OUTBOUND_ALLOW_PRIVATE``; redirects are followed by hand and
-each hop is checked again; connect and each read time out after ``OUTBOUND_TIMEOUT``
-seconds, and the whole exchange (every hop, headers and body) ends after
-``OUTBOUND_DEADLINE`` seconds however slowly the peer sends; bodies are capped.
+each hop is checked again, and one that leaves the origin (scheme, host and port)
+loses the request's credentials (the model API key, cookies); connect and each read
+time out after ``OUTBOUND_TIMEOUT`` seconds, and the whole exchange (every hop,
+headers and body) ends after ``OUTBOUND_DEADLINE`` seconds however slowly the peer
+sends; bodies are capped.
 
 The name is checked before the request and the address actually connected to is
 checked again on the open socket, so a resolver that answers one way for the check
@@ -37,6 +39,11 @@ from urllib3.exceptions import HTTPError as Urllib3Error
 MAX_BODY_BYTES = 1024 * 1024
 MAX_REDIRECTS = 3
 _REDIRECT_CODES = {301, 302, 303, 307, 308}
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+#: Request headers that carry a credential (the model API key travels in the first two).
+_CREDENTIAL_HEADERS = frozenset(
+    {"authorization", "api-key", "x-api-key", "proxy-authorization", "cookie"}
+)
 
 
 class OutboundError(Exception):
@@ -241,6 +248,27 @@ def check_url(url: str) -> None:
             raise _refuse_private(host)
 
 
+def _origin(url: str) -> tuple[str, str, int | None]:
+    """Scheme, host and port (the default one when the URL names none)."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    try:
+        port = parts.port
+    except ValueError:
+        port = None  # check_url refuses it at the next hop
+    return scheme, (parts.hostname or "").lower(), port or _DEFAULT_PORTS.get(scheme)
+
+
+def _without_credentials(kwargs: dict[str, Any]) -> dict[str, Any]:
+    kept = {k: v for k, v in kwargs.items() if k not in ("auth", "cookies")}
+    kept["headers"] = {
+        k: v
+        for k, v in (kwargs.get("headers") or {}).items()
+        if k.lower() not in _CREDENTIAL_HEADERS
+    }
+    return kept
+
+
 def fetch(
     method: str, url: str, *, deadline: float | None = None, **kwargs: Any
 ) -> requests.Response:
@@ -299,16 +327,13 @@ def _fetch(
             raise OutboundError(f"{host} sent more than 1 MiB.")
         response._content = body  # requests then serves .text and .json() from it
         if response.status_code in _REDIRECT_CODES and response.headers.get("Location"):
-            url = urljoin(url, response.headers["Location"])
-            if urlsplit(url).hostname != host:
-                # Credentials were meant for the first host only.
-                kwargs = {k: v for k, v in kwargs.items() if k != "auth"}
-                headers = {
-                    k: v
-                    for k, v in (kwargs.get("headers") or {}).items()
-                    if k.lower() not in ("authorization", "api-key")
-                }
-                kwargs["headers"] = headers
+            target = urljoin(url, response.headers["Location"])
+            if _origin(target) != _origin(url):
+                # Credentials were meant for the first origin only: another port of the
+                # same host is another server (RFC 6454), and so is http after https.
+                kwargs = _without_credentials(kwargs)
+                session.cookies.clear()
+            url = target
             if response.status_code == 303 or (
                 response.status_code in (301, 302) and method.upper() == "POST"
             ):

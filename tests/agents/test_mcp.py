@@ -230,3 +230,69 @@ def test_a_refused_call_in_a_batch_keeps_the_calls_before_it(client, live_server
     assert answers[1]["isError"] is False and answers[2]["isError"] is True
     listed = client.get(acme.url(f"/projects/{project['id']}/tasks"), headers=acme.headers)
     assert [t["title"] for t in listed.get_json()["items"]] == ["Kept"]
+
+
+def test_batches_are_refused_under_versions_that_removed_them(client, live_server, acme):
+    """2025-06-18 removed JSON-RPC batching (the body MUST be one message), and
+    2025-11-25 kept it out: a batch under either is refused whole, nothing run. Under
+    2025-03-26, where batches were defined, and without the header (taken as 2025-03-26)
+    they are answered."""
+    project = make_project(client, acme)
+    agent = client.post(
+        acme.url("/agents"),
+        json={"name": "Bot", "project_ids": [project["id"]]},
+        headers=acme.headers,
+    ).get_json()
+    create = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "create_task", "arguments": {"project_id": project["id"], "title": "x"}},
+    }
+    batch = [create, {"jsonrpc": "2.0", "id": 2, "method": "ping"}]
+    auth = {"Authorization": f"Bearer {agent['token']}"}
+    for version in ("2025-06-18", "2025-11-25"):
+        resp = requests.post(
+            live_server.url + MCP,
+            json=batch,
+            headers={**auth, "MCP-Protocol-Version": version},
+            timeout=10,
+        )
+        assert resp.status_code == 400 and resp.headers["Content-Type"] == "application/json"
+        refused = resp.json()
+        assert refused["id"] is None and refused["error"]["code"] == -32600
+        assert "one JSON-RPC message" in refused["error"]["message"]
+    tasks = client.get(acme.url(f"/projects/{project['id']}/tasks"), headers=acme.headers)
+    assert tasks.get_json()["items"] == []
+    # One message under those versions is answered as ever.
+    one = requests.post(
+        live_server.url + MCP,
+        json=batch[1],
+        headers={**auth, "MCP-Protocol-Version": "2025-06-18"},
+        timeout=10,
+    )
+    assert one.status_code == 200 and one.json()["result"] == {}
+    for headers in ({"MCP-Protocol-Version": "2025-03-26"}, {}):
+        resp = requests.post(
+            live_server.url + MCP, json=batch[1:], headers={**auth, **headers}, timeout=10
+        )
+        assert resp.status_code == 200 and [a["id"] for a in resp.json()] == [2]
+
+
+def test_origin_must_be_the_configured_one(client, live_server, acme):
+    """DNS rebinding: a page on rebind.example whose name now points at this server
+    sends Origin and Host both naming rebind.example; comparing the two let it in.
+    Only BASE_URL's (and API_URL's) origin counts: scheme, host and port."""
+    agent = client.post(acme.url("/agents"), json={"name": "Bot"}, headers=acme.headers).get_json()
+    port = live_server.url.rsplit(":", 1)[1]
+    rebound = {"Host": f"rebind.example:{port}", "Origin": f"http://rebind.example:{port}"}
+    resp = rpc(live_server, agent["token"], "ping", **rebound)
+    assert resp.status_code == 403 and resp.json()["error"]["code"] == -32600
+    # The server's own address is not its configured origin either.
+    assert rpc(live_server, agent["token"], "ping", Origin=live_server.url).status_code == 403
+    assert live_server.app.config["BASE_URL"] == "http://localhost"
+    for other in ("https://localhost", "http://localhost:8080", "null"):
+        assert rpc(live_server, agent["token"], "ping", Origin=other).status_code == 403
+    for same in ("http://localhost", "http://LOCALHOST:80"):
+        resp = rpc(live_server, agent["token"], "ping", Origin=same)
+        assert resp.status_code == 200 and resp.json()["result"] == {}

@@ -2,7 +2,8 @@
 2025-06-18, 2025-03-26 and 2024-11-05 are negotiated too).
 
 Transport: "Streamable HTTP" (spec: basic/transports#streamable-http). The client
-POSTs one JSON-RPC 2.0 message per request (or, under 2025-03-26, a batch); a request
+POSTs one JSON-RPC 2.0 message per request (or, under 2025-03-26, a batch: 2025-06-18
+removed batching, so under it and later a batch is refused); a request
 is answered with ``application/json`` (a client whose ``Accept`` rules JSON out gets
 406), a notification or response with ``202 Accepted`` and no body. The server
 offers no SSE stream, so GET is ``405`` (allowed by the transport). It keeps no
@@ -38,6 +39,11 @@ from workspace.security.permissions import Access
 LATEST_VERSION = "2025-11-25"
 #: Newest first; a client asking for one of these gets it (basic/lifecycle).
 SUPPORTED_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
+#: The versions a JSON array body is a batch in: 2025-03-26 defined batching (and
+#: 2024-11-05 took JSON-RPC 2.0 whole); 2025-06-18 removed it. A request without an
+#: MCP-Protocol-Version header is taken as 2025-03-26, as the transport says.
+BATCH_VERSIONS = ("2025-03-26", "2024-11-05")
+ASSUMED_VERSION = "2025-03-26"
 SERVER_INFO = {
     "name": "workspace-agent-tools",
     "title": "Workspace agent tools",
@@ -150,16 +156,26 @@ def handle_post(
     access: Access,
     payload: Any,
     *,
+    version: str | None = None,
     max_batch: int = MAX_BATCH,
     max_bytes: int = MAX_RESPONSE_BYTES,
 ) -> tuple[Any, int]:
     """The HTTP answer to one POST body: ``(body or None, status)``.
 
-    One message, or a batch (a JSON array, which revision 2025-03-26 allows). A body
-    with nothing to answer is 202; a message that is no valid JSON-RPC request,
-    notification or response is 400 with an id-less error (basic/transports). A batch
-    longer than ``max_batch`` is refused whole (400); results stop at ``max_bytes``."""
+    One message, or a batch (a JSON array, which revision 2025-03-26 allows; ``version``
+    is the request's MCP-Protocol-Version, None when it sent none). A body with nothing
+    to answer is 202; a message that is no valid JSON-RPC request, notification or
+    response is 400 with an id-less error (basic/transports). A batch under a version
+    without batching, or longer than ``max_batch``, is refused whole (400); results
+    stop at ``max_bytes``."""
     if isinstance(payload, list):
+        if (version or ASSUMED_VERSION) not in BATCH_VERSIONS:
+            # 2025-06-18 transport: the body MUST be a single JSON-RPC message.
+            return error(
+                None,
+                INVALID_REQUEST,
+                f"MCP {version} has no batches: send one JSON-RPC message per request.",
+            ), 400
         if not payload:
             return error(None, INVALID_REQUEST, "An empty batch holds no message."), 400
         if len(payload) > max_batch:

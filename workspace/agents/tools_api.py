@@ -114,17 +114,30 @@ def _rpc(body: Any, status: int = 200, **headers: str) -> Response:
     return Response(text, status=status, mimetype="application/json", headers=headers)
 
 
+def _origin(url: str) -> tuple[str, str, int | None]:
+    """Scheme, host and port (the scheme's default when none is written)."""
+    parts = urlsplit(url.strip())
+    scheme = parts.scheme.lower()
+    try:
+        port = parts.port or {"http": 80, "https": 443}.get(scheme)
+    except ValueError:
+        port = None
+    return scheme, (parts.hostname or "").lower(), port
+
+
 def _origin_allowed() -> bool:
     """Transport security: refuse browser requests from other origins (DNS
-    rebinding); clients outside a browser send no Origin."""
+    rebinding); clients outside a browser send no Origin. The request's own Host is
+    no witness: a rebinding page's Origin and Host both name the attacker's domain,
+    so only the configured origins count."""
     origin = request.headers.get("Origin")
     if not origin:
         return True
-    own = {urlsplit(request.host_url).netloc, urlsplit(current_app.config["BASE_URL"]).netloc}
+    own = {_origin(current_app.config["BASE_URL"])}
     api_url = current_app.config.get("API_URL")
     if api_url:
-        own.add(urlsplit(api_url).netloc)
-    return urlsplit(origin).netloc in own
+        own.add(_origin(api_url))
+    return _origin(origin) in own
 
 
 @bp.route("/mcp", methods=["GET", "POST", "DELETE"])
@@ -180,6 +193,7 @@ def mcp_endpoint():
     body, status = mcp.handle_post(
         access,
         payload,
+        version=version,
         max_batch=int(current_app.config.get("MCP_MAX_BATCH", mcp.MAX_BATCH)),
         max_bytes=int(current_app.config.get("MCP_MAX_RESPONSE_BYTES", mcp.MAX_RESPONSE_BYTES)),
     )

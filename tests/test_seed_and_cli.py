@@ -346,6 +346,7 @@ def test_demo_audit_trail_has_every_kind_the_code_records(app):
             "ldap.sync.changed",
             "ldap.sync.removed",
             "ldap.sync.skipped",
+            "sso.sync.skipped",
         }, unnamed
         unnamed_joins = db.session.scalars(
             select(Event.data).where(

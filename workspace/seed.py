@@ -746,6 +746,17 @@ class _Demo:
                 reason="unreachable",
                 message="The directory did not answer in time; memberships were left as they were.",
             )
+        with self.at(35):
+            # An SSO sign-in whose provider sent no groups claim: roles stay as they are.
+            account = self.people["Omar Saleh"]
+            record_event(
+                self.org.id,
+                "sso.sync.skipped",
+                subject=account.email,
+                reason="no_groups_claim",
+                message="The identity provider sent no 'groups' claim, so project roles were "
+                "left as they are.",
+            )
         on_leave = self.members["Leila Farahani"]
         for days, active in ((45, False), (20, True)):
             user = scim_users.get_user(self.org.id, str(on_leave.id))

@@ -98,7 +98,9 @@ def change_role(access: Access, member_id: uuid.UUID, role: OrgRole | str) -> Or
     member = accounts.get_member(access.org.id, member_id)
     member = accounts.change_role(member, role, actor=access.member)
     if OrgRole(member.role) == OrgRole.MEMBER:
-        scim_tokens.revoke_minted_by(member.org_id, member.account_id, "minter_demoted")
+        scim_tokens.revoke_minted_by(
+            member.org_id, member.account_id, "minter_demoted", actor_id=access.account.id
+        )
     return member
 
 
@@ -129,7 +131,9 @@ def set_active(access: Access, member_id: uuid.UUID, active: bool) -> OrgMember:
             field="active",
         )
     # The token a deactivated admin generated would let them provision themselves back.
-    scim_tokens.revoke_minted_by(member.org_id, member.account_id, "minter_deactivated")
+    scim_tokens.revoke_minted_by(
+        member.org_id, member.account_id, "minter_deactivated", actor_id=access.account.id
+    )
     return member
 
 

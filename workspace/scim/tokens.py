@@ -61,7 +61,9 @@ def caller_of(row: ScimToken) -> Caller:
     return Caller(prefix=row.prefix, minted_by=row.created_by_id)
 
 
-def revoke_minted_by(org_id: uuid.UUID, account_id: uuid.UUID, why: str) -> bool:
+def revoke_minted_by(
+    org_id: uuid.UUID, account_id: uuid.UUID, why: str, *, actor_id: uuid.UUID | None
+) -> bool:
     """Revoke the org's SCIM token when ``account_id`` generated it: the member who
     minted it was deactivated, or lost the role that manages SCIM. Otherwise the
     token would outlive its minter's rights (and re-admit them). Flushes."""
@@ -69,7 +71,7 @@ def revoke_minted_by(org_id: uuid.UUID, account_id: uuid.UUID, why: str) -> bool
     if row is None or row.created_by_id != account_id:
         return False
     db.session.delete(row)
-    record_event(org_id, "scim.token.revoked", subject=row.prefix, reason=why)
+    record_event(org_id, "scim.token.revoked", actor_id=actor_id, subject=row.prefix, reason=why)
     db.session.flush()
     return True
 

@@ -36,6 +36,7 @@ def connection_out(conn: SsoConnection) -> SsoConnectionOut:
         sync_groups_on_login=conn.sync_groups_on_login,
         groups_claim=conn.groups_claim,
         remove_stale_synced_memberships=conn.remove_stale_synced_memberships,
+        extra_scopes=conn.extra_scopes,
         has_client_secret=bool(conn.client_secret_sealed),
         domain_verified=connection.domain_is_verified(conn),
     )
@@ -143,6 +144,10 @@ def remove_mapping(org_id: uuid.UUID, mapping_id: uuid.UUID, access: Access):
     response=SyncPreviewOut,
 )
 def sync_preview(org_id: uuid.UUID, access: Access, body: SyncPreviewIn):
+    """``groups: null`` previews a sign-in whose provider sent no groups claim."""
+    if body.groups is None:
+        skipped = preview.absent_claim(access.org.id, email=body.email, member_id=body.member_id)
+        return SyncPreviewOut(adds=[], changes=[], removes=[], skipped=skipped)
     result = preview.preview(
         access.org.id, email=body.email, member_id=body.member_id, groups=body.groups
     )

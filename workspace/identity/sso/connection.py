@@ -9,6 +9,7 @@ saved at all; a domain nobody has verified may sit in several orgs' disabled dra
 
 from __future__ import annotations
 
+import re
 import uuid
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -40,6 +41,7 @@ class ConnectionInput:
     sync_groups_on_login: bool = True
     groups_claim: str = "groups"
     remove_stale_synced_memberships: bool = False
+    extra_scopes: str = ""
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,33 @@ class DiscoveryReport:
     ok: bool
     message: str
     metadata: oidc.ProviderMetadata | None = None
+
+
+#: RFC 6749 §3.3: a scope token is printable ASCII but space, double quote and backslash.
+_SCOPE_TOKEN = re.compile(r"[\x21\x23-\x5B\x5D-\x7E]+")
+MAX_SCOPES_LENGTH = 200
+
+
+def normalize_scopes(raw: str | None) -> str:
+    """The extra scopes as stored: space-separated tokens, in the order given, without
+    duplicates or the three always requested. 400 on ``extra_scopes`` for anything
+    that is not a scope token (RFC 6749 §3.3)."""
+    tokens: list[str] = []
+    for token in (raw or "").split():
+        if not _SCOPE_TOKEN.fullmatch(token):
+            raise ServiceError(
+                f"{token!r} is not a scope: scopes are separated by spaces and use no "
+                'quotes or backslashes, such as "groups offline_access".',
+                field="extra_scopes",
+            )
+        if token not in oidc.SCOPE.split() and token not in tokens:
+            tokens.append(token)
+    joined = " ".join(tokens)
+    if len(joined) > MAX_SCOPES_LENGTH:
+        raise ServiceError(
+            f"Name at most {MAX_SCOPES_LENGTH} characters of extra scopes.", field="extra_scopes"
+        )
+    return joined
 
 
 def default_redirect_uri() -> str:
@@ -101,6 +130,7 @@ def save_connection(
         raise ServiceError(
             "The groups claim is the name of a claim, such as groups.", field="groups_claim"
         )
+    scopes = normalize_scopes(data.extra_scopes)
     owner = verifying_org(domain)
     if owner is not None and owner != org_id:
         raise ConflictError(
@@ -127,6 +157,7 @@ def save_connection(
     conn.sync_groups_on_login = data.sync_groups_on_login
     conn.groups_claim = claim
     conn.remove_stale_synced_memberships = data.remove_stale_synced_memberships
+    conn.extra_scopes = scopes
     conn.updated_at = utcnow()
     if secret:
         conn.client_secret_sealed = seal(secret, conn.id)

@@ -51,6 +51,9 @@ class SsoConnection(db.Model):
     #: Name of the claim holding the user's groups (userinfo, else id_token).
     groups_claim: Mapped[str] = mapped_column(String(100), default="groups")
     remove_stale_synced_memberships: Mapped[bool] = mapped_column(default=False)
+    #: Scopes requested beside ``openid email profile``, space-separated (``groups``
+    #: for a Keycloak whose groups scope is optional); normalized by the service.
+    extra_scopes: Mapped[str] = mapped_column(String(200), default="", server_default="")
     created_at: Mapped[datetime] = created_at_column()
     updated_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
 

@@ -114,12 +114,13 @@ def authorization_url(
     state: str,
     nonce: str,
     code_verifier: str,
+    extra_scopes: str = "",
 ) -> str:
     params = {
         "response_type": "code",
         "client_id": client_id,
         "redirect_uri": redirect_uri,
-        "scope": SCOPE,
+        "scope": f"{SCOPE} {extra_scopes}".strip(),
         "state": state,
         "nonce": nonce,
         "code_challenge": create_s256_code_challenge(code_verifier),

@@ -30,6 +30,22 @@ def preview(
     return groupsync.plan(org_id, account_id, groups, remove_stale=remove_stale)
 
 
+def absent_claim(org_id: uuid.UUID, *, email: str | None, member_id: uuid.UUID | None) -> str:
+    """What a sign-in whose provider sent no groups claim does: nothing (absent is not
+    empty, docs/sso.md#group-sync); the message the preview and the audit log show."""
+    person_account(org_id, email=email, member_id=member_id)
+    conn = connection.get_connection(org_id)
+    return no_claim_message(conn.groups_claim if conn else "groups")
+
+
+def no_claim_message(claim: str) -> str:
+    return (
+        f"The identity provider sent no {claim!r} claim, so project roles are left as "
+        "they are. Request the scope that carries it (extra scopes in the SSO settings) "
+        "or check the claim name."
+    )
+
+
 def person_account(
     org_id: uuid.UUID, *, email: str | None, member_id: uuid.UUID | None
 ) -> uuid.UUID | None:

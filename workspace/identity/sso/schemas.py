@@ -25,6 +25,8 @@ class SsoConnectionIn(InputModel):
     sync_groups_on_login: bool = True
     groups_claim: str = Field(default="groups", max_length=100)
     remove_stale_synced_memberships: bool = False
+    #: Scopes to request beside ``openid email profile``, space-separated.
+    extra_scopes: str = Field(default="", max_length=400)
 
 
 class SsoConnectionOut(OutputModel):
@@ -36,6 +38,7 @@ class SsoConnectionOut(OutputModel):
     sync_groups_on_login: bool
     groups_claim: str
     remove_stale_synced_memberships: bool
+    extra_scopes: str
     has_client_secret: bool
     #: False when the email domain is no longer verified: sign-in is off until it is.
     domain_verified: bool
@@ -83,7 +86,9 @@ class SyncPreviewIn(InputModel):
 
     email: str | None = Field(default=None, max_length=320)
     member_id: uuid.UUID | None = None
-    groups: list[str] = Field(default_factory=list, max_length=500)
+    #: The groups a sign-in would carry; absent means none. ``null`` stands for a
+    #: sign-in whose provider sent no groups claim at all, which changes nothing.
+    groups: list[str] | None = Field(default_factory=list, max_length=500)
 
     @model_validator(mode="after")
     def _one_person(self) -> SyncPreviewIn:
@@ -103,3 +108,5 @@ class SyncPreviewOut(OutputModel):
     adds: list[RoleChangeOut]
     changes: list[RoleChangeOut]
     removes: list[RoleChangeOut]
+    #: Why a sign-in like this would skip group sync (no groups claim); else null.
+    skipped: str | None = None

@@ -25,7 +25,7 @@ from workspace.core.models.accounts import NAME_SIZE
 from workspace.errors import ServiceError
 from workspace.extensions import db
 from workspace.identity import groupsync
-from workspace.identity.sso import connection, oidc, state
+from workspace.identity.sso import connection, oidc, preview, state
 from workspace.identity.sso.models import SsoConnection
 from workspace.inputs import fit_external
 from workspace.security.crypto import SecretUnreadable, unseal
@@ -102,6 +102,7 @@ def start(domain_or_email: str | None, *, binding: str, next_path: str | None) -
         state=signed,
         nonce=nonce,
         code_verifier=verifier,
+        extra_scopes=conn.extra_scopes,
     )
 
 
@@ -276,13 +277,31 @@ def callback(
         raise SignInRejected(exc.message, reason="provision", org_id=org_id) from exc
     sync = None
     if conn.sync_groups_on_login:
-        groups = groupsync.groups_from_claims(
-            profile if conn.groups_claim in profile else id_claims, conn.groups_claim
-        )
-        sync = groupsync.reconcile(
-            org_id, account.id, email, groups, remove_stale=conn.remove_stale_synced_memberships
-        )
+        sync = _sync_groups(conn, account, email, profile, id_claims)
     return SignInResult(org, account, created, attempt.next_path, sync)
+
+
+def _sync_groups(
+    conn, account: Account, email: str, profile: dict[str, Any], id_claims: dict[str, Any]
+) -> groupsync.SyncPlan | None:
+    """Reconcile project roles from the groups claim (userinfo, else id_token). An
+    absent claim is not an empty one: the provider may simply not have been asked
+    for it (Keycloak's optional ``groups`` scope), so nothing changes and
+    ``sso.sync.skipped`` records why. A claim present and empty is "in no group"."""
+    claims = profile if conn.groups_claim in profile else id_claims
+    if conn.groups_claim not in claims:
+        record_event(
+            conn.org_id,
+            "sso.sync.skipped",
+            subject=email,
+            reason="no_groups_claim",
+            message=preview.no_claim_message(conn.groups_claim),
+        )
+        return None
+    groups = groupsync.groups_from_claims(claims, conn.groups_claim)
+    return groupsync.reconcile(
+        conn.org_id, account.id, email, groups, remove_stale=conn.remove_stale_synced_memberships
+    )
 
 
 def record_rejection(exc: SignInRejected) -> None:

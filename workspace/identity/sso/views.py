@@ -154,17 +154,22 @@ def group_sync_preview(org: str, access: Access):
     # One group per line: names may hold commas (Active Directory DNs such as
     # CN=Engineering,OU=Groups,DC=acme,DC=com).
     groups = [line.strip() for line in raw_groups.splitlines() if line.strip()]
-    result, error = None, None
+    result, error, skipped = None, None, None
     try:
         fields = MultiDict([("email", email)] + [("groups", g) for g in groups])
         form = parse_form(SyncPreviewIn, fields)
-        result = preview.preview(
-            access.org.id, email=form.email, member_id=None, groups=form.groups
-        )
+        if request.form.get("no_claim"):
+            skipped = preview.absent_claim(access.org.id, email=form.email, member_id=None)
+        else:
+            result = preview.preview(
+                access.org.id, email=form.email, member_id=None, groups=form.groups or []
+            )
     except ServiceError as exc:
         error = " ".join(field_errors(exc).values())
     context = _group_sync_context(access) | {
         "preview": result,
+        "preview_skipped": skipped,
+        "preview_no_claim": bool(request.form.get("no_claim")),
         "preview_error": error,
         "preview_email": email,
         "preview_groups": raw_groups,

@@ -207,7 +207,7 @@ def test_text_the_model_refuses_as_blank_is_invalid_in_the_document(client, cont
 
 
 def test_every_authenticated_operation_declares_429(client):
-    """An address that sent too many wrong tokens gets 429 before its token is read."""
+    """An address that sent too many wrong tokens gets 429 for the next wrong one."""
     doc = client.get("/api/v1/openapi.json").get_json()
     for path, method, op in _operations(doc):
         if op.get("security") == []:

@@ -136,7 +136,7 @@ def test_wrong_api_tokens_are_throttled_per_address(limited, acme):
 
     codes = [call(f"ws_guess{i}").status_code for i in range(21)]
     assert codes == [401] * 20 + [429]
-    blocked = call(acme.token)  # even the right token waits at that address
+    blocked = call("ws_guess-again")
     assert blocked.status_code == 429 and blocked.mimetype == "application/problem+json"
     assert call(acme.token, "10.5.0.2").status_code == 200
 
@@ -172,7 +172,7 @@ def test_wrong_scim_tokens_are_throttled_and_audited(app, limited, acme):
         ).status_code
 
     assert [call(f"scim_guess{i}") for i in range(21)] == [401] * 20 + [429]
-    assert call(token) == 429
+    assert call("scim_guess-again") == 429
     assert call(token, "10.6.0.2") == 200
     with app.app_context():
         events = db.session.scalars(
@@ -180,6 +180,47 @@ def test_wrong_scim_tokens_are_throttled_and_audited(app, limited, acme):
         ).all()
     # One row per refused token, none for the throttled requests: no flooding.
     assert len(events) == 20 and {e.data["ip"] for e in events} == {"10.6.0.1"}
+
+
+def test_a_valid_token_is_never_refused_for_failures_from_its_address(app, limited, acme):
+    """Behind one NAT address, one client sends wrong tokens until the address is
+    throttled; everyone else's valid API and SCIM tokens there keep working, because
+    only a token that was looked up and not found meets the throttle. The guesser is
+    still answered 429, with no audit row (a revoked token neither)."""
+    from workspace.auth import api_tokens
+    from workspace.core.models import Account, Event, Org
+
+    scim = new_scim_token(app, acme.org_id)
+    with app.app_context():
+        owner, org = db.session.get(Account, acme.owner_id), db.session.get(Org, acme.org_id)
+        revoked, revoked_raw = api_tokens.create_token(owner, org, "old")
+        api_tokens.revoke_token(acme.owner_id, acme.org_id, revoked.id)
+        db.session.commit()
+    client = limited.test_client()
+    nat = {"REMOTE_ADDR": "10.7.0.1"}
+
+    def api(raw):
+        headers = {"Authorization": f"Bearer {raw}"}
+        return client.get(acme.url("/projects"), headers=headers, environ_base=nat).status_code
+
+    def scim_call(raw):
+        url = f"/scim/v2/orgs/{acme.org_id}/Users"
+        headers = {"Authorization": f"Bearer {raw}"}
+        return client.get(url, headers=headers, environ_base=nat).status_code
+
+    assert [api(f"ws_guess{i}") for i in range(21)] == [401] * 20 + [429]
+    assert [scim_call(f"scim_guess{i}") for i in range(21)] == [401] * 20 + [429]
+    assert [api(acme.token) for _ in range(3)] == [200] * 3
+    assert [scim_call(scim) for _ in range(3)] == [200] * 3
+    assert (api("ws_guess-more"), api(revoked_raw), scim_call("scim_guess-more")) == (429,) * 3
+    with app.app_context():
+        kinds = db.session.scalars(
+            select(Event.kind).where(
+                Event.org_id == acme.org_id,
+                Event.kind.in_(("api.token_refused", "scim.auth_failed")),
+            )
+        ).all()
+    assert sorted(kinds) == ["scim.auth_failed"] * 20
 
 
 # -- where to go after signing in ---------------------------------------------------------

@@ -35,14 +35,16 @@ def api_account() -> tuple[Account, ApiToken | None]:
         return g.api_caller
     raw = bearer_token()
     if raw is not None:
-        if signin_limits.bearer_blocked("api"):
-            raise ApiError(
-                429,
-                "Too many requests with a wrong bearer token from this address. "
-                "Wait a minute, then try again with a valid token.",
-            )
         token = api_tokens.authenticate(raw)
         if token is None:
+            # Only a wrong token meets the throttle: the right one is never refused for
+            # failures another client behind the same address sent.
+            if signin_limits.bearer_blocked("api"):
+                raise ApiError(
+                    429,
+                    "Too many requests with a wrong bearer token from this address. "
+                    "Wait a minute, then try again with a valid token.",
+                )
             _refused_token(raw)
             raise ApiError(401, "The bearer token is unknown or revoked.")
         g.api_caller = (token.account, token)

@@ -131,8 +131,8 @@ def build_openapi(app: Flask) -> dict[str, Any]:
                     }
                 }
             responses[str(spec.status)] = {"description": spec.summary, "content": content}
-        # Every bearer-authenticated operation may answer 429: an address that sent too
-        # many wrong tokens is refused before the token is looked at.
+        # Every bearer-authenticated operation may answer 429: a wrong token from an
+        # address that sent too many of them.
         codes = set(spec.errors) | ({401, 429} if spec.auth else set())
         # A view that reads its own JSON body (an agent tool's arguments) says so by
         # declaring 415: the document then shows an optional JSON object body.

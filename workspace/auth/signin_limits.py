@@ -6,7 +6,11 @@ lock somebody out from elsewhere:
 
 - failures per (name, client address): tight, against guessing one person's password;
 - failures per client address: looser, against guessing across many names;
-- wrong bearer tokens (API, SCIM) per client address.
+- wrong bearer tokens (API, SCIM) per client address. Only a token that was looked
+  up and not found meets that limit: a valid token is never refused, or a whole NAT
+  address's people would be locked out by one guesser among them. The limit keeps a
+  guesser's requests from costing more than one lookup each (no audit row, no log
+  line); guessing a 256-bit token is hopeless anyway.
 
 The client address is ``request.remote_addr``; behind a TLS proxy it is correct only
 when ``TRUSTED_PROXIES`` says how many proxies set X-Forwarded-For (README,
@@ -69,8 +73,9 @@ def _strategy():
 
 
 def bearer_blocked(kind: str) -> bool:
-    """This address sent too many wrong ``kind`` tokens lately: answer 429 without
-    looking the token up."""
+    """This address sent too many wrong ``kind`` tokens lately. Ask only once the
+    token was looked up and not found: answer 429 then, with nothing counted,
+    recorded or logged."""
     strategy = _strategy()
     if strategy is None:
         return False

@@ -67,13 +67,15 @@ def authenticate() -> Response | None:
     scheme, _, raw = header.partition(" ")
     org_id = (request.view_args or {}).get("org_id")
     token = None
-    if header and signin_limits.bearer_blocked("scim"):
-        return errors.error_response(
-            429, "Too many requests with a wrong SCIM token from this address. Wait a minute."
-        )
     if scheme.lower() == "bearer" and isinstance(org_id, uuid.UUID):
         token = tokens.authenticate(org_id, raw.strip())
     if token is None and header:
+        # Only a wrong token meets the throttle: the right one is never refused for
+        # failures another client behind the same address sent.
+        if signin_limits.bearer_blocked("scim"):
+            return errors.error_response(
+                429, "Too many requests with a wrong SCIM token from this address. Wait a minute."
+            )
         _refused_token(org_id)
     if token is None:
         detail = (

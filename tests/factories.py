@@ -79,6 +79,20 @@ def _add_person(org_id: uuid.UUID, email: str, role: str) -> OrgFixture:
     return OrgFixture(org.id, org.slug, account.id, account.email, PASSWORD, raw)
 
 
+def member_id(app: Flask, org_id: uuid.UUID, email: str) -> uuid.UUID | None:
+    """The id of the email's membership in the org (its SCIM id too), or None."""
+    from sqlalchemy import select
+
+    from workspace.core.models import Account, OrgMember
+
+    with app.app_context():
+        return db.session.scalar(
+            select(OrgMember.id)
+            .join(Account, Account.id == OrgMember.account_id)
+            .where(OrgMember.org_id == org_id, Account.email == email)
+        )
+
+
 def login(client, email: str, password: str = PASSWORD) -> None:
     """Sign a test client in through the real sign-in form."""
     resp = client.post("/signin", data={"email": email, "password": password})

@@ -17,6 +17,7 @@ from tests.factories import (
     create_agent,
     create_project,
     login,
+    member_id,
 )
 from workspace.extensions import db
 
@@ -24,14 +25,7 @@ LAST_OWNER = "last active owner"
 
 
 def _member_id(app, org_id, email) -> uuid.UUID:
-    from workspace.core.models import Account, OrgMember
-
-    with app.app_context():
-        return db.session.scalar(
-            select(OrgMember.id)
-            .join(Account, Account.id == OrgMember.account_id)
-            .where(OrgMember.org_id == org_id, Account.email == email)
-        )
+    return member_id(app, org_id, email)
 
 
 def _member(app, member_id):

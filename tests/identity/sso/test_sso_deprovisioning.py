@@ -6,20 +6,10 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
+from tests.factories import member_id
 from tests.scim.conftest import Scim, member_state, new_scim_token
-from workspace.core.models import Account, Event, OrgMember
+from workspace.core.models import Event
 from workspace.extensions import db
-
-
-def _member_id(app, org_id, email) -> str:
-    with app.app_context():
-        return str(
-            db.session.scalar(
-                select(OrgMember.id)
-                .join(Account)
-                .where(OrgMember.org_id == org_id, Account.email == email)
-            )
-        )
 
 
 def _rejections(app, org_id) -> list[str]:
@@ -35,7 +25,7 @@ def test_a_member_an_admin_deactivated_is_refused_at_the_next_sso_sign_in(app, c
     assert (
         sso.sign_in(first, "dee-sub", email="dee@acme.test", email_verified=True).status_code == 302
     )
-    mid = _member_id(app, sso.org.org_id, "dee@acme.test")
+    mid = str(member_id(app, sso.org.org_id, "dee@acme.test"))
     resp = client.patch(
         sso.org.url(f"/members/{mid}"), json={"active": False}, headers=sso.org.headers
     )

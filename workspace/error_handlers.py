@@ -27,8 +27,10 @@ def init_app(app: Flask) -> None:
 
     @app.errorhandler(ServiceError)
     def handle_service_error(error: ServiceError):
-        # A busy database (503) is worth another try in a moment.
-        headers = {"Retry-After": "1"} if error.status == 503 else {}
+        # A busy database (503) is worth another try in a moment; a refusal that knows
+        # when to come back (a PDF export slot, 429) says so itself.
+        retry_after = error.retry_after or (1 if error.status == 503 else None)
+        headers = {"Retry-After": str(retry_after)} if retry_after else {}
         if _wants_problem_json():
             problem = error.to_problem()
             response = problem_response(

@@ -13,6 +13,9 @@ class ServiceError(Exception):
     """
 
     status = 400
+    #: Seconds after which the same request may succeed: sent as ``Retry-After``
+    #: (a 503 without one says 1).
+    retry_after: int | None = None
 
     def __init__(self, message: str, *, field: str | None = None) -> None:
         super().__init__(message)

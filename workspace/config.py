@@ -85,4 +85,11 @@ def load_config(instance_path: str) -> dict:
         "PERMANENT_SESSION_LIFETIME": 60 * 60 * 24 * 14,
         # How long an invitation's one-time sign-in link works (docs/admin.md).
         "INVITE_LINK_HOURS": float(os.environ.get("INVITE_LINK_HOURS", "72")),
+        # Dashboards (docs/security.md#limits): widgets on one dashboard, and PDF exports
+        # under way at once per org and per member (past them: 429 with Retry-After).
+        "DASHBOARD_MAX_WIDGETS": int(os.environ.get("DASHBOARD_MAX_WIDGETS", "30")),
+        "EXPORT_MAX_IN_FLIGHT_PER_ORG": int(os.environ.get("EXPORT_MAX_IN_FLIGHT_PER_ORG", "2")),
+        "EXPORT_MAX_IN_FLIGHT_PER_MEMBER": int(
+            os.environ.get("EXPORT_MAX_IN_FLIGHT_PER_MEMBER", "1")
+        ),
     }

@@ -11,7 +11,7 @@ import uuid
 
 from flask import Response
 
-from workspace.analytics.dashboards import compute, export, service
+from workspace.analytics.dashboards import compute, export, limits, service
 from workspace.analytics.dashboards.models import Dashboard, Visibility
 from workspace.analytics.dashboards.present import present
 from workspace.analytics.dashboards.schemas import (
@@ -32,6 +32,8 @@ from workspace.security.permissions import Access
 bp = api_blueprint("dashboards_api", __name__, "/api/v1/orgs/<uuid:org_id>")
 TAG = "dashboards"
 WRITE_ERRORS = (400, 401, 403, 404)
+#: A write that adds widgets: 409 past DASHBOARD_MAX_WIDGETS (docs/security.md#limits).
+ADD_ERRORS = (*WRITE_ERRORS, 409)
 
 
 @bp.get("/dashboards")
@@ -66,7 +68,7 @@ def create_dashboard(org_id: uuid.UUID, access: Access, body: DashboardCreate):
     tag=TAG,
     response=DashboardOut,
     status=201,
-    errors=WRITE_ERRORS,
+    errors=ADD_ERRORS,
     action="dashboard.create",
 )
 def duplicate_dashboard(org_id: uuid.UUID, dashboard_id: uuid.UUID, access: Access):
@@ -146,7 +148,7 @@ def make_private(org_id: uuid.UUID, dashboard_id: uuid.UUID, access: Access):
     body=WidgetIn,
     response=WidgetOut,
     status=201,
-    errors=WRITE_ERRORS,
+    errors=ADD_ERRORS,
     action="dashboard.edit",
 )
 def add_widget(org_id: uuid.UUID, dashboard_id: uuid.UUID, access: Access, body: WidgetIn):
@@ -187,7 +189,7 @@ def update_widget(
     tag=TAG,
     response=WidgetOut,
     status=201,
-    errors=WRITE_ERRORS,
+    errors=ADD_ERRORS,
     action="dashboard.edit",
 )
 def duplicate_widget(
@@ -266,12 +268,18 @@ def export_html(org_id: uuid.UUID, dashboard_id: uuid.UUID, access: Access, quer
     tag=TAG,
     query=ViewQuery,
     media_type="application/pdf",
-    errors=(400, 401, 404, 503),
+    errors=(400, 401, 404, 409, 429, 503),
     action="dashboard.read",
 )
 def export_pdf(org_id: uuid.UUID, dashboard_id: uuid.UUID, access: Access, query: ViewQuery):
+    """At most EXPORT_MAX_IN_FLIGHT_PER_MEMBER (1) exports of one member and
+    EXPORT_MAX_IN_FLIGHT_PER_ORG (2) of one org run at once: past either, 429 with
+    Retry-After. A dashboard over DASHBOARD_MAX_WIDGETS (30) widgets is a 409."""
     dashboard = service.load_dashboard(access, dashboard_id)
-    pdf = export.render_pdf(dashboard, _views(access, dashboard, query.filter), query.filter)
+    limits.check_exportable(dashboard)
+    with limits.export_slot(access.org.id, access.account.id):
+        views = _views(access, dashboard, query.filter)
+        pdf = export.render_pdf(dashboard, views, query.filter)
     return Response(
         pdf,
         mimetype="application/pdf",

@@ -20,6 +20,7 @@ from typing import Any
 
 from sqlalchemy import func, or_, select, update
 
+from workspace.analytics.dashboards import limits
 from workspace.analytics.dashboards.models import SPANS, Dashboard, Visibility, Widget
 from workspace.analytics.pql import PQLError, compile_pql
 from workspace.analytics.scope import make_scope
@@ -294,6 +295,7 @@ def copy_name(name: str) -> str:
 def duplicate_dashboard(source: Dashboard, org: Org, owner_id: uuid.UUID) -> Dashboard:
     """A private copy of ``source`` (which the caller can read: their own or a shared
     one) owned by ``owner_id``: same filter, the widgets in the same order and spans."""
+    limits.check_copyable(source)
     copy = Dashboard(
         org_id=org.id,
         owner_id=owner_id,
@@ -404,9 +406,10 @@ def widget_settings(widget: Widget) -> dict[str, Any]:
 def add_widget(
     dashboard: Dashboard, org: Org, actor_id: uuid.UUID, raw: Mapping[str, Any]
 ) -> Widget:
-    """Appended after the last widget."""
+    """Appended after the last widget (a 409 past ``DASHBOARD_MAX_WIDGETS``)."""
     values = widget_values(org, actor_id, raw, {})
     lock_dashboard(dashboard)
+    limits.check_room(dashboard)
     widget = Widget(dashboard_id=dashboard.id, position=len(dashboard.widgets), **values)
     dashboard.widgets.append(widget)
     db.session.flush()
@@ -423,6 +426,7 @@ def add_widget(
 def duplicate_widget(dashboard: Dashboard, widget: Widget, actor_id: uuid.UUID) -> Widget:
     """A copy of ``widget`` placed right after it (the widgets after it move one on)."""
     widget = _locked_widget(dashboard, widget)
+    limits.check_room(dashboard)
     copy = Widget(dashboard_id=dashboard.id, **widget_settings(widget))
     copy.title = copy_name(widget.title)
     widgets = list(dashboard.widgets)

@@ -6,6 +6,11 @@ as 127.0.0.1 is a name mismatch, and leaving out the CA is "not trusted".
 
 from __future__ import annotations
 
+import socket
+import threading
+import time
+from collections.abc import Iterator
+
 import pytest
 
 from tests.identity.ldap.conftest import (
@@ -146,3 +151,66 @@ def test_sign_in_records_the_tls_cause_for_admins(client, app, acme, directory, 
     assert resp.status_code == 502
     assert "run the connection test" in resp.get_json()["detail"]
     assert [f["reason"] for f in failures(app, acme.org_id)] == [reason]
+
+
+# -- a directory that takes the connection and then says nothing ---------------------------
+
+
+def _start_tls_ok(request: bytes) -> bytes:
+    """The LDAP answer to a StartTLS request: extendedResp, success, with the request's
+    messageID (ldap3 numbers messages process-wide, so it may take several bytes)."""
+    # The request is short: 30 <len> 02 <n> <n bytes of id> ...
+    message_id = request[2 : 4 + request[3]]
+    inner = message_id + bytes([0x78, 0x07, 0x0A, 1, 0, 4, 0, 4, 0])
+    return bytes([0x30, len(inner)]) + inner
+
+
+@pytest.fixture(params=["ldaps", "starttls"])
+def silent_directory(request, app, monkeypatch) -> Iterator[str]:
+    """A real listener on loopback that accepts and never speaks TLS (a hung server,
+    or a firewall holding the connection): over ldaps:// it sends nothing at all;
+    for StartTLS it says yes to the StartTLS request and then nothing."""
+    monkeypatch.setitem(app.config, "LDAP_READ_TIMEOUT", 1)
+    server = socket.create_server(("127.0.0.1", 0))
+    held: list[socket.socket] = []
+
+    def serve() -> None:
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return  # the fixture closed the listener
+            held.append(conn)
+            if request.param == "starttls":
+                conn.sendall(_start_tls_ok(conn.recv(4096)))
+
+    threading.Thread(target=serve, daemon=True).start()
+    scheme = "ldaps" if request.param == "ldaps" else "ldap"
+    yield f"{scheme}://127.0.0.1:{server.getsockname()[1]}"
+    server.close()
+    for conn in held:
+        conn.close()
+
+
+def test_a_tls_handshake_that_times_out_says_so(client, acme, directory, silent_directory):
+    """The cause is a timeout, not a port without TLS: the message says how long it
+    waited and does not send the admin to check the port."""
+    started = time.monotonic()
+    result = run_test(client, acme, body(directory, server_uri=silent_directory))
+    assert time.monotonic() - started < 5
+    assert result["ok"] is False
+    assert result["message"].startswith(
+        f"The directory server at {silent_directory} accepted the connection but did not "
+        "answer the TLS handshake within 1 seconds."
+    )
+    assert "speaks TLS" not in result["message"] and "handshake failed" not in result["message"]
+
+
+def test_sign_in_against_a_silent_directory_is_unavailable_for_now(
+    client, app, acme, directory, silent_directory
+):
+    verify_domain(app, acme.org_id, "acme.test")
+    configure(app, acme.org_id, directory, server_uri=silent_directory)
+    resp = post_json(client, "acme", "ada", PASSWORDS["ada"])
+    assert resp.status_code == 503 and "cannot be reached right now" in resp.get_json()["detail"]
+    assert [f["reason"] for f in failures(app, acme.org_id)] == ["tls_timeout"]

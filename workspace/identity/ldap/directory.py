@@ -44,6 +44,10 @@ REASONS = {
     "into the CA certificate field.",
     "tls_failed": "The TLS connection to {uri} failed: {detail}. Check that the port speaks "
     "TLS (ldaps:// is usually port 636) or that the server supports StartTLS.",
+    "tls_timeout": "The directory server at {uri} accepted the connection but did not "
+    "answer the TLS handshake within {seconds} seconds. Check that the server is up and "
+    "not overloaded, and that no firewall or load balancer in between holds the "
+    "connection without passing it on.",
     "tls_required": "The directory requires TLS before a password is sent (it answered "
     "{detail}): turn on StartTLS or use ldaps://. The bind DN and password were not "
     "checked.",
@@ -161,7 +165,9 @@ def _causes(exc: BaseException) -> list[BaseException]:
     return [exc]
 
 
-def _classify(exc: BaseException, settings: DirectorySettings) -> DirectoryError:
+def _classify(
+    exc: BaseException, settings: DirectorySettings, conn: ldap3.Connection | None = None
+) -> DirectoryError:
     """Name the real cause. ldap3 wraps TLS failures in socket or StartTLS errors and
     its hostname check puts the whole certificate into the text, so the text is read
     here and never passed on."""
@@ -190,6 +196,11 @@ def _classify(exc: BaseException, settings: DirectorySettings) -> DirectoryError
                 )
             return DirectoryError("tls_untrusted", uri=uri)
         if isinstance(cause, tls_errors) or any(marker in text for marker in _TLS_MARKERS):
+            if isinstance(cause, TimeoutError) or "timed out" in text:
+                # A silent peer, not a port without TLS: that one answers or hangs up.
+                # ldap3 bounds the handshake with the connection's receive timeout.
+                waited = getattr(conn, "receive_timeout", None) or settings.read_timeout
+                return DirectoryError("tls_timeout", uri=uri, seconds=f"{waited:g}")
             if any(word in text for word in ("eof", "wrong version", "record layer", "length")):
                 detail = "the server did not speak TLS on this port"
             else:
@@ -239,7 +250,7 @@ def connect(
         raise
     except (ldap_exc.LDAPException, OSError) as exc:
         close(conn)
-        raise _classify(exc, settings) from None
+        raise _classify(exc, settings, conn) from None
     return conn, bound
 
 
@@ -298,7 +309,7 @@ def search(
             "filter_invalid", detail=f"The search filter is invalid: {exc}."
         ) from None
     except (ldap_exc.LDAPException, OSError) as exc:
-        raise _classify(exc, settings) from None
+        raise _classify(exc, settings, conn) from None
     _check_deadline(conn, settings)
     code = conn.result.get("result")
     if code == _NO_SUCH_OBJECT:
@@ -323,7 +334,7 @@ def rebind(
     except ldap_exc.LDAPBindError:
         ok = False
     except (ldap_exc.LDAPException, OSError) as exc:
-        raise _classify(exc, settings) from None
+        raise _classify(exc, settings, conn) from None
     # A refusal after the budget ran out says nothing about the password.
     _check_deadline(conn, settings)
     return _bind_result(conn, ok)

@@ -164,7 +164,7 @@ def _check_password(
 
 
 def _unavailable(exc: DirectoryError) -> LoginRefused:
-    if exc.reason == "unreachable":
+    if exc.reason in ("unreachable", "tls_timeout"):  # likely to pass: try again later
         return LoginRefused(
             exc.reason,
             "The directory server cannot be reached right now. "

@@ -17,14 +17,18 @@ malformed request).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Collection
+from json.decoder import scanstring
 from typing import Any, TypeVar
+from urllib.parse import parse_qsl
 
 from flask import Blueprint, Flask, current_app, request
 from werkzeug.exceptions import BadRequest, HTTPException
 
 #: Deepest JSON nesting accepted; SCIM PATCH values are the deepest we read (4).
 MAX_JSON_DEPTH = 32
+#: How much of a body that cannot be parsed :func:`peek_fields` reads.
+PEEK_BYTES = 64 * 1024
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -93,11 +97,112 @@ def body_or_none() -> Any:
     """The request's JSON (when it says JSON) or form body, or None when it cannot be
     read: over ``MAX_CONTENT_LENGTH`` (413), nested past the parser's limit, not JSON.
     For code that must answer whatever the body, such as a rate limiter's key or its
-    429 handler (docs/security.md#concurrency)."""
+    429 handler (docs/security.md#concurrency), which then turn to :func:`peek_fields`."""
     try:
         return request.get_json(silent=True) if request.is_json else request.form
     except (RecursionError, HTTPException):
         return None
+
+
+def peek_fields(names: Collection[str]) -> dict[str, str]:
+    """The top-level string fields ``names`` of a JSON object or urlencoded form that
+    :func:`body_or_none` cannot read, taken from the body's first :data:`PEEK_BYTES`
+    without parsing the rest. A rate limit keyed by a name in the body (directory
+    sign-in) then sees that name whatever follows it: nesting past the parser's limit,
+    more than ``MAX_CONTENT_LENGTH``. Never raises; what it cannot find is left out."""
+    head, complete = _body_head()
+    if request.is_json:
+        found = _json_strings(head.decode("utf-8", "replace"))
+    elif request.mimetype == "application/x-www-form-urlencoded":
+        pairs = head.split(b"&")
+        found = {
+            key.decode("utf-8", "replace"): value.decode("utf-8", "replace")
+            # Without the whole body the last pair may be cut short.
+            for key, value in parse_qsl(b"&".join(pairs if complete else pairs[:-1]), True)
+        }
+    else:
+        return {}
+    return {key: value for key, value in found.items() if key in names}
+
+
+def _body_head() -> tuple[bytes, bool]:
+    """The body's first PEEK_BYTES, and whether that is all of it."""
+    if "workspace.body_head" not in request.environ:
+        try:
+            data = request.get_data(cache=True)
+            head, complete = data[:PEEK_BYTES], len(data) <= PEEK_BYTES
+        except HTTPException:
+            # Over MAX_CONTENT_LENGTH werkzeug reads none of it (413), so its start is
+            # read here, never past the length declared; kept, as the stream moves on.
+            declared = request.content_length or 0
+            stream = request.environ.get("wsgi.input")
+            try:
+                head = stream.read(min(PEEK_BYTES, declared)) if stream and declared else b""
+            except OSError:
+                head = b""
+            complete = len(head) >= declared
+        request.environ["workspace.body_head"] = (head, complete)
+    return request.environ["workspace.body_head"]
+
+
+def _space(text: str, pos: int) -> int:
+    """``pos`` moved past JSON whitespace."""
+    while text[pos : pos + 1] in (" ", "\t", "\n", "\r"):
+        pos += 1
+    return pos
+
+
+def _json_strings(text: str) -> dict[str, str]:
+    """The members of the JSON object ``text`` begins with whose values are strings,
+    read left to right as ``json.loads`` would (a later duplicate wins). Other values
+    are skipped by counting brackets, so nesting costs nothing; reading stops quietly
+    where the text ends or stops being JSON."""
+    found: dict[str, str] = {}
+    pos = _space(text, 0)
+    if not text.startswith("{", pos):
+        return found
+    pos += 1
+    try:
+        while True:
+            pos = _space(text, pos)
+            if not text.startswith('"', pos):
+                return found
+            key, pos = scanstring(text, pos + 1)
+            pos = _space(text, pos)
+            if not text.startswith(":", pos):
+                return found
+            pos = _space(text, pos + 1)
+            if text.startswith('"', pos):
+                found[key], pos = scanstring(text, pos + 1)
+            else:
+                found.pop(key, None)
+                pos = _skip_value(text, pos)
+            pos = _space(text, pos)
+            if not text.startswith(",", pos):
+                return found
+            pos += 1
+    except ValueError:  # a string cut short, or not JSON
+        return found
+
+
+def _skip_value(text: str, pos: int) -> int:
+    """Where the non-string JSON value at ``pos`` ends (or the text does)."""
+    depth = 0
+    while pos < len(text):
+        char = text[pos]
+        if char == '"':
+            _, pos = scanstring(text, pos + 1)
+            continue
+        if char in "[{":
+            depth += 1
+        elif char in "]}":
+            if depth == 0:
+                return pos
+            depth -= 1
+        elif char == "," and depth == 0:
+            return pos
+        pos += 1
+    return pos
 
 
 def _nul(where: str) -> str:

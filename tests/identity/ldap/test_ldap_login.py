@@ -502,6 +502,52 @@ def test_a_rate_limited_sign_in_answers_429_whatever_the_body(app, ldap_acme):
             db.engine.dispose()
 
 
+def test_a_name_over_its_limit_is_429_whatever_follows_it(app, ldap_acme):
+    """Ada's budget at this address is spent, the address's own is not. A body naming
+    her is 429 even when the rest of it cannot be parsed (nested past the parser's
+    limit, over 1 MiB): the limiter reads the org and username from the body's start.
+    The same bodies naming someone else are still the plain 400."""
+    from workspace.extensions import limiter
+
+    limited = rate_limited_app(app)
+    try:
+        client = limited.test_client()
+        codes = [post_json(client, "acme", "ada", f"guess-{i}").status_code for i in range(11)]
+        assert codes == [401] * 10 + [429]
+        deep = "[" * 5000 + "]" * 5000
+        huge = "a" * (1024 * 1024 + 10)
+
+        def bodies(name):
+            """(body, content type): the name first then a deep value, a deep value then
+            the name, the name then a value over 1 MiB, and a form over 1 MiB."""
+            member = f'"org": "acme", "username": "{name}"'
+            form = "application/x-www-form-urlencoded"
+            return [
+                ("{" + member + ', "x": ' + deep + "}", "application/json"),
+                ('{"x": ' + deep + ", " + member + "}", "application/json"),
+                ("{" + member + f', "password": "p", "x": "{huge}"}}', "application/json"),
+                (f"org=acme&username={name}&password=p&x={huge}", form),
+            ]
+
+        def post(body, content_type):
+            return client.post("/auth/ldap/login", data=body, content_type=content_type)
+
+        # A JSON escape and another case are the same name.
+        for body, kind in bodies("ada") + bodies("\\u0041DA")[:3]:
+            resp = post(body, kind)
+            assert resp.status_code == 429, (kind, len(body), resp.status_code)
+        for body, kind in bodies("grace"):
+            assert post(body, kind).status_code == 400, (kind, len(body))
+        # Each 429 is in the audit log under the name the body gave.
+        refused = [f["subject"] for f in failures(app, ldap_acme.org_id)]
+        assert refused[10:] == ["ada"] * 5 + ["ADA"] * 3
+    finally:
+        limiter.reset()
+        limiter.enabled = False
+        with limited.app_context():
+            db.engine.dispose()
+
+
 # -- issue 13: limits that cannot lock people out (docs/security.md#sign-in-limits) ------
 
 

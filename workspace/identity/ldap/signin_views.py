@@ -9,6 +9,8 @@ into someone else's account (login CSRF).
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import (
     Blueprint,
     Response,
@@ -33,7 +35,7 @@ from workspace.identity.ldap.signin import (
     find_signin_org,
     record_failure,
 )
-from workspace.security.request_guard import body_or_none, reads_own_body
+from workspace.security.request_guard import body_or_none, peek_fields, reads_own_body
 from workspace.transaction import commit_early, discard_pending, transactional
 
 bp = Blueprint("ldap_signin", __name__)
@@ -52,7 +54,18 @@ def _failed(response: Response) -> bool:
 
 
 def _fields() -> dict[str, str]:
-    data = body_or_none()  # never raises: the limiter's key and the 429 handler read it
+    return _strings(body_or_none())
+
+
+def _counted_fields() -> dict[str, str]:
+    """The fields the limiter's key and the 429 handler read. A body too large or too
+    deep to parse still names its org and username near its start: read from there,
+    so a spent budget answers 429 whatever follows the name (docs/security.md)."""
+    data = body_or_none()  # never raises
+    return _strings(peek_fields(("org", "username")) if data is None else data)
+
+
+def _strings(data: Any) -> dict[str, str]:
     if not hasattr(data, "get"):
         data = {}
     return {
@@ -64,7 +77,7 @@ def _fields() -> dict[str, str]:
 def _username_key() -> str:
     """The username as the limits count it (NFKC and case-folded, so a full-width
     spelling is the same name), with the org and the client address."""
-    fields = _fields()
+    fields = _counted_fields()
     org = signin_limits.canonical_name(fields["org"])
     return signin_limits.name_and_address_key(f"ldap-login:{org}", fields["username"])
 
@@ -130,7 +143,7 @@ def too_many(_error: RateLimitExceeded):
     refused = LoginRefused(
         "rate_limited", "Too many failed sign-in attempts. Wait a few minutes, then try again.", 429
     )
-    fields = _fields()
+    fields = _counted_fields()
     org = find_signin_org(fields["org"].strip())
     if org is not None:
         # The org's admins see the lockout in the audit log, as they see failures.

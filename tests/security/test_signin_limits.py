@@ -223,6 +223,31 @@ def test_a_valid_token_is_never_refused_for_failures_from_its_address(app, limit
     assert sorted(kinds) == ["scim.auth_failed"] * 20
 
 
+def test_wrong_agent_tokens_on_mcp_meet_the_same_throttle(app, limited, acme):
+    """The agents' MCP endpoint counts wrong ``ws_`` tokens like the JSON API: the
+    address is throttled after 20, a revoked token is audited, and a valid agent
+    token from the same address keeps working."""
+    from tests.factories import create_agent
+
+    client = limited.test_client()
+    agent = create_agent(client, acme)
+    nat = {"REMOTE_ADDR": "10.8.0.1"}
+    ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+
+    def mcp(raw):
+        headers = {"Authorization": f"Bearer {raw}", "Accept": "application/json"}
+        return client.post("/api/v1/agent/mcp", json=ping, headers=headers, environ_base=nat)
+
+    codes = [mcp(f"ws_guess{i}").status_code for i in range(21)]
+    assert codes == [401] * 20 + [429]
+    refused = mcp("ws_guess-more")
+    assert refused.status_code == 429 and refused.get_json()["error"]["code"] == -32600
+    assert [mcp(agent["token"]).status_code for _ in range(2)] == [200, 200]
+    # The JSON API shares the budget: the address is throttled there too.
+    wrong = {"Authorization": "Bearer ws_guess-api"}
+    assert client.get(acme.url("/projects"), headers=wrong, environ_base=nat).status_code == 429
+
+
 # -- where to go after signing in ---------------------------------------------------------
 
 

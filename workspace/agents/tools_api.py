@@ -17,10 +17,9 @@ from flask import Response, current_app, json, request
 from workspace.agents import mcp
 from workspace.agents.tools import TOOLS, ToolError, run_tool
 from workspace.api import api_account, operation
-from workspace.api.auth import bearer_token
+from workspace.api.auth import bearer_token, live_token
 from workspace.api.blueprints import api_blueprint
 from workspace.api.problems import ApiError
-from workspace.auth import api_tokens
 from workspace.auth.models import ApiToken
 from workspace.core.models import Account
 from workspace.core.orgs import active_membership, find_org
@@ -148,12 +147,17 @@ def mcp_endpoint():
     if not _origin_allowed():
         return _rpc(mcp.error(None, mcp.INVALID_REQUEST, "Origin not allowed."), 403)
     raw = bearer_token()
-    token = api_tokens.authenticate(raw) if raw else None
-    if token is None:
+    challenge = {"WWW-Authenticate": 'Bearer realm="agent"'}
+    if raw is None:
+        message = "Send the agent's token as a bearer token."
+        return _rpc(mcp.error(None, mcp.INVALID_REQUEST, message), 401, **challenge)
+    try:
+        token = live_token(raw)  # wrong tokens are counted and throttled as on the API
+    except ApiError as exc:
         return _rpc(
-            mcp.error(None, mcp.INVALID_REQUEST, "Send the agent's token as a bearer token."),
-            401,
-            **{"WWW-Authenticate": 'Bearer realm="agent"'},
+            mcp.error(None, mcp.INVALID_REQUEST, exc.detail),
+            exc.status,
+            **(challenge if exc.status == 401 else {"Retry-After": "60"}),
         )
     try:
         access = agent_access(token.account, token)

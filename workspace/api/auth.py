@@ -35,18 +35,7 @@ def api_account() -> tuple[Account, ApiToken | None]:
         return g.api_caller
     raw = bearer_token()
     if raw is not None:
-        token = api_tokens.authenticate(raw)
-        if token is None:
-            # Only a wrong token meets the throttle: the right one is never refused for
-            # failures another client behind the same address sent.
-            if signin_limits.bearer_blocked("api"):
-                raise ApiError(
-                    429,
-                    "Too many requests with a wrong bearer token from this address. "
-                    "Wait a minute, then try again with a valid token.",
-                )
-            _refused_token(raw)
-            raise ApiError(401, "The bearer token is unknown or revoked.")
+        token = live_token(raw)
         g.api_caller = (token.account, token)
         return g.api_caller
     if request.method in ("GET", "HEAD"):
@@ -57,6 +46,25 @@ def api_account() -> tuple[Account, ApiToken | None]:
     if "Authorization" in request.headers:
         raise ApiError(401, "Use the header 'Authorization: Bearer <token>'.")
     raise ApiError(401, "Send a personal access token as 'Authorization: Bearer <token>'.")
+
+
+def live_token(raw: str) -> ApiToken:
+    """The live ``ws_`` token a raw bearer value names, for the JSON API and the agents'
+    MCP endpoint alike. A wrong one is counted against the caller's address and
+    refused: 401, or 429 once the address is over the limit. Only a wrong token meets
+    the throttle: the right one is never refused for failures another client behind
+    the same address sent (docs/security.md#sign-in-limits)."""
+    token = api_tokens.authenticate(raw)
+    if token is not None:
+        return token
+    if signin_limits.bearer_blocked("api"):
+        raise ApiError(
+            429,
+            "Too many requests with a wrong bearer token from this address. "
+            "Wait a minute, then try again with a valid token.",
+        )
+    _refused_token(raw)
+    raise ApiError(401, "The bearer token is unknown or revoked.")
 
 
 def _refused_token(raw: str) -> None:

@@ -277,6 +277,23 @@ def test_batches_are_refused_under_versions_that_removed_them(client, live_serve
             live_server.url + MCP, json=batch[1:], headers={**auth, **headers}, timeout=10
         )
         assert resp.status_code == 200 and [a["id"] for a in resp.json()] == [2]
+    # Even there, initialize goes alone (2025-03-26 lifecycle): the batch is refused whole.
+    init = {
+        "jsonrpc": "2.0",
+        "id": 3,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-03-26", "capabilities": {}, "clientInfo": {}},
+    }
+    resp = requests.post(
+        live_server.url + MCP,
+        json=[init, create],
+        headers={**auth, "MCP-Protocol-Version": "2025-03-26"},
+        timeout=10,
+    )
+    assert resp.status_code == 400 and resp.json()["error"]["code"] == -32600
+    assert "initialize must be sent on its own" in resp.json()["error"]["message"]
+    tasks = client.get(acme.url(f"/projects/{project['id']}/tasks"), headers=acme.headers)
+    assert tasks.get_json()["items"] == []
 
 
 def test_origin_must_be_the_configured_one(client, live_server, acme):

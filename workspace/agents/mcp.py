@@ -185,6 +185,13 @@ def handle_post(
                 f"A batch holds at most {max_batch} messages; this one has {len(payload)}. "
                 "Send the rest in further requests.",
             ), 400
+        if any(isinstance(m, dict) and m.get("method") == "initialize" for m in payload):
+            # 2025-03-26 lifecycle: the initialize request MUST NOT be part of a batch.
+            return error(
+                None,
+                INVALID_REQUEST,
+                "initialize must be sent on its own, not in a batch.",
+            ), 400
         answers: list[dict[str, Any]] = []
         left = max_bytes - 2  # the array's brackets
         full = False

@@ -34,13 +34,13 @@ from workspace.analytics.dashboards.service import (
     update_dashboard,
     update_widget,
 )
-from workspace.auth import linking
+from workspace.auth import linking, membership
 from workspace.auth.api_tokens import create_token, revoke_token
 from workspace.auth.linking import PENDING_LIFETIME
 from workspace.auth.login import provision_member
 from workspace.auth.models import AuthSession, PendingIdentityLink
 from workspace.auth.passwords import set_password
-from workspace.core.accounts import add_member, change_role, deactivate_member, ensure_account
+from workspace.core.accounts import add_member, change_role, ensure_account
 from workspace.core.comments import add_comment
 from workspace.core.events import record_event
 from workspace.core.models import (
@@ -796,7 +796,9 @@ class _Demo:
             )
             change_role(self.members["Sofia Alvarez"], OrgRole.ADMIN, actor=owner)
         with self.at(14):
-            deactivate_member(self.members[LEAVER], actor_id=self.people["Priya Raman"].id)
+            membership.deactivate_member(
+                self.members[LEAVER], actor_id=self.people["Priya Raman"].id
+            )
         with self.at(1):
             sso.set_enabled(self.org.id, False, actor_id=self.people["Marcus Chen"].id)
 

@@ -87,11 +87,11 @@ def test_deactivated_member_loses_session_and_token_access(client, app, acme):
     login(client, mia.owner_email)
     assert client.get("/o/acme/").status_code == 200
     with app.app_context():
-        from workspace.core.accounts import deactivate_member
+        from workspace.core.accounts import end_membership
         from workspace.core.orgs import active_membership as membership
         from workspace.extensions import db
 
-        assert deactivate_member(membership(acme.org_id, mia.owner_id))
+        assert end_membership(membership(acme.org_id, mia.owner_id))
         db.session.commit()
     assert client.get("/o/acme/").status_code == 404
     assert client.get(mia.url(), headers=mia.headers).status_code == 404
@@ -99,10 +99,10 @@ def test_deactivated_member_loses_session_and_token_access(client, app, acme):
 
 def test_last_owner_cannot_be_deactivated(app, acme):
     with app.app_context():
-        from workspace.core.accounts import deactivate_member
+        from workspace.core.accounts import end_membership
         from workspace.core.orgs import active_membership as membership
 
-        assert deactivate_member(membership(acme.org_id, acme.owner_id)) is False
+        assert end_membership(membership(acme.org_id, acme.owner_id)) is False
         assert membership(acme.org_id, acme.owner_id).active
 
 

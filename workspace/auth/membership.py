@@ -1,5 +1,6 @@
-"""Ending a membership: the one path SCIM deactivation, agent removal and an admin
-take, so a removed member's access stops the same way whoever removed them."""
+"""Ending and restoring a membership: the one pair of actions SCIM, agent removal and
+an admin take, so a removed member's access stops (and comes back) the same way
+whoever acts."""
 
 from __future__ import annotations
 
@@ -42,7 +43,7 @@ def deactivate_member(
     when no org is left to them: a session is account-wide, and the membership check
     already shuts this org to it. Returns False, changing nothing, for the last owner.
     Flushes; the request commits."""
-    if not accounts.deactivate_member(member, actor_id=actor_id, via=via):
+    if not accounts.end_membership(member, actor_id=actor_id, via=via):
         return False
     revoke_member_tokens(member.org_id, member.account_id)
     db.session.flush()
@@ -51,12 +52,14 @@ def deactivate_member(
     return True
 
 
-def reactivate_member(member: OrgMember, *, actor_id: uuid.UUID | None) -> OrgMember:
-    """Bring a deactivated membership back, as SCIM does (``accounts.reactivate_member``,
-    recorded as ``member.added``), with the role it had: the caller checked that the
-    actor may give that role (only an owner reactivates an owner). Tokens revoked at
-    deactivation stay revoked."""
-    return accounts.reactivate_member(member, actor_id=actor_id)
+def reactivate_member(
+    member: OrgMember, *, actor_id: uuid.UUID | None = None, via: str = "manual"
+) -> OrgMember:
+    """The one way a deactivated membership comes back (an admin, SCIM): with the role
+    it had, recorded as ``member.added``. The caller checked that the actor may give
+    that role (only an owner, or an owner's SCIM token, reactivates an owner); a
+    sign-in never calls this. Tokens revoked at deactivation stay revoked."""
+    return accounts.restore_membership(member, actor_id=actor_id, via=via)
 
 
 @dataclass(frozen=True)

@@ -150,7 +150,7 @@ def add_member(
     via: str = "manual",
 ) -> OrgMember:
     """Make the account an active member. An already active member keeps their role;
-    a deactivated one raises :class:`MembershipEnded` (see :func:`reactivate_member`)."""
+    a deactivated one raises :class:`MembershipEnded` (see :func:`restore_membership`)."""
     member = db.session.scalar(
         select(OrgMember).where(OrgMember.org_id == org.id, OrgMember.account_id == account.id)
     )
@@ -176,12 +176,13 @@ def ended_membership(org: Org, account: Account) -> OrgMember | None:
     )
 
 
-def reactivate_member(
+def restore_membership(
     member: OrgMember, *, actor_id: uuid.UUID | None = None, via: str = "manual"
 ) -> OrgMember:
-    """Bring a deactivated membership back with the role it had: the caller has
-    checked that it may (an owner's membership needs an owner, or an owner's SCIM
-    token). Recorded as ``member.added`` with ``reactivated``."""
+    """The core step of reactivation: the membership back with the role it had,
+    recorded as ``member.added`` with ``reactivated``. Not meant as a standalone
+    action: every path calls ``auth.membership.reactivate_member``, after checking
+    that it may (an owner's membership needs an owner, or an owner's SCIM token)."""
     if member.active:
         return member
     member.active, member.deactivated_at = True, None
@@ -231,11 +232,14 @@ def _lock_org(org_id: uuid.UUID) -> None:
         db.session.execute(select(Org.id).where(Org.id == org_id).with_for_update())
 
 
-def deactivate_member(
+def end_membership(
     member: OrgMember, *, actor_id: uuid.UUID | None = None, via: str = "manual"
 ) -> bool:
-    """Remove an active membership, keeping the account and everything it wrote.
-    The last owner is never removed: returns False and changes nothing."""
+    """The core step of deactivation: the membership inactive, keeping the account
+    and everything it wrote, recorded as ``member.deactivated``. The last owner is
+    never removed: returns False and changes nothing. Not meant as a standalone
+    action: every path calls ``auth.membership.deactivate_member``, which also
+    revokes the member's tokens and sessions."""
     if not member.active:
         return True
     if member.role == OrgRole.OWNER:
@@ -284,7 +288,7 @@ def change_role(member: OrgMember, role: OrgRole | str, *, actor: OrgMember) -> 
     ``member.role_changed`` with the actor and both roles. Only an owner makes or
     unmakes an owner (an admin changes members and admins, themselves included); the
     last active owner is never demoted (the org row is locked first, as in
-    :func:`deactivate_member`, so two concurrent demotions cannot both pass). An agent
+    :func:`end_membership`, so two concurrent demotions cannot both pass). An agent
     is never an owner. Nothing is revoked: the new role applies from the next request."""
     new = OrgRole(role)
     old = OrgRole(member.role)

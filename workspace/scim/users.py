@@ -335,7 +335,7 @@ def _set_active(user: ScimMember, active: bool, caller: Caller) -> None:
     if member.role == OrgRole.OWNER and not caller.minted_by_owner(member.org_id):
         raise ForbiddenException(detail=OWNER_NEEDS_OWNER)
     if active:
-        accounts.reactivate_member(member, via="scim")
+        membership.reactivate_member(member, via="scim")
         record_event(
             member.org_id,
             "scim.user.reactivated",

@@ -762,7 +762,7 @@ class _Demo:
             user = scim_users.get_user(self.org.id, str(on_leave.id))
             document = scim_users.scim_document(user).model_copy(update={"active": active})
             with self.at(days):
-                scim_users.replace_user(self.org, user, document, self.scim_caller)
+                scim_users.replace_user(user, document, self.scim_caller)
         for days, name, source, confirmed in (
             (60, "Chloe Dubois", "sso", True),
             (30, "Rafael Souza", "ldap", False),

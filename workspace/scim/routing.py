@@ -282,7 +282,7 @@ def read_user(org_id: uuid.UUID, user_id: str) -> Response:
 def replace_user(org_id: uuid.UUID, user_id: str) -> Response:
     user = users.get_user(org_id, user_id)
     document = _validate(Context.RESOURCE_REPLACEMENT_REQUEST)
-    return _one(users.replace_user(g.scim_org, user, document, g.scim_caller))
+    return _one(users.replace_user(user, document, g.scim_caller))
 
 
 @bp.patch("/Users/<user_id>")
@@ -291,16 +291,14 @@ def patch_user(org_id: uuid.UUID, user_id: str) -> Response:
     user = users.get_user(org_id, user_id)
     operations = patch.parse(_body())
     patched = patch.apply(operations, users.scim_document(user))
-    return _one(
-        users.patch_user(g.scim_org, user, patched, g.scim_caller, patch.names_set(operations))
-    )
+    return _one(users.patch_user(user, patched, g.scim_caller, patch.names_set(operations)))
 
 
 @bp.delete("/Users/<user_id>")
 @transactional
 def delete_user(org_id: uuid.UUID, user_id: str) -> Response:
     user = users.get_user(org_id, user_id)
-    users.delete_user(g.scim_org, user, g.scim_caller)
+    users.delete_user(user, g.scim_caller)
     return Response(status=204)
 
 

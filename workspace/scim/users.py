@@ -224,7 +224,7 @@ def _check_linkable(org: Org, account: Account) -> None:
         )
 
 
-def replace_user(org: Org, user: ScimMember, document: InputUser, caller: Caller) -> ScimMember:
+def replace_user(user: ScimMember, document: InputUser, caller: Caller) -> ScimMember:
     """PUT /Users/{id} (RFC 7644 §3.5.1): the document replaces what SCIM stored;
     ``active`` absent means true (docs/scim.md)."""
     attrs = attributes_of(document)
@@ -234,7 +234,6 @@ def replace_user(org: Org, user: ScimMember, document: InputUser, caller: Caller
 
 
 def patch_user(
-    org: Org,
     user: ScimMember,
     patched: InputUser,
     caller: Caller,
@@ -266,7 +265,7 @@ def _write(user: ScimMember, attrs: Attributes, caller: Caller) -> ScimMember:
     return user
 
 
-def delete_user(org: Org, user: ScimMember, caller: Caller) -> None:
+def delete_user(user: ScimMember, caller: Caller) -> None:
     """DELETE /Users/{id}: deactivation as with ``active`` false, and the resource
     is gone for SCIM from now on (RFC 7644 §3.6 asks for 404 afterwards)."""
     _set_active(user, False, caller)

@@ -271,3 +271,24 @@ def test_dashboard_events_show_the_dashboard_name(app, client, acme):
     )
     _, html = _page(client, acme, kind="dashboard.")
     assert html.count("Board (deleted)") == 2 and board_id not in html
+
+
+def test_renamed_kinds_stay_readable_under_their_new_name(app, client, acme):
+    """Mapping events are ``groupsync.mapping.*`` now (group sync owns them); rows
+    recorded as ``sso.mapping.*`` before the rename show up under both filters."""
+    project = create_project(client, acme, "Web App", "WEB")
+    _event(app, acme.org_id, "sso.mapping.added", subject="old-eng", project_id=project["id"])
+    resp = client.post(
+        acme.url("/sso/group-mappings"),
+        json={"idp_group": "new-eng", "project_id": project["id"], "role": "member"},
+        headers=acme.headers,
+    )
+    assert resp.status_code == 201
+    login(client, acme.owner_email)
+    for kind in ("groupsync.", "groupsync.mapping.added", "groupsync.mapping."):
+        _, html = _page(client, acme, kind=kind)
+        assert "old-eng" in html and "new-eng" in html, kind
+    _, html = _page(client, acme, kind="sso.")
+    assert "old-eng" in html and "new-eng" not in html
+    _, html = _page(client, acme, kind="groupsync.mapping.removed")
+    assert "old-eng" not in html

@@ -14,7 +14,7 @@ from sqlalchemy import select
 from tests.factories import add_person, assert_problem, bearer, create_agent, login, setup_project
 from workspace.core.models import ProjectMember
 from workspace.extensions import db
-from workspace.identity import groupsync
+from workspace.identity.groupsync import service as groupsync
 
 MANAGE_403 = "Only a project admin can manage project members."
 

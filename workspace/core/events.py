@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Select, select
+from sqlalchemy import ColumnElement, Select, or_, select
 
 from workspace.core.models import Account, Event
 from workspace.extensions import db
@@ -46,7 +46,7 @@ def events_query(
     account that acted, and ``since <= created_at < until`` (aware or naive UTC)."""
     query = select(Event).where(Event.org_id == org_id)
     if kind_prefix:
-        query = query.where(Event.kind.startswith(kind_prefix, autoescape=True))
+        query = query.where(_kind_matches(kind_prefix))
     if actor_id:
         query = query.where(Event.actor_id == actor_id)
     if since is not None:
@@ -54,6 +54,21 @@ def events_query(
     if until is not None:
         query = query.where(Event.created_at < until)
     return query.order_by(Event.created_at.desc(), Event.id)
+
+
+#: Kinds renamed after rows were recorded under the old name (new prefix: old prefix):
+#: a filter on the new name finds the old rows too, and they stay as they were written.
+RENAMED_KINDS = {"groupsync.mapping.": "sso.mapping."}
+
+
+def _kind_matches(prefix: str) -> ColumnElement[bool]:
+    matches = [Event.kind.startswith(prefix, autoescape=True)]
+    for new, old in RENAMED_KINDS.items():
+        if prefix.startswith(new):
+            matches.append(Event.kind.startswith(old + prefix[len(new) :], autoescape=True))
+        elif new.startswith(prefix):
+            matches.append(Event.kind.startswith(old, autoescape=True))
+    return or_(*matches)
 
 
 def list_events(

@@ -6,9 +6,9 @@ settings pages, and the public sign-in routes where it has them).
 
 from flask import Flask
 
-from workspace.identity import domains, ldap, sso
+from workspace.identity import domains, group_sync_pages, ldap, sso
 
 
 def init_app(app: Flask) -> None:
-    for subpackage in (domains, sso, ldap):
+    for subpackage in (domains, sso, ldap, group_sync_pages):
         subpackage.init_app(app)

@@ -9,7 +9,7 @@ from sqlalchemy import select
 from tests.factories import create_project, login
 from workspace.core.models import ProjectMember
 from workspace.extensions import db
-from workspace.identity.groupsync import groups_from_claims
+from workspace.identity.groupsync.service import groups_from_claims
 
 
 def _project(client, org, identifier):

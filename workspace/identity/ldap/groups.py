@@ -23,7 +23,7 @@ from workspace.core.accounts import find_account
 from workspace.core.events import record_event
 from workspace.core.models import Account, Org
 from workspace.errors import NotFoundError, ServiceError
-from workspace.identity import groupsync
+from workspace.identity.groupsync import service as groupsync
 from workspace.identity.ldap import directory
 from workspace.identity.ldap.directory import DirectoryError, DirectorySettings, Entry
 from workspace.identity.ldap.filters import fill_filter

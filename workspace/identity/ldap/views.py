@@ -1,9 +1,9 @@
 """The LDAP settings page (owner/admin): the form (group-sync settings included), the
-test button and its result; and the directory preview on the Group sync page.
+test button and its result. The directory preview is on the Group sync page
+(``workspace.identity.group_sync_pages``).
 
 Forms post back to the same address and work without JavaScript; with HTMX the test
-button swaps in just its result (``identity/ldap_test_result.html``), the directory
-preview just its table (``identity/_sync_preview.html``).
+button swaps in just its result (``identity/ldap_test_result.html``).
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from __future__ import annotations
 from flask import Blueprint, flash, redirect, render_template, request, url_for
 
 from workspace.auth.guards import page
-from workspace.core import projects
 from workspace.core.models.domains import verified_domain_names
 from workspace.errors import ServiceError
 from workspace.extensions import htmx
@@ -23,7 +22,7 @@ from workspace.identity.ldap.models import (
     LdapConnection,
     connection_for,
 )
-from workspace.identity.ldap.schemas import DirectorySyncPreviewIn, LdapConnectionIn
+from workspace.identity.ldap.schemas import LdapConnectionIn
 from workspace.inputs import field_errors, parse_form, with_checkboxes
 from workspace.security.permissions import Access
 
@@ -43,13 +42,6 @@ _TEXT_FIELDS = (
     "group_membership",
 )
 _CHECKBOXES = ("use_tls", "sync_groups_on_login", "remove_stale_synced_memberships")
-
-
-@bp.app_template_global("ldap_group_sync")
-def ldap_group_sync(org_id) -> LdapConnection | None:
-    """The org's LDAP connection, for the Group sync page's directory preview (that page
-    belongs to SSO, which may not import LDAP)."""
-    return connection_for(org_id)
 
 
 def _form_from_row(row: LdapConnection | None) -> dict[str, str | bool]:
@@ -160,40 +152,3 @@ def delete(org: str, access: Access):
     except ServiceError as exc:
         flash(exc.message, "error")
     return redirect(url_for("ldap_pages.settings", org=org))
-
-
-@bp.post("/o/<org>/settings/group-sync/directory-preview", endpoint="group_sync_preview")
-@page(action=_ACTION)
-def group_sync_preview(org: str, access: Access):
-    """Dry run for a directory username: the groups found, the mappings they match and
-    what a sign-in would change. Writes nothing."""
-    username = request.form.get("username", "").strip()
-    result, error, status = None, None, 200
-    try:
-        form = parse_form(DirectorySyncPreviewIn)
-        result = groups.preview(access.org.id, form.username)
-    except ServiceError as exc:
-        error, status = " ".join(field_errors(exc).values()), exc.status
-    project_list = projects.list_projects(access.org.id)
-    context = {
-        "preview_part": "directory",
-        "directory_preview": result,
-        "directory_error": error,
-        "preview_username": username,
-        "project_names": {p.id: p.name for p in project_list},
-    }
-    if htmx:
-        # HTMX swaps only 2xx answers; the fragment carries the error itself.
-        return render_template("identity/_sync_preview.html", **context)
-    # Without JavaScript: the whole Group sync page, the result under the form.
-    return render_template(
-        "identity/group_sync.html",
-        nav_active="settings",
-        settings_active="sso_pages.group_sync",
-        mappings=groups.list_mappings(access.org.id),
-        project_list=project_list,
-        conn=None,
-        errors={},
-        form={},
-        **context,
-    ), status

@@ -7,7 +7,7 @@ from dataclasses import asdict
 
 from workspace.api import operation
 from workspace.api.blueprints import api_blueprint
-from workspace.identity import groupsync
+from workspace.identity.groupsync import service as groupsync
 from workspace.identity.sso import connection, preview
 from workspace.identity.sso.models import SsoConnection
 from workspace.identity.sso.schemas import (

@@ -7,7 +7,7 @@ import uuid
 
 from workspace.core.accounts import find_account, get_member
 from workspace.errors import ServiceError
-from workspace.identity import groupsync
+from workspace.identity.groupsync import service as groupsync
 from workspace.identity.sso import connection
 
 

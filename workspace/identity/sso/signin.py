@@ -24,7 +24,7 @@ from workspace.core.models import Account, Org
 from workspace.core.models.accounts import NAME_SIZE
 from workspace.errors import ServiceError
 from workspace.extensions import db
-from workspace.identity import groupsync
+from workspace.identity.groupsync import service as groupsync
 from workspace.identity.sso import connection, oidc, preview, state
 from workspace.identity.sso.models import SsoConnection
 from workspace.inputs import fit_external

@@ -1,0 +1,295 @@
+"""IdP group mappings and the reconcile that turns groups into project roles at sign-in
+(docs/sso.md#group-sync). The groups come from the SSO claim (exact names) or from the
+directory at LDAP sign-in (docs/ldap.md#group-sync), which matches them by DN or CN.
+Manual memberships are never added to, changed or removed."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+
+from workspace.core.events import record_event
+from workspace.core.models import MembershipSource, Project, ProjectMember, ProjectRole
+from workspace.errors import ConflictError, NotFoundError, ServiceError
+from workspace.extensions import db
+from workspace.identity.groupsync.models import GroupMapping
+from workspace.inputs import fit_external
+
+#: What ``ProjectMember.synced_group`` holds (a mapping's group may be 256 long).
+GROUP_MAX = 255
+
+#: Decides whether a mapping's ``idp_group`` is one of the person's groups. SSO passes
+#: the claim's names (compared exactly, in SQL); the directory passes a function,
+#: because its groups match by normalized DN or case-insensitive CN.
+GroupMatcher = Callable[[str], bool]
+Groups = Collection[str] | GroupMatcher
+
+# -- mappings ---------------------------------------------------------------------------
+
+
+def list_mappings(org_id: uuid.UUID) -> list[GroupMapping]:
+    return list(
+        db.session.scalars(
+            select(GroupMapping)
+            .where(GroupMapping.org_id == org_id)
+            .order_by(GroupMapping.idp_group, GroupMapping.created_at)
+        )
+    )
+
+
+def add_mapping(
+    org_id: uuid.UUID,
+    idp_group: str,
+    project_id: uuid.UUID,
+    role: str,
+    *,
+    actor_id: uuid.UUID | None,
+) -> GroupMapping:
+    group = (idp_group or "").strip()
+    if not group or len(group) > 256:
+        raise ServiceError(
+            "Enter the IdP group name exactly as the provider sends it (at most 256 characters).",
+            field="idp_group",
+        )
+    try:
+        role = ProjectRole(role).value
+    except ValueError as exc:
+        raise ServiceError(
+            "The role is one of viewer, commenter, member, admin.", field="role"
+        ) from exc
+    project = db.session.get(Project, project_id)
+    if project is None or project.org_id != org_id:
+        raise ServiceError("No such project in this organization.", field="project_id")
+    project_name = project.name  # read now: a failed flush leaves the session unusable
+    mapping = GroupMapping(org_id=org_id, idp_group=group, project_id=project_id, role=role)
+    db.session.add(mapping)
+    try:
+        db.session.flush()
+    except IntegrityError as exc:
+        raise ConflictError(
+            f"The group {group!r} is already mapped to {project_name}; remove "
+            "that mapping to change its role.",
+            field="idp_group",
+        ) from exc
+    record_event(
+        org_id,
+        "groupsync.mapping.added",
+        actor_id=actor_id,
+        subject=group,
+        mapping_id=str(mapping.id),
+        project_id=str(project_id),
+        role=role,
+    )
+    db.session.flush()
+    return mapping
+
+
+def remove_mapping(org_id: uuid.UUID, mapping_id: uuid.UUID, *, actor_id: uuid.UUID | None) -> None:
+    mapping = db.session.get(GroupMapping, mapping_id)
+    if mapping is None or mapping.org_id != org_id:
+        raise NotFoundError("No such group mapping in this organization.")
+    record_event(
+        org_id,
+        "groupsync.mapping.removed",
+        actor_id=actor_id,
+        subject=mapping.idp_group,
+        mapping_id=str(mapping.id),
+        project_id=str(mapping.project_id),
+        role=mapping.role,
+    )
+    db.session.delete(mapping)
+    db.session.flush()
+
+
+# -- reconcile --------------------------------------------------------------------------
+
+
+def groups_from_claims(claims: dict[str, Any], claim_name: str) -> list[str]:
+    """The groups claim as a list: IdPs send a list of strings or a single string."""
+    value = claims.get(claim_name)
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list):
+        return []
+    # A name with control characters matches no mapping (none can hold one).
+    return [g.strip() for g in value if isinstance(g, str) and g.strip() and g.isprintable()]
+
+
+@dataclass(frozen=True)
+class Change:
+    project_id: uuid.UUID
+    role: str
+    from_role: str | None = None
+
+
+@dataclass
+class SyncPlan:
+    adds: list[Change] = field(default_factory=list)
+    changes: list[Change] = field(default_factory=list)
+    removes: list[Change] = field(default_factory=list)
+
+    @property
+    def empty(self) -> bool:
+        return not (self.adds or self.changes or self.removes)
+
+
+def desired_grants(org_id: uuid.UUID, groups: Groups) -> dict[uuid.UUID, tuple[ProjectRole, str]]:
+    """Project -> (role, granting group) from the mappings matching these groups: the
+    highest-ranked role wins, and its group is the one a synced membership shows (on a
+    tie, the group that sorts first, so the answer does not depend on row order)."""
+    desired: dict[uuid.UUID, tuple[ProjectRole, str]] = {}
+    for project_id, role_name, group in _matching_mappings(org_id, groups):
+        role = ProjectRole(role_name)
+        best = desired.get(project_id)
+        if best is None or (-role.rank, group) < (-best[0].rank, best[1]):
+            desired[project_id] = (role, group)
+    return desired
+
+
+def matching_mappings(org_id: uuid.UUID, groups: Groups) -> list[GroupMapping]:
+    """The org's mappings these groups match, for the preview to show."""
+    rows = list_mappings(org_id)
+    if callable(groups):
+        return [m for m in rows if groups(m.idp_group)]
+    names = set(groups)
+    return [m for m in rows if m.idp_group in names]
+
+
+def _matching_mappings(org_id: uuid.UUID, groups: Groups) -> list[tuple[uuid.UUID, str, str]]:
+    columns = select(GroupMapping.project_id, GroupMapping.role, GroupMapping.idp_group).where(
+        GroupMapping.org_id == org_id
+    )
+    if callable(groups):
+        # An org has tens of mappings, not thousands: matching in Python is cheap.
+        return [tuple(row) for row in db.session.execute(columns) if groups(row.idp_group)]
+    if not groups:
+        return []
+    return [
+        tuple(row)
+        for row in db.session.execute(columns.where(GroupMapping.idp_group.in_(set(groups))))
+    ]
+
+
+def desired_roles(org_id: uuid.UUID, groups: Groups) -> dict[uuid.UUID, ProjectRole]:
+    """Project -> role from the mappings matching these groups; highest rank wins."""
+    return {pid: role for pid, (role, _group) in desired_grants(org_id, groups).items()}
+
+
+def plan(
+    org_id: uuid.UUID, account_id: uuid.UUID | None, groups: Groups, *, remove_stale: bool
+) -> SyncPlan:
+    """What reconcile would do; reads only (the dry-run preview is exactly this)."""
+    desired = desired_roles(org_id, groups)
+    current: dict[uuid.UUID, ProjectMember] = {}
+    if account_id is not None:
+        current = {
+            pm.project_id: pm
+            for pm in db.session.scalars(
+                select(ProjectMember)
+                .join(Project, Project.id == ProjectMember.project_id)
+                .where(Project.org_id == org_id, ProjectMember.account_id == account_id)
+            )
+        }
+    result = SyncPlan()
+    for project_id, role in sorted(desired.items(), key=lambda kv: str(kv[0])):
+        existing = current.get(project_id)
+        if existing is None:
+            result.adds.append(Change(project_id, role.value))
+        elif existing.source == MembershipSource.SYNCED and existing.role != role.value:
+            result.changes.append(Change(project_id, role.value, existing.role))
+    if remove_stale:
+        for project_id, pm in sorted(current.items(), key=lambda kv: str(kv[0])):
+            if pm.source == MembershipSource.SYNCED and project_id not in desired:
+                result.removes.append(Change(project_id, pm.role))
+    return result
+
+
+def reconcile(
+    org_id: uuid.UUID,
+    account_id: uuid.UUID,
+    email: str,
+    groups: Groups,
+    *,
+    remove_stale: bool,
+    source: str = "sso",
+) -> SyncPlan:
+    """Apply the plan and record each change in the org's events as
+    ``<source>.sync.added|changed|removed`` (``sso`` or ``ldap``, so the audit log
+    names where the groups came from). Does not commit."""
+    # Spelled out so every kind recorded below is a literal the audit log knows.
+    prefix = "ldap" if source == "ldap" else "sso"
+    todo = plan(org_id, account_id, groups, remove_stale=remove_stale)
+    grants = desired_grants(org_id, groups)
+    for add in todo.adds:
+        db.session.add(
+            ProjectMember(
+                project_id=add.project_id,
+                account_id=account_id,
+                role=add.role,
+                source=MembershipSource.SYNCED,
+                synced_group=fit_external(grants[add.project_id][1], GROUP_MAX),
+            )
+        )
+        record_event(
+            org_id,
+            f"{prefix}.sync.added",
+            subject=email,
+            project_id=str(add.project_id),
+            role=add.role,
+        )
+    by_project = {
+        pm.project_id: pm
+        for pm in db.session.scalars(
+            select(ProjectMember).where(
+                ProjectMember.account_id == account_id,
+                ProjectMember.project_id.in_([c.project_id for c in todo.changes + todo.removes]),
+            )
+        )
+    }
+    for change in todo.changes:
+        by_project[change.project_id].role = change.role
+        record_event(
+            org_id,
+            f"{prefix}.sync.changed",
+            subject=email,
+            project_id=str(change.project_id),
+            role=change.role,
+            from_role=change.from_role,
+        )
+    _refresh_groups(account_id, grants)
+    for remove in todo.removes:
+        db.session.delete(by_project[remove.project_id])
+        record_event(
+            org_id,
+            f"{prefix}.sync.removed",
+            subject=email,
+            project_id=str(remove.project_id),
+            role=remove.role,
+        )
+    db.session.flush()
+    return todo
+
+
+def _refresh_groups(
+    account_id: uuid.UUID, grants: dict[uuid.UUID, tuple[ProjectRole, str]]
+) -> None:
+    """Every synced membership this sign-in keeps names the group that grants it now
+    (the role may be unchanged while the granting group changed). No event: who holds
+    which role did not change."""
+    if not grants:
+        return
+    for pm in db.session.scalars(
+        select(ProjectMember).where(
+            ProjectMember.account_id == account_id,
+            ProjectMember.source == MembershipSource.SYNCED,
+            ProjectMember.project_id.in_(list(grants)),
+        )
+    ):
+        group = fit_external(grants[pm.project_id][1], GROUP_MAX)
+        if pm.synced_group != group:
+            pm.synced_group = group

@@ -27,10 +27,9 @@ from workspace.auth.schemas import TokenCreate
 from workspace.auth.sessions import current_account, current_session, end_session, start_session
 from workspace.core.accounts import MembershipEnded, canonical_email, find_account
 from workspace.core.events import record_event
-from workspace.core.models import Org
-from workspace.core.orgs import orgs_for_account
+from workspace.core.orgs import find_org, orgs_for_account
 from workspace.errors import InputError, NotFoundError, ServiceError
-from workspace.extensions import db, limiter
+from workspace.extensions import limiter
 from workspace.inputs import field_errors, parse_form
 from workspace.security.permissions import Access
 from workspace.transaction import transactional
@@ -180,7 +179,7 @@ def _link_page(pending, *, error: str | None = None, status: int = 200):
         return render_template("auth/link_account.html", pending=None, error=error), (
             status if status != 200 else 400
         )
-    org = db.session.get(Org, pending.org_id)
+    org = find_org(pending.org_id)
     return render_template(
         "auth/link_account.html",
         pending=pending,
@@ -239,7 +238,7 @@ def _invite_page(link, token: str, *, error: str | None = None, status: int = 20
         response = render_template("auth/invite_unusable.html", message=invites.UNUSABLE)
         status = 410
     else:
-        org = db.session.get(Org, link.org_id)
+        org = find_org(link.org_id)
         signed_in = current_account()
         response = render_template(
             "auth/invite.html",

@@ -51,6 +51,19 @@ def test_views_raise_service_errors_not_werkzeug_ones():
     assert _offenders(r"\babort\(|werkzeug\.exceptions", allowed) == []
 
 
+def test_route_modules_never_touch_the_session():
+    """Views are thin: they load through services, which own every query and write."""
+    routes = {"views.py", "api.py", "signin_views.py", "routing.py", "tools_api.py"}
+    found = [
+        f"{path.relative_to(ROOT).as_posix()}:{number}"
+        for path in _sources()
+        if path.name in routes
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if "db.session" in line
+    ]
+    assert found == []
+
+
 def test_html_routes_live_in_views_and_json_routes_in_api():
     named = {"views.py", "api.py", "signin_views.py"}
     # SCIM's protocol endpoints and the agents' tool API keep protocol-shaped names.

@@ -1,9 +1,10 @@
 """ "The tasks that count": the one place every rollup starts from.
 
 A task counts when it is live: not in triage, not archived, not a draft, not
-deleted, in the org (and the project, when one is given). The conditions are written
-so SQLAlchemy renders them exactly as the partial index ``ix_tasks_counted`` states
-its predicate (``COUNTED_TASKS_PREDICATE``); otherwise neither SQLite nor PostgreSQL
+deleted, in the org (and the project, when one is given). The rule itself is written
+once, ``counted_rule`` in workspace/core/models/tasks.py, beside the partial index
+``ix_tasks_counted`` that states it as its predicate (``COUNTED_TASKS_PREDICATE``);
+SQLAlchemy renders it here exactly as there, otherwise neither SQLite nor PostgreSQL
 can prove the index applies (docs/analytics.md#how-it-stays-fast).
 """
 
@@ -15,26 +16,23 @@ from datetime import UTC, date, datetime, time
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from sqlalchemy import ColumnElement, and_, false, literal_column, text
+from sqlalchemy import ColumnElement, and_, text
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.functions import FunctionElement
 
 from workspace.core.models import Org, Project, Task
 from workspace.core.models.projects import CLOSED_CATEGORIES
+from workspace.core.models.tasks import counted_rule
 from workspace.core.projects import get_project
 from workspace.errors import NotFoundError
 from workspace.extensions import db
 
 
 def counted_predicate() -> ColumnElement[bool]:
-    """The partial index's predicate, rendered literally (no bound parameters, which a
-    planner cannot match against an index predicate)."""
-    return and_(
-        Task.state_category != literal_column("'triage'"),
-        Task.is_draft == false(),
-        Task.archived_at.is_(None),
-        Task.deleted_at.is_(None),
-    )
+    """The rule (``counted_rule``) over ``Task``: the partial index's predicate, rendered
+    literally (no bound parameters, which a planner cannot match against an index
+    predicate)."""
+    return and_(*counted_rule(Task))
 
 
 class grouped(FunctionElement):

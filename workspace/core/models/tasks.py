@@ -5,7 +5,19 @@ from datetime import date, datetime
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import ForeignKey, Index, String, Text, UniqueConstraint, text
+from sqlalchemy import (
+    ColumnElement,
+    ForeignKey,
+    Index,
+    String,
+    Text,
+    UniqueConstraint,
+    and_,
+    false,
+    literal_column,
+    text,
+)
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from workspace.core.models.projects import Project, State
@@ -28,13 +40,47 @@ class TaskKind(StrEnum):
     EPIC = "epic"
 
 
-# The predicate of "the tasks that count", written exactly as SQLAlchemy renders the
-# scope query so both planners can match the partial index (see docs/analytics.md).
-COUNTED_TASKS_PREDICATE = {
-    dialect: f"state_category != 'triage' AND is_draft = {false} "
-    "AND archived_at IS NULL AND deleted_at IS NULL"
-    for dialect, false in (("sqlite", "0"), ("postgresql", "false"))
-}
+def counted_rule(task: Any) -> list[ColumnElement[bool]]:
+    """"The tasks that count" (docs/analytics.md#which-tasks-count), the one place the
+    rule is written: not in triage, not a draft, not archived, not deleted.
+
+    ``task`` is anything that has the task's columns as attributes: the ``Task`` model
+    (the analytics scope, PQL's ``isCounted()``), or a row of SQL text (the partial
+    indexes below, and the rollup triggers a test holds to it: :func:`counted_sql`).
+    Every condition is literal: a bound parameter, or ``NOT is_draft``, would keep the
+    planners from matching the partial indexes stated with it."""
+    return [
+        task.state_category != literal_column("'triage'"),
+        task.is_draft == false(),
+        task.archived_at.is_(None),
+        task.deleted_at.is_(None),
+    ]
+
+
+class _Row:
+    """The task's columns as SQL text, qualified by ``row`` (``NEW``, an alias) or bare."""
+
+    def __init__(self, row: str) -> None:
+        self._prefix = f"{row}." if row else ""
+
+    def __getattr__(self, name: str) -> Any:
+        return literal_column(self._prefix + name)
+
+
+_DIALECTS = {"sqlite": sqlite.dialect(), "postgresql": postgresql.dialect()}
+
+
+def counted_sql(dialect: str, row: str = "") -> str:
+    """:func:`counted_rule` as ``dialect``'s SQL text, over ``row``'s columns."""
+    condition = and_(*counted_rule(_Row(row)))
+    return str(
+        condition.compile(dialect=_DIALECTS[dialect], compile_kwargs={"literal_binds": True})
+    )
+
+
+# The predicate of "the tasks that count", exactly as SQLAlchemy renders the scope query
+# so both planners can match the partial index (see docs/analytics.md).
+COUNTED_TASKS_PREDICATE = {dialect: counted_sql(dialect) for dialect in _DIALECTS}
 
 
 def _entered_at_default(context: Any) -> datetime:
@@ -45,9 +91,8 @@ def _entered_at_default(context: Any) -> datetime:
 
 # The completed ones among the tasks that count, written as the workload query renders it.
 COMPLETED_TASKS_PREDICATE = {
-    dialect: f"state_category != 'triage' AND is_draft = {false} "
-    "AND archived_at IS NULL AND deleted_at IS NULL AND state_category = 'completed'"
-    for dialect, false in (("sqlite", "0"), ("postgresql", "false"))
+    dialect: f"{predicate} AND state_category = 'completed'"
+    for dialect, predicate in COUNTED_TASKS_PREDICATE.items()
 }
 
 

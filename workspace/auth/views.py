@@ -21,10 +21,10 @@ from flask import (
 from workspace.auth import api_tokens, invites, linking, signin_limits
 from workspace.auth import models as _models  # noqa: F401  (maps the auth tables)
 from workspace.auth.guards import page, safe_next
-from workspace.auth.login import complete_login
 from workspace.auth.passwords import MIN_LENGTH, check_password
 from workspace.auth.schemas import TokenCreate
 from workspace.auth.sessions import current_account, current_session, end_session, start_session
+from workspace.auth.signin import finish
 from workspace.core.accounts import MembershipEnded, canonical_email, find_account
 from workspace.core.events import record_event
 from workspace.core.orgs import find_org, orgs_for_account
@@ -222,10 +222,10 @@ def link_account():
     except MembershipEnded as exc:
         return _link_page(None, error=exc.message, status=403)
 
-    complete_login(org, pending.account, method=pending.source, linked=True)
-    response = redirect(
-        safe_next(pending.next_path, default=url_for("core_pages.org_home", org=org.slug))
+    target = finish(
+        org, pending.account, method=pending.source, next_path=pending.next_path, linked=True
     )
+    response = redirect(target)
     response.delete_cookie(linking.COOKIE, path=_LINK_PATH)
     return response
 

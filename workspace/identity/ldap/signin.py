@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from workspace.auth.login import provision_member
+from workspace.auth.signin import SignInRefused
 from workspace.core.accounts import MembershipEnded
 from workspace.core.emails import email_domain
-from workspace.core.events import record_event
 from workspace.core.models import Account, Org
 from workspace.core.models.accounts import NAME_SIZE
 from workspace.core.models.domains import verified_domain_names
@@ -40,14 +40,23 @@ MAX_ORG_REF = 100
 #: An account's display name column.
 
 
-class LoginRefused(Exception):
-    """Sign-in refused; ``reason`` (and ``audit``) go into the audit trail, ``message``
-    to the user."""
+def refused(reason: str, message: str, status: int = 401, **audit: str | bool) -> SignInRefused:
+    """A refused directory sign-in: ``reason`` (and ``audit``) go into the org's audit
+    log as ``ldap.login_failed``, ``message`` to the person."""
+    return SignInRefused(
+        message, reason=reason, status=status, audit_kind="ldap.login_failed", audit=audit
+    )
 
-    def __init__(self, reason: str, message: str, status: int = 401, **audit: str | bool) -> None:
-        super().__init__(message)
-        self.reason, self.message, self.status = reason, message, status
-        self.audit = audit
+
+def attributed(exc: SignInRefused, org: Org, username: str, ip: str | None) -> SignInRefused:
+    """The refusal as the org records it: who tried (printable only: a NUL cannot be
+    stored in PostgreSQL text or JSON) and from where; never the password."""
+    shown = "".join(
+        ch if ch.isprintable() else "\N{REPLACEMENT CHARACTER}" for ch in username[:MAX_USERNAME]
+    )
+    exc.org_id, exc.subject = org.id, shown or None
+    exc.audit = {"ip": ip, **exc.audit}
+    return exc
 
 
 @dataclass(frozen=True)
@@ -71,12 +80,12 @@ def find_signin_org(ref: str | None) -> Org | None:
 
 
 def check_directory(org: Org, username: str, password: str) -> DirectoryPerson:
-    """Rules 1-3: service bind, search, rebind as the entry. Raises LoginRefused."""
+    """Rules 1-3: service bind, search, rebind as the entry. Raises SignInRefused."""
     row = connection_for(org.id)
     if row is None:
-        raise LoginRefused("not_configured", f"{org.name} does not offer directory sign-in.", 404)
+        raise refused("not_configured", f"{org.name} does not offer directory sign-in.", 404)
     if not username or len(username) > MAX_USERNAME:
-        raise LoginRefused(
+        raise refused(
             "bad_username",
             f"Enter your directory username (at most {MAX_USERNAME} characters).",
             400,
@@ -84,7 +93,7 @@ def check_directory(org: Org, username: str, password: str) -> DirectoryPerson:
     # Active Directory treats a simple bind with an empty password as an anonymous
     # bind that succeeds (RFC 4513 §5.1.2): refuse before anything is sent.
     if not password:
-        raise LoginRefused("empty_password", "Enter your password.", 400)
+        raise refused("empty_password", "Enter your password.", 400)
     settings = settings_for(row)
     try:
         conn = directory.service_connection(settings)  # rule 1
@@ -104,9 +113,9 @@ def check_directory(org: Org, username: str, password: str) -> DirectoryPerson:
             size_limit=2,
         )
         if not entries:
-            raise LoginRefused("unknown_user", BAD_CREDENTIALS)
+            raise refused("unknown_user", BAD_CREDENTIALS)
         if len(entries) > 1:
-            raise LoginRefused(
+            raise refused(
                 "ambiguous_user",
                 "More than one directory entry matches "
                 "that username, so none is trusted. Ask your admin to make "
@@ -120,7 +129,7 @@ def check_directory(org: Org, username: str, password: str) -> DirectoryPerson:
         directory.close(conn)
     email = entry.first(settings.email_attribute)
     if not email or "@" not in email:
-        raise LoginRefused(
+        raise refused(
             "no_email",
             "Your directory entry has no email address (attribute "
             f"{settings.email_attribute}). Ask your admin to add one.",
@@ -151,27 +160,27 @@ def _check_password(
     bound = directory.rebind(conn, settings, entry.dn, password)
     if bound.ok:
         if state is not None:
-            raise LoginRefused(state, MESSAGES[state], 403, password_accepted=True)
+            raise refused(state, MESSAGES[state], 403, password_accepted=True)
         return
     if bound.needs_tls:
         raise DirectoryError("tls_required", detail=directory.TLS_REQUIRED_CODES[bound.code or 0])
     told = ad_reason(bound.diagnostic)
     if told in MESSAGES:
-        raise LoginRefused(told, MESSAGES[told], 403, ad_data=True)
+        raise refused(told, MESSAGES[told], 403, ad_data=True)
     if state is not None:
-        raise LoginRefused(state, BAD_CREDENTIALS, password_accepted=False)
-    raise LoginRefused("invalid_credentials", BAD_CREDENTIALS)
+        raise refused(state, BAD_CREDENTIALS, password_accepted=False)
+    raise refused("invalid_credentials", BAD_CREDENTIALS)
 
 
-def _unavailable(exc: DirectoryError) -> LoginRefused:
+def _unavailable(exc: DirectoryError) -> SignInRefused:
     if exc.reason in ("unreachable", "tls_timeout"):  # likely to pass: try again later
-        return LoginRefused(
+        return refused(
             exc.reason,
             "The directory server cannot be reached right now. "
             "Try again later, or ask your admin to check the LDAP settings.",
             503,
         )
-    return LoginRefused(
+    return refused(
         exc.reason,
         "Directory sign-in is not working for this organization "
         "(the LDAP settings need attention). Ask your admin to run the "
@@ -197,7 +206,7 @@ def directory_login(org: Org, username: str, password: str) -> tuple[Account, bo
     person = check_directory(org, username, password)
     domain = _domain(person.email)
     if domain not in verified_domain_names(org.id):
-        raise LoginRefused(
+        raise refused(
             "domain_not_verified",
             f"Your directory email is on {domain}, which {org.name} has not verified. An "
             f"admin must verify {domain} in Settings → Domains before directory sign-in "
@@ -214,21 +223,8 @@ def directory_login(org: Org, username: str, password: str) -> tuple[Account, bo
             family_name=person.family_name,
         )
     except MembershipEnded as exc:
-        raise LoginRefused("deactivated", exc.message, exc.status) from None
+        raise refused("deactivated", exc.message, exc.status) from None
     except ServiceError as exc:
-        raise LoginRefused("account_refused", exc.message, exc.status) from None
+        raise refused("account_refused", exc.message, exc.status) from None
     sync_directory_groups(org, account, person.dn, connection_for(org.id), username)
     return account, created
-
-
-def record_failure(
-    org: Org, username: str, reason: str, *, ip: str | None, **details: str | bool
-) -> None:
-    """Audit a refused sign-in; never the password. Does not commit."""
-    # Printable only: a NUL cannot be stored in PostgreSQL text or JSON.
-    shown = "".join(
-        ch if ch.isprintable() else "\N{REPLACEMENT CHARACTER}" for ch in username[:MAX_USERNAME]
-    )
-    record_event(
-        org.id, "ldap.login_failed", subject=shown or None, reason=reason, ip=ip, **details
-    )

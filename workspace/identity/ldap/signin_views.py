@@ -19,24 +19,23 @@ from flask import (
     redirect,
     render_template,
     request,
-    url_for,
 )
 from flask_limiter import RateLimitExceeded
 
 from workspace.api.problems import ApiError, problem_response
 from workspace.auth import signin_limits
 from workspace.auth.guards import safe_next
-from workspace.auth.login import complete_login
+from workspace.auth.signin import SignInRefused, finish, refuse
 from workspace.extensions import csrf, limiter
 from workspace.identity.ldap.signin import (
     MAX_ORG_REF,
-    LoginRefused,
+    attributed,
     directory_login,
     find_signin_org,
-    record_failure,
+    refused,
 )
 from workspace.security.request_guard import body_or_none, peek_fields, reads_own_body
-from workspace.transaction import commit_early, discard_pending, transactional
+from workspace.transaction import transactional
 
 bp = Blueprint("ldap_signin", __name__)
 
@@ -92,64 +91,62 @@ def login():
     if not request.is_json and current_app.config.get("WTF_CSRF_ENABLED", True):
         csrf.protect()
     if request.is_json and not isinstance(body_or_none(), dict):
-        return _refuse(
-            LoginRefused("bad_request", "Send a JSON object with org, username and password.", 400),
+        return _answer(
+            refused("bad_request", "Send a JSON object with org, username and password.", 400),
             {},
         )
     fields = _fields()
     org_ref, username = fields["org"].strip(), fields["username"].strip()
     org = find_signin_org(org_ref)
     if org is None:
-        return _refuse(_unknown_org(org_ref), fields)
+        return _answer(_unknown_org(org_ref), fields)
     try:
         account, created = directory_login(org, username, fields["password"])
-    except LoginRefused as refused:
-        discard_pending("what the refused attempt half did goes; its audit row stays")
-        record_failure(org, username, refused.reason, ip=request.remote_addr, **refused.audit)
-        commit_early("a failed directory sign-in's audit row must survive the refused request")
-        return _refuse(refused, fields)
-    complete_login(org, account, method="ldap", account_created=created)
-    target = safe_next(fields["next"], url_for("core_pages.org_home", org=org.slug))
+    except SignInRefused as exc:
+        refuse(attributed(exc, org, username, request.remote_addr))
+        return _answer(exc, fields)
+    target = finish(org, account, method="ldap", next_path=fields["next"], account_created=created)
     if request.is_json:
         return jsonify(ok=True, redirect=target)
     return redirect(target)
 
 
-def _unknown_org(org_ref: str) -> LoginRefused:
+def _unknown_org(org_ref: str) -> SignInRefused:
     if not org_ref:
         message = "Enter your organization's short name (as in its address, e.g. acme)."
     elif len(org_ref) > MAX_ORG_REF:
         message = f"An organization's short name has at most {MAX_ORG_REF} characters."
     else:
         message = f"There is no organization called “{org_ref}”."
-    return LoginRefused("unknown_org", message, 400 if not org_ref else 404)
+    return refused("unknown_org", message, 400 if not org_ref else 404)
 
 
-def _refuse(refused: LoginRefused, fields: dict[str, str]):
+def _answer(exc: SignInRefused, fields: dict[str, str]):
+    """A refusal as problem+json for a JSON client, else the sign-in page again."""
     if request.is_json:
-        return problem_response(ApiError(refused.status, refused.message, title="Sign-in refused"))
+        return problem_response(ApiError(exc.status, exc.message, title="Sign-in refused"))
     return render_template(
         "auth/signin.html",
         next=safe_next(fields.get("next")),
         email="",
-        ldap_error=refused.message,
+        ldap_error=exc.message,
         ldap_org=fields.get("org", ""),
         ldap_username=fields.get("username", ""),
-    ), refused.status
+    ), exc.status
 
 
 @bp.errorhandler(RateLimitExceeded)
 def too_many(_error: RateLimitExceeded):
-    refused = LoginRefused(
+    exc = refused(
         "rate_limited", "Too many failed sign-in attempts. Wait a few minutes, then try again.", 429
     )
     fields = _counted_fields()
     org = find_signin_org(fields["org"].strip())
     if org is not None:
         # The org's admins see the lockout in the audit log, as they see failures.
-        record_failure(org, fields["username"].strip(), refused.reason, ip=request.remote_addr)
-        commit_early("a rate-limited directory sign-in's audit row must outlive its 429")
-    return _refuse(refused, fields)
+        attributed(exc, org, fields["username"].strip(), request.remote_addr)
+    refuse(exc)
+    return _answer(exc, fields)
 
 
 def init_app(app) -> None:

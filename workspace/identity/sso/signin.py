@@ -1,10 +1,11 @@
 """SSO sign-in in order (docs/sso.md): start hands out the IdP's authorization URL; the
 callback checks the state, exchanges the code, validates the id_token, reads the
 profile from userinfo, checks the email and its domain, then provisions the member
-and runs group sync. The view ends it through :func:`workspace.auth.login.complete_login`.
+and runs group sync. The view ends it through :func:`workspace.auth.signin.finish`.
 
-Every refusal raises :class:`SignInRejected` before any account or membership is
-written.
+Every refusal raises :class:`workspace.auth.signin.SignInRefused` (recorded in the
+org's events as ``auth.sso.rejected`` when the org is known), and the view refuses
+through :func:`workspace.auth.signin.refuse`, which drops anything half written.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 from sqlalchemy import select
 
 from workspace.auth.login import provision_member
+from workspace.auth.signin import SignInRefused
 from workspace.core.accounts import MembershipEnded, canonical_email
 from workspace.core.emails import normalize_domain
 from workspace.core.events import record_event
@@ -29,25 +31,23 @@ from workspace.identity.sso import connection, oidc, preview, state
 from workspace.identity.sso.models import SsoConnection
 from workspace.inputs import fit_external
 from workspace.security.crypto import SecretUnreadable, unseal
-from workspace.transaction import commit_early, discard_pending
 
 #: The display name kept from the IdP's profile, and how much of its error text we show.
 IDP_ERROR_SIZE = 100
 
 
-class SignInRejected(Exception):
-    """A refused sign-in; ``message`` says what happened and what to do."""
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        status: int = 403,
-        reason: str = "rejected",
-        org_id: uuid.UUID | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.message, self.status, self.reason, self.org_id = message, status, reason, org_id
+def _refused(
+    message: str, *, status: int = 403, reason: str = "rejected", org_id: uuid.UUID | None = None
+) -> SignInRefused:
+    """An SSO refusal: recorded as ``auth.sso.rejected`` with its message."""
+    return SignInRefused(
+        message,
+        reason=reason,
+        status=status,
+        org_id=org_id,
+        audit_kind="auth.sso.rejected",
+        audit={"message": _printable(message)},
+    )
 
 
 @dataclass(frozen=True)
@@ -76,10 +76,10 @@ def start(domain_or_email: str | None, *, binding: str, next_path: str | None) -
     try:
         domain = normalize_domain(domain_or_email)
     except ServiceError as exc:
-        raise SignInRejected(exc.message, status=400, reason="bad_domain") from exc
+        raise _refused(exc.message, status=400, reason="bad_domain") from exc
     conn = _usable_connection(domain)
     if conn is None:
-        raise SignInRejected(
+        raise _refused(
             f"No enabled single sign-on is configured for {domain}. Sign in "
             "with your password, or ask your admin to set up SSO.",
             status=404,
@@ -88,7 +88,7 @@ def start(domain_or_email: str | None, *, binding: str, next_path: str | None) -
     try:
         meta = oidc.discover(conn.issuer_url)
     except oidc.OidcError as exc:
-        raise SignInRejected(
+        raise _refused(
             f"Your identity provider could not be reached: {exc}", status=502, reason="discovery"
         ) from exc
     nonce, verifier = secrets.token_urlsafe(24), oidc.new_pkce_verifier()
@@ -154,41 +154,83 @@ def _idp_error_message(error: str) -> str:
 def callback(
     *, state_value: str | None, binding: str | None, code: str | None, error: str | None
 ) -> SignInResult:
-    """Finish the sign-in; provisions and syncs (flushed, not committed)."""
+    """Finish the sign-in in named steps; provisions and syncs (flushed, not committed)."""
+    attempt = _attempt(state_value, binding, error)
+    org_id = attempt.org_id
+    conn = _live_connection(org_id)
+    profile, id_claims = _exchange(conn, attempt, code)
+    email = _email(conn, profile, id_claims)
+    org = db.session.get(Org, org_id)
+    try:
+        account, _member, created = provision_member(
+            org,
+            email,
+            _display_name(profile),
+            via="sso",
+            given_name=_name_part(profile, "given_name"),
+            family_name=_name_part(profile, "family_name"),
+            next_path=attempt.next_path,
+        )
+    except MembershipEnded as exc:
+        raise _refused(exc.message, reason="deactivated", org_id=org_id) from exc
+    except ServiceError as exc:
+        raise _refused(exc.message, reason="provision", org_id=org_id) from exc
+    sync = None
+    if conn.sync_groups_on_login:
+        sync = _sync_groups(conn, account, email, profile, id_claims)
+    return SignInResult(org, account, created, attempt.next_path, sync)
+
+
+def _attempt(state_value: str | None, binding: str | None, error: str | None):
+    """Step 1: the state names an attempt this browser started, unused and recent; an
+    error from the IdP ends the sign-in with the IdP's words."""
     try:
         attempt = state.consume(state_value, binding)
-    except state.StateError as exc:
+    except SignInRefused as exc:
         if error:  # some providers drop the state on errors; their error is the news
-            raise SignInRejected(_idp_error_message(error), reason="idp_error") from exc
-        raise SignInRejected(str(exc), status=400, reason="state") from exc
-    org_id = attempt.org_id
+            raise _refused(_idp_error_message(error), reason="idp_error") from exc
+        raise
     if error:
-        raise SignInRejected(
+        raise _refused(
             f"Your identity provider did not sign you in ({fit_external(error, IDP_ERROR_SIZE)}).",
             status=403,
             reason="idp_error",
-            org_id=org_id,
+            org_id=attempt.org_id,
         )
-    if not code:
-        raise SignInRejected(
-            "The identity provider sent no sign-in code. Start again.",
-            status=400,
-            reason="no_code",
-            org_id=org_id,
-        )
+    return attempt
+
+
+def _live_connection(org_id: uuid.UUID) -> SsoConnection:
+    """Step 2: the org's connection is still enabled, on a domain it still verifies."""
     conn = connection.get_connection(org_id)
     if conn is None or not conn.enabled or not connection.domain_is_verified(conn):
-        raise SignInRejected(
+        raise _refused(
             "Single sign-on is no longer enabled for this organization.",
             status=403,
             reason="no_sso",
+            org_id=org_id,
+        )
+    return conn
+
+
+def _exchange(
+    conn: SsoConnection, attempt, code: str | None
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Step 3: the code for tokens (PKCE), the id_token validated against the IdP's
+    JWKS and this attempt's nonce, and the userinfo profile of the same subject."""
+    org_id = attempt.org_id
+    if not code:
+        raise _refused(
+            "The identity provider sent no sign-in code. Start again.",
+            status=400,
+            reason="no_code",
             org_id=org_id,
         )
     try:
         verifier = unseal(attempt.code_verifier_sealed, attempt.id)
         secret = connection.client_secret(conn)
     except SecretUnreadable as exc:
-        raise SignInRejected(
+        raise _refused(
             "The SSO settings cannot be read with the current encryption "
             "key; ask your admin to save the client secret again.",
             status=500,
@@ -214,23 +256,29 @@ def callback(
         )
         profile = oidc.fetch_userinfo(meta, tokens["access_token"])
     except oidc.OidcError as exc:
-        raise SignInRejected(str(exc), status=403, reason="oidc", org_id=org_id) from exc
+        raise _refused(str(exc), status=403, reason="oidc", org_id=org_id) from exc
     if profile.get("sub") != id_claims.get("sub"):
-        raise SignInRejected(
+        raise _refused(
             "The identity provider's profile belongs to another user than its id_token.",
             reason="sub_mismatch",
             org_id=org_id,
         )
+    return profile, id_claims
+
+
+def _email(conn: SsoConnection, profile: dict[str, Any], id_claims: dict[str, Any]) -> str:
+    """Step 4: one usable, verified email address on exactly the connection's domain."""
+    org_id = conn.org_id
     email = profile.get("email")
     if isinstance(email, str) and "@" in email and not email.isprintable():
-        raise SignInRejected(
+        raise _refused(
             "Your identity provider sent an email address with control characters in "
             "it, so you cannot be signed in. Ask your admin to check the email claim.",
             reason="bad_email",
             org_id=org_id,
         )
     if not isinstance(email, str) or "@" not in email:
-        raise SignInRejected(
+        raise _refused(
             "Your identity provider sent no email address, so you cannot be "
             "signed in. Ask your admin to release the email claim.",
             reason="no_email",
@@ -239,13 +287,13 @@ def callback(
     try:
         email = canonical_email(email)  # one account for every spelling of the address
     except ServiceError as exc:
-        raise SignInRejected(
+        raise _refused(
             f"Your identity provider sent an email address that cannot be used: {exc.message}",
             reason="bad_email",
             org_id=org_id,
         ) from exc
     if _email_verified_false(profile, id_claims):
-        raise SignInRejected(
+        raise _refused(
             f"Your identity provider says {email} is not verified.",
             reason="email_unverified",
             org_id=org_id,
@@ -255,30 +303,12 @@ def callback(
     except ServiceError:
         domain = email.rsplit("@", 1)[1]
     if domain != conn.email_domain:
-        raise SignInRejected(
+        raise _refused(
             f"This single sign-on accepts only {conn.email_domain} addresses, not {email}.",
             reason="other_domain",
             org_id=org_id,
         )
-    org = db.session.get(Org, org_id)
-    try:
-        account, _member, created = provision_member(
-            org,
-            email,
-            _display_name(profile),
-            via="sso",
-            given_name=_name_part(profile, "given_name"),
-            family_name=_name_part(profile, "family_name"),
-            next_path=attempt.next_path,
-        )
-    except MembershipEnded as exc:
-        raise SignInRejected(exc.message, reason="deactivated", org_id=org_id) from exc
-    except ServiceError as exc:
-        raise SignInRejected(exc.message, reason="provision", org_id=org_id) from exc
-    sync = None
-    if conn.sync_groups_on_login:
-        sync = _sync_groups(conn, account, email, profile, id_claims)
-    return SignInResult(org, account, created, attempt.next_path, sync)
+    return email
 
 
 def _sync_groups(
@@ -302,16 +332,3 @@ def _sync_groups(
     return groupsync.reconcile(
         conn.org_id, account.id, email, groups, remove_stale=conn.remove_stale_synced_memberships
     )
-
-
-def record_rejection(exc: SignInRejected) -> None:
-    """The org's audit trail notes refused sign-ins it can attribute. A refusal is
-    rolled back, so what the sign-in half did goes first and the row is committed on
-    its own."""
-    discard_pending("what the refused sign-in half did goes; its audit row stays")
-    if exc.org_id is None:
-        return
-    record_event(
-        exc.org_id, "auth.sso.rejected", reason=exc.reason, message=_printable(exc.message)
-    )
-    commit_early("a refused SSO sign-in's audit row must survive the rollback of the refusal")

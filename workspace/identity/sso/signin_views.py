@@ -15,11 +15,11 @@ from flask import (
     redirect,
     render_template,
     request,
-    url_for,
 )
 
+from workspace.api.problems import ApiError, problem_response
 from workspace.auth.guards import safe_next
-from workspace.auth.login import complete_login
+from workspace.auth.signin import SignInRefused, finish, refuse
 from workspace.extensions import limiter
 from workspace.identity.sso import signin, state
 from workspace.transaction import transactional
@@ -34,22 +34,13 @@ def _wants_html() -> bool:
     return best == "text/html"
 
 
-def _reject(exc: signin.SignInRejected, *, html: bool) -> Response | tuple:
-    signin.record_rejection(exc)
+def _reject(exc: SignInRefused, *, html: bool) -> Response | tuple:
+    refuse(exc)
     if html:
         return render_template(
             "identity/sso_rejected.html", message=exc.message, status=exc.status
         ), exc.status
-    body = {
-        "type": "about:blank",
-        "title": "Sign-in refused",
-        "status": exc.status,
-        "detail": exc.message,
-    }
-    response = jsonify(body)
-    response.status_code = exc.status
-    response.mimetype = "application/problem+json"
-    return response
+    return problem_response(ApiError(exc.status, exc.message, title="Sign-in refused"))
 
 
 @bp.get("/start")
@@ -66,7 +57,7 @@ def start():
             binding=binding,
             next_path=next_path,
         )
-    except signin.SignInRejected as exc:
+    except SignInRefused as exc:
         return _reject(exc, html=html)
     response = redirect(url, code=302) if html else jsonify({"authorization_url": url})
     response.set_cookie(
@@ -93,20 +84,18 @@ def callback():
             code=request.args.get("code"),
             error=request.args.get("error"),
         )
-    except signin.SignInRejected as exc:
+    except SignInRefused as exc:
         return _reject(exc, html=True)
     sync = result.sync
-    complete_login(
+    target = finish(
         result.org,
         result.account,
         method="sso",
+        next_path=result.next_path,
         account_created=result.created,
         synced_adds=len(sync.adds) if sync else 0,
         synced_changes=len(sync.changes) if sync else 0,
         synced_removes=len(sync.removes) if sync else 0,
-    )
-    target = safe_next(
-        result.next_path, default=url_for("core_pages.org_home", org=result.org.slug)
     )
     response = redirect(target)
     response.delete_cookie(state.BINDING_COOKIE, path=bp.url_prefix)

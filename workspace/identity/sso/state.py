@@ -17,6 +17,7 @@ from flask import current_app
 from itsdangerous import BadSignature, URLSafeSerializer
 from sqlalchemy import delete, update
 
+from workspace.auth.signin import SignInRefused
 from workspace.extensions import db
 from workspace.identity.sso.models import SsoAttempt
 from workspace.security.crypto import seal
@@ -28,8 +29,10 @@ BINDING_COOKIE = "ws_sso_binding"
 _SALT = "workspace.sso.state"
 
 
-class StateError(Exception):
-    """Why a state was refused; the message is shown to the person signing in."""
+def _refused(message: str) -> SignInRefused:
+    """A refused state: 400, reason ``state``, the message shown to the person. No
+    org is known yet, so nothing is recorded."""
+    return SignInRefused(message, reason="state", status=400)
 
 
 def now() -> datetime:
@@ -76,27 +79,27 @@ def consume(state: str | None, binding: str | None) -> SsoAttempt:
     foreign-browser and already-used states. Commits the use mark, so a replay in a
     parallel request loses."""
     if not state:
-        raise StateError("The sign-in response has no state. Start the sign-in again.")
+        raise _refused("The sign-in response has no state. Start the sign-in again.")
     try:
         payload = _serializer().loads(state)
         attempt_id = uuid.UUID(payload["a"])
         issued_ts = int(payload["t"])
     except (BadSignature, KeyError, TypeError, ValueError) as exc:
-        raise StateError(
+        raise _refused(
             "The sign-in state is invalid or was tampered with. Start the sign-in again."
         ) from exc
     current = now()
     if current.timestamp() - issued_ts > LIFETIME.total_seconds():
-        raise StateError(
+        raise _refused(
             "The sign-in took longer than ten minutes and expired. Start the sign-in again."
         )
     attempt = db.session.get(SsoAttempt, attempt_id)
     if attempt is None or current - attempt.created_at > LIFETIME:
-        raise StateError("The sign-in state is unknown or expired. Start the sign-in again.")
+        raise _refused("The sign-in state is unknown or expired. Start the sign-in again.")
     if attempt.used_at is not None:
-        raise StateError("This sign-in response was already used. Start the sign-in again.")
+        raise _refused("This sign-in response was already used. Start the sign-in again.")
     if not binding or not secrets.compare_digest(binding_hash(binding), attempt.browser_hash):
-        raise StateError(
+        raise _refused(
             "This sign-in was started in another browser (or its cookie was "
             "lost). Start the sign-in again from this browser."
         )
@@ -110,5 +113,5 @@ def consume(state: str | None, binding: str | None) -> SsoAttempt:
     # even when this sign-in later fails and its request rolls back.
     commit_early("an SSO state is consumed before the IdP is called; a replay must fail")
     if result.rowcount != 1:
-        raise StateError("This sign-in response was already used. Start the sign-in again.")
+        raise _refused("This sign-in response was already used. Start the sign-in again.")
     return attempt

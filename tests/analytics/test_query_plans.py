@@ -10,7 +10,9 @@ run, then replayed in order on one connection: settings as they are (PostgreSQL'
 
 from __future__ import annotations
 
+import itertools
 import json
+import logging
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -22,10 +24,10 @@ from sqlalchemy import event, text
 
 from tests.analytics import plan_data
 from tests.conftest import _clean
-from workspace.analytics import consistency, rollups
+from workspace.analytics import consistency, rollup_rewrite, rollups
 from workspace.analytics.dashboards.compute import WidgetSpec, compute_widgets
 from workspace.analytics.scope import make_scope
-from workspace.core.models import Org
+from workspace.core.models import Org, Task
 from workspace.extensions import db
 
 TASKS = 100_000
@@ -219,6 +221,66 @@ def test_dashboard_widgets_read_only_their_org(app_session, plans_db, dimension)
         compute_widgets(org, specs, plans_db.owner_id, dashboard_filter="priority != none")
 
     _assert_org_reads(_explain(app_session, _capture(app_session, call)), COUNTED)
+
+
+#: Which table the rewriter should pick (docs/analytics.md#maintained-rollups).
+ANSWERED = [
+    ("overview", rollups.overview, "task_totals"),
+    ("pivot by assignee", lambda s: rollups.pivot(s, "assignee", "status"), "task_assignee_counts"),
+    (
+        "custom by kind, assigned",
+        lambda s: rollups.custom_chart(s, "count", "kind", [Task.assignee_id.is_not(None)]),
+        "task_counts",
+    ),
+    ("scatter", lambda s: rollups.scatter(s, "module"), "task_plan_counts"),
+    (
+        "custom by kind, titled",
+        lambda s: rollups.custom_chart(s, "count", "kind", [Task.title.contains("a")]),
+        "tasks",
+    ),
+]
+
+
+class _Said(logging.Handler):
+    def __init__(self, timeline: list) -> None:
+        super().__init__(logging.DEBUG)
+        self.timeline = timeline
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.timeline.append(("said", record.rollup_table))
+
+
+@pytest.mark.parametrize("name, run, table", ANSWERED, ids=[a[0] for a in ANSWERED])
+def test_the_rewriter_says_which_table_answered(app_session, plans_db, name, run, table):
+    """The rewriter's debug log names the table that answers each count, and the plan
+    of the statement that follows reads that table (and not the tasks, for a rollup)."""
+    timeline: list = []
+    logger = logging.getLogger(rollup_rewrite.__name__)
+    handler, level = _Said(timeline), logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.DEBUG)
+
+    def grab(conn, cursor, statement, parameters, context, executemany):
+        timeline.append(("sql", (statement, parameters)))
+
+    with app_session.app_context():
+        event.listen(db.engine, "before_cursor_execute", grab)
+        try:
+            run(make_scope(db.session.get(Org, plans_db.org_ids[0])))
+        finally:
+            event.remove(db.engine, "before_cursor_execute", grab)
+            logger.removeHandler(handler)
+            logger.setLevel(level)
+            db.session.rollback()
+    said = [(entry, after) for entry, after in itertools.pairwise(timeline) if entry[0] == "said"]
+    assert [entry[1] for entry, _ in said] == [table]
+    ((_, answered), (kind, statement)) = said[0]
+    assert kind == "sql"
+    ((_, reads),) = _explain(app_session, [statement])
+    tables = {read.table for read in reads}
+    assert answered in tables, (answered, tables)
+    if answered != "tasks":
+        assert "tasks" not in tables, tables
 
 
 def test_project_scope_reads_only_that_project(app_session, plans_db):

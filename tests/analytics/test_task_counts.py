@@ -11,7 +11,7 @@ import requests
 from sqlalchemy import event, select, update
 
 from tests.factories import add_person, get_json, make_org, new_task, setup_project
-from workspace.analytics import consistency, task_counts
+from workspace.analytics import consistency, rollup_rewrite, task_counts
 from workspace.extensions import db
 
 PRIORITIES = ["urgent", "high", "medium", "low", "none"]
@@ -224,8 +224,8 @@ def test_charts_read_the_rollup_when_they_can_and_agree_with_the_scan(app, clien
     assert sum(p["value"] for p in titled["points"]) == 4
 
     # The same figures with the rollup switched off: identical.
-    original = task_counts.rewrite
-    task_counts.rewrite = lambda statement: None
+    original = rollup_rewrite.onto_rollup
+    rollup_rewrite.onto_rollup = rollup_rewrite.as_written
     try:
         for (metric, dimension), answer in by_rollup.items():
             scanned = get_json(
@@ -238,7 +238,7 @@ def test_charts_read_the_rollup_when_they_can_and_agree_with_the_scan(app, clien
             )
             assert scanned == answer, (metric, dimension)
     finally:
-        task_counts.rewrite = original
+        rollup_rewrite.onto_rollup = original
 
 
 def test_flask_analytics_verify_reports_and_repairs(app, client):
@@ -301,10 +301,10 @@ def test_scatter_reads_the_plan_rollup_and_agrees_with_the_scan(app, client):
     finally:
         event.remove(engine, "before_cursor_execute", record)
     assert sum(p["scope"] for p in answers["cycle"]) == 11  # 14 tasks, 3 without a cycle
-    original = task_counts.rewrite
-    task_counts.rewrite = lambda statement: None
+    original = rollup_rewrite.onto_rollup
+    rollup_rewrite.onto_rollup = rollup_rewrite.as_written
     try:
         for dimension, answer in answers.items():
             assert get_json(client, org, "/analytics/scatter", dimension=dimension) == answer
     finally:
-        task_counts.rewrite = original
+        rollup_rewrite.onto_rollup = original

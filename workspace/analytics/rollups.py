@@ -15,6 +15,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, and_, func, literal_column, or_, select
 
 from workspace.analytics import dimensions, task_counts
+from workspace.analytics.rollup_rewrite import read_counts
 from workspace.analytics.scope import Scope, grouped, tune_for_analytics
 from workspace.core.models import (
     Account,
@@ -55,7 +56,7 @@ def overview(scope: Scope) -> dict[str, Any]:
     ]
     # Both parts read maintained rollups: the counts by category, priority and kind,
     # and the open tasks by due date (docs/analytics.md#maintained-rollups).
-    row = task_counts.execute(select(*columns).where(*scope.where())).one()._mapping
+    row = read_counts(select(*columns).where(*scope.where())).one()._mapping
     return {
         "total": row["total"],
         "completed": row["completed"],
@@ -91,7 +92,7 @@ def workload(scope: Scope) -> list[dict[str, Any]]:
     assignee = grouped(Task.assignee_id)
     # Open and in progress come from the maintained counts (every assignee with a
     # task that counts, so people with only older completions still get a row) ...
-    current = task_counts.execute(
+    current = read_counts(
         select(
             assignee,
             func.count().filter(cat != COMPLETED),
@@ -153,7 +154,7 @@ def scatter(scope: Scope, dimension: str) -> list[dict[str, Any]]:
     model, column = (Cycle, Task.cycle_id) if dimension == "cycle" else (Module, Task.module_id)
     counts = dict(
         (key, (total, done))
-        for key, total, done in task_counts.execute(
+        for key, total, done in read_counts(
             select(
                 grouped(column), func.count(), func.count().filter(Task.state_category == COMPLETED)
             )
@@ -256,7 +257,7 @@ def pivot(scope: Scope, row: str, col: str) -> dict[str, Any]:
 
     row_col, col_col = group(row), group(col)
     query = select(row_col, col_col, func.count()).select_from(Task).where(*scope.where())
-    result = task_counts.execute(query.group_by(row_col, col_col)).all()
+    result = read_counts(query.group_by(row_col, col_col)).all()
     names: dict[Any, str] = {}
     if dimensions.needs_states(row, col):
         ids = {r for r, _, _ in result} if row == "status" else set()
@@ -316,7 +317,7 @@ def custom_chart(
     query = select(group, func.count()).select_from(Task).where(*where)
     if dimensions.needs_states(dimension):
         query = query.join(State, State.id == Task.state_id)
-    rows = task_counts.execute(query.group_by(group)).all()
+    rows = read_counts(query.group_by(group)).all()
     counts = [(dimensions.key_of(k), n) for k, n in rows]
     names = dimensions.labels(dimension, [k for k, _ in counts])
     has_id = dimension in ("assignee", "project")

@@ -9,18 +9,15 @@ delete of a task, on SQLite and PostgreSQL alike, so no code path can forget it 
 concurrent writers serialize on the one row they change. Rows that fall to zero are
 deleted, so the table never holds more rows than there are combinations in use.
 
-A rollup statement written over ``Task`` reads this table instead when every column it
-touches is one of the kept dimensions and its only aggregate is ``count(*)``
-(:func:`execute`): the statement is rewritten column for column, ``count(*)`` becomes
-``sum(n)``, and the predicate of the tasks that count holds by construction. Anything
-else (title search, dates, free PQL over other fields) runs over the tasks as written.
+A rollup statement written over ``Task`` reads these tables instead when every column it
+touches is kept in one of them and its only aggregate is ``count(*)``: that rewrite is
+:mod:`workspace.analytics.rollup_rewrite`'s.
 """
 
 from __future__ import annotations
 
 import bisect
 import uuid
-from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from typing import Any
 
@@ -29,36 +26,26 @@ from sqlalchemy import (
     Column,
     ColumnElement,
     Date,
-    Executable,
     ForeignKey,
     Index,
     Integer,
     String,
     Table,
     Uuid,
-    false,
     func,
     literal_column,
-    null,
     or_,
     select,
     text,
 )
-from sqlalchemy.engine import Result
-from sqlalchemy.sql import functions, visitors
-from sqlalchemy.sql.expression import ColumnClause, FunctionFilter, TableClause
 
-from workspace.core.models import Task, TaskActivity
+from workspace.core.models import TaskActivity
 from workspace.core.models.projects import StateCategory
 from workspace.extensions import db
 from workspace.types import UTCDateTime
 
 #: Dimensions kept per row: a condition or grouping over only these can be answered here.
-TASKS = Task.__tablename__
 KEPT = ("org_id", "project_id", "state_id", "state_category", "priority", "kind", "assignee_id")
-#: The rollup holds only counted tasks, so these columns of the counted predicate
-#: read as constants (``is_draft = false``, ``archived_at IS NULL``, ...).
-IMPLIED = {"is_draft": false, "archived_at": null, "deleted_at": null}
 
 NO_ID = "'00000000-0000-0000-0000-000000000000'"
 COMPLETED = StateCategory.COMPLETED.value
@@ -147,100 +134,6 @@ task_plan_counts = Table(
         unique=True,
     ),
 )
-
-#: Where a statement over ``tasks`` may be answered, first fit first.
-COUNT_TABLES = (
-    (task_totals, TOTALS_KEPT),
-    (task_assignee_counts, ASSIGNEE_KEPT),
-    (task_counts, KEPT),
-    (task_plan_counts, PLAN_KEPT),
-)
-
-
-def _tasks_column(element: Any) -> str | None:
-    """The name of a ``tasks`` column (ORM expressions carry annotated copies of the
-    table and its columns, so they are recognized by name, not identity)."""
-    table = getattr(element, "table", None)
-    if isinstance(element, ColumnClause) and table is not None and table.name == TASKS:
-        return element.name
-    return None
-
-
-def _touched(statement: Executable) -> set[str]:
-    names: set[str] = set()
-    for element in visitors.iterate(statement):
-        name = _tasks_column(element)
-        if name is not None:
-            names.add(name)
-    return names
-
-
-@dataclass
-class _Rewrite:
-    """Replaces ``tasks`` by one count table in a statement; notes what it cannot."""
-
-    target: Table
-    kept: tuple[str, ...]
-    blocked: list[str] = field(default_factory=list)
-
-    def __call__(self, element: Any, **_: Any) -> Any:
-        if isinstance(element, TableClause) and element.name == TASKS:
-            return self.target
-        name = _tasks_column(element)
-        if name is not None:
-            if name in self.kept:
-                return self.target.c[name]
-            if name in IMPLIED:
-                return IMPLIED[name]()
-            self.blocked.append(name)
-            return None
-        n = self.target.c.n
-        if isinstance(element, FunctionFilter) and isinstance(element.func, functions.count):
-            # count(*) FILTER (WHERE c) -> coalesce(sum(n) FILTER (WHERE c'), 0)
-            if _counts_star(element.func):
-                criterion = visitors.replacement_traverse(element.criterion, {}, self)
-                return func.coalesce(func.sum(n).filter(criterion), 0)
-            self.blocked.append("count(column)")
-            return None
-        if isinstance(element, functions.count):
-            if _counts_star(element):
-                return func.coalesce(func.sum(n), 0)
-            self.blocked.append("count(column)")
-        elif isinstance(element, functions.FunctionElement) and _is_aggregate(element):
-            self.blocked.append(element.name)
-        return None
-
-
-_AGGREGATES = {"sum", "avg", "min", "max", "array_agg", "group_concat", "string_agg"}
-
-
-def _is_aggregate(element: functions.FunctionElement) -> bool:
-    return getattr(element, "name", "").lower() in _AGGREGATES
-
-
-def _counts_star(element: functions.count) -> bool:
-    args = list(element.clauses)
-    return not args or (len(args) == 1 and str(args[0]) == "*")
-
-
-def rewrite(statement: Executable) -> Executable | None:
-    """``statement`` over the first count table that keeps every ``tasks`` column it
-    touches, or None when none does (or it aggregates anything but ``count(*)``)."""
-    touched = _touched(statement) - set(IMPLIED)
-    for table, kept in COUNT_TABLES:
-        if touched <= set(kept):
-            rewriter = _Rewrite(table, kept)
-            rewritten = visitors.replacement_traverse(statement, {}, rewriter)
-            return None if rewriter.blocked else rewritten
-    return None
-
-
-def execute(statement: Executable) -> Result:
-    """Run a rollup statement from the maintained counts when it can be answered
-    there, else over the tasks as written."""
-    rewritten = rewrite(statement)
-    return db.session.execute(rewritten if rewritten is not None else statement)
-
 
 #: ``entered_ms`` counts from this moment (the triggers' EPOCH expression).
 ENTERED_EPOCH = datetime(2020, 1, 1, tzinfo=UTC).timestamp()

@@ -20,8 +20,9 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, and_, func, select, true
 
-from workspace.analytics import dimensions, task_counts
+from workspace.analytics import dimensions
 from workspace.analytics.pql import PQLError, compile_pql
+from workspace.analytics.rollup_rewrite import read_counts
 from workspace.analytics.rollups import metric_condition
 from workspace.analytics.scope import Scope, make_scope
 from workspace.core.models import Org, State, Task
@@ -190,7 +191,7 @@ def _grouped_counts(
     group = Task.state_id if status else dimensions.column(dimension)
     counted = [func.count().filter(cond).label(f"w{i}") for i, (_, cond) in enumerate(conditions)]
     query = select(group, *counted).select_from(Task).where(*scope.where(), *shared)
-    rows = task_counts.execute(query.group_by(group)).all()
+    rows = read_counts(query.group_by(group)).all()
     names, categories = {}, {}
     if status and rows:
         states = db.session.execute(

@@ -71,7 +71,7 @@ def biggest_org():
     project by name (in an app context)."""
     from sqlalchemy import func, select
 
-    from workspace.benchdata import OWNER_EMAIL
+    from workspace.benchdata.rows import OWNER_EMAIL
     from workspace.core.models import Account, Org, Project, Task
     from workspace.extensions import db
 

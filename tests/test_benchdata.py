@@ -1,4 +1,4 @@
-"""``flask bench-data`` (workspace/benchdata.py) on both databases: the rows it writes
+"""``flask bench-data`` (workspace/benchdata/) on both databases: the rows it writes
 are rows the app could have written, and the bulk tricks leave nothing behind."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import func, inspect, select, text
 
-from workspace import benchdata
 from workspace.analytics import consistency
+from workspace.benchdata import rows as benchdata
 from workspace.core.models import Org, Project, State, Task, TaskActivity
 from workspace.core.tasks import create_task, update_task
 from workspace.extensions import db

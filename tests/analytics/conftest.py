@@ -18,7 +18,7 @@ from workspace.core.models import Account, AccountKind, Org, Task
 from workspace.core.projects import create_project
 from workspace.core.workflow import create_cycle
 from workspace.extensions import db
-from workspace.seed import generate_tasks, project_shape, write_rows
+from workspace.seed.bulk import generate_tasks, project_shape, write_rows
 
 
 @dataclass

@@ -1,0 +1,72 @@
+"""Demo data: the demo org Acme (docs/demo.md), one module per area, and the bulk task
+rows it shares with ``flask bench-data`` (:mod:`workspace.seed.bulk`).
+
+Everything goes through the services the app itself uses, so the audit trail, the
+memberships and the settings are the ones a real org would have; the few places that
+cannot (a DNS lookup, a sign-in's session cookie) write the same rows and events
+directly and say so. Each area module reads and fills one :class:`~.demo.Demo`, in
+the order below (the areas share one random generator, so the order is the demo):
+
+- :mod:`~.people`: the owner and the colleagues who join by hand or by password, the
+  org's domain, the recent sign-ins;
+- :mod:`~.projects`: three teams, their workflow, bulk tasks and their discussion;
+- :mod:`~.identity`: LDAP, SSO and SCIM, group mappings, the people they bring, and
+  what changes later;
+- :mod:`~.agents`: agents, API tokens, AI settings;
+- :mod:`~.dashboards`: a shared and a private dashboard;
+- :mod:`~.demo`: what they share, and the clock that back-dates the audit trail.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from sqlalchemy import event, select
+
+from workspace.core.models import Org
+from workspace.extensions import db
+from workspace.seed import agents, dashboards, identity, people, projects
+from workspace.seed.demo import Demo, Stamp
+
+
+@dataclass
+class DemoResult:
+    org_id: uuid.UUID
+    owner_email: str
+    password: str
+
+
+def seed_demo(
+    task_count: int = 2000, password: str | None = None, seed: int = 7
+) -> DemoResult | None:
+    """The demo org Acme; None when it exists already. The caller commits."""
+    if db.session.scalar(select(Org.id).where(Org.slug == "acme")):
+        return None
+    password = password or secrets.token_urlsafe(9)
+    stamp = Stamp()
+    session = db.session()
+    event.listen(session, "transient_to_pending", stamp.collect)
+    try:
+        demo = Demo(random.Random(seed), datetime.now(UTC), stamp)
+        people.org_and_people(demo, password)
+        people.domains(demo)
+        shapes = projects.projects_and_teams(demo)
+        identity.connections(demo)
+        identity.mappings(demo)
+        identity.directory_people(demo)
+        agents.agents_and_tokens(demo)
+        projects.tasks(demo, shapes, task_count)
+        projects.discussion(demo)
+        identity.reorganisation(demo)
+        identity.synced_groups(demo)
+        projects.late_people(demo)
+        dashboards.dashboards(demo)
+        people.sign_ins(demo)
+        db.session.flush()
+    finally:
+        event.remove(session, "transient_to_pending", stamp.collect)
+    return DemoResult(org_id=demo.org.id, owner_email=demo.owner.email, password=password)

@@ -54,20 +54,6 @@ def test_project_update_and_workflow_writes_are_recorded(client, acme):
     assert {"project.state_created", "project.cycle_created", "project.module_created"} <= kinds
 
 
-def test_create_task_refuses_a_blank_title_in_the_service(app, acme):
-    import pytest
-
-    from workspace.core.projects import create_project as new_project
-    from workspace.core.tasks import create_task
-    from workspace.errors import ServiceError
-
-    with app.app_context():
-        project = new_project(acme.org_id, acme.owner_id, "Web", "WEB")
-        with pytest.raises(ServiceError) as caught:
-            create_task(project, acme.owner_id, title="   ")
-        assert caught.value.field == "title"
-
-
 def test_html_forms_use_the_api_models_and_refuse_with_4xx(app, client, acme):
     login(client, acme.owner_email)
     too_long = client.post(f"/o/{acme.slug}/projects", data={"name": "x" * 201})

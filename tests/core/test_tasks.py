@@ -1,5 +1,6 @@
-"""Task history under real concurrency (docs/security.md#concurrency): many PATCHes of one
-task at once against the live server, on each database. Flow and forecast read the
+"""Tasks (workspace/core/tasks.py): the service refuses a blank title, and the history
+holds under real concurrency (docs/security.md#concurrency): many PATCHes of one task
+at once against the live server, on each database. Flow and forecast read the
 history, so it must be a chain: each row's old value is the previous row's new value,
 and the last row's new value is the task's current one."""
 
@@ -56,3 +57,17 @@ def test_concurrent_patches_keep_the_history_a_chain(app, live_server):
     categories = [first_state["category"]] + [r["new_category"] for r in state_rows]
     assert [r["old_category"] for r in state_rows] == categories[:-1]
     assert categories[-1] == now["state_category"]
+
+
+def test_create_task_refuses_a_blank_title_in_the_service(app, acme):
+    import pytest
+
+    from workspace.core.projects import create_project as new_project
+    from workspace.core.tasks import create_task
+    from workspace.errors import ServiceError
+
+    with app.app_context():
+        project = new_project(acme.org_id, acme.owner_id, "Web", "WEB")
+        with pytest.raises(ServiceError) as caught:
+            create_task(project, acme.owner_id, title="   ")
+        assert caught.value.field == "title"

@@ -15,8 +15,8 @@ from sqlalchemy import select
 from tests.conftest import OrgFixture, make_org
 from workspace.core.accounts import add_member, ensure_account
 from workspace.core.models import Account, AccountKind, Org, Task
+from workspace.core.planning import create_cycle
 from workspace.core.projects import create_project
-from workspace.core.workflow import create_cycle
 from workspace.extensions import db
 from workspace.seed.bulk import generate_tasks, project_shape, write_rows
 

@@ -35,8 +35,8 @@ from sqlalchemy.types import Uuid
 from workspace.core.accounts import add_member, ensure_account
 from workspace.core.models import Org, State, Task, TaskActivity
 from workspace.core.orgs import create_org
+from workspace.core.planning import create_cycle, create_module
 from workspace.core.projects import create_project
-from workspace.core.workflow import create_cycle, create_module
 from workspace.dbfunctions import random_uuid
 from workspace.extensions import db
 from workspace.types import UTCDateTime

@@ -1,29 +1,78 @@
-"""A project's workflow: its states (renamed, reordered, recategorized with the tasks
-they hold), cycles and modules, each change recorded with its actor
-(docs/projects.md)."""
+"""A project's workflow: its states, added, renamed, reordered, recategorized with the
+tasks they hold and deleted, each change recorded with its actor (docs/projects.md).
+Cycles and modules are in :mod:`workspace.core.planning`; both check names and record
+events through the helpers here."""
 
 from __future__ import annotations
 
 import uuid
-from datetime import date
 from typing import Any
 
 from sqlalchemy import case, func, insert, literal, select, update
 
 from workspace.core.events import record_event
-from workspace.core.models import (
-    Cycle,
-    Module,
-    Project,
-    State,
-    StateCategory,
-    Task,
-    TaskActivity,
-)
+from workspace.core.models import Project, State, StateCategory, Task, TaskActivity
+from workspace.core.models.projects import CLOSED_CATEGORIES
 from workspace.dbfunctions import equals_ignoring_case, random_uuid
 from workspace.errors import ConflictError, NotFoundError, ServiceError
 from workspace.extensions import db
 from workspace.types import utcnow
+
+#: A state's, cycle's or module's name: the columns hold 100 characters.
+NAME_MAX = 100
+#: The category of finished work; a project keeps at least one completed state.
+_DONE = StateCategory.COMPLETED
+
+
+# -- what states, cycles and modules share ------------------------------------------------
+
+
+def workflow_event(
+    project: Project, kind: str, actor_id: uuid.UUID | None, name: str, **data: Any
+) -> None:
+    record_event(
+        project.org_id,
+        kind,
+        actor_id=actor_id,
+        subject=name,
+        project_id=str(project.id),
+        project=project.name,
+        **data,
+    )
+
+
+def unique_name(model, project_id: uuid.UUID, name: str, noun: str) -> None:
+    if db.session.scalar(
+        select(model.id).where(
+            model.project_id == project_id,
+            equals_ignoring_case(model.name, name),
+        )
+    ):
+        raise ConflictError(f"This project already has a {noun} named '{name}'.", field="name")
+
+
+def clean_name(name: str | None, noun: str) -> str:
+    name = (name or "").strip()
+    if not name:
+        raise ServiceError(f"Give the {noun} a name.", field="name")
+    if len(name) > NAME_MAX:
+        raise ServiceError(f"A {noun} name has at most {NAME_MAX} characters.", field="name")
+    return name
+
+
+def unique_other(model, row, name: str, noun: str) -> None:
+    """No other row of this project carries ``name`` (any case)."""
+    if db.session.scalar(
+        select(model.id).where(
+            model.project_id == row.project_id,
+            model.id != row.id,
+            equals_ignoring_case(model.name, name),
+        )
+    ):
+        raise ConflictError(f"This project already has a {noun} named '{name}'.", field="name")
+
+
+# -- states -------------------------------------------------------------------------------
 
 
 def list_states(project_id: uuid.UUID) -> list[State]:
@@ -42,13 +91,7 @@ def create_state(
     *,
     actor_id: uuid.UUID | None = None,
 ) -> State:
-    if db.session.scalar(
-        select(State.id).where(
-            State.project_id == project.id,
-            equals_ignoring_case(State.name, name),
-        )
-    ):
-        raise ConflictError(f"This project already has a state named '{name}'.", field="name")
+    unique_name(State, project.id, name, "state")
     position = db.session.scalar(
         select(func.coalesce(func.max(State.position), -1) + 1).where(
             State.project_id == project.id
@@ -63,108 +106,8 @@ def create_state(
     )
     db.session.add(state)
     db.session.flush()
-    _workflow_event(project, "project.state_created", actor_id, name, category=str(category))
+    workflow_event(project, "project.state_created", actor_id, name, category=str(category))
     return state
-
-
-def list_cycles(project_id: uuid.UUID) -> list[Cycle]:
-    return list(
-        db.session.scalars(
-            select(Cycle)
-            .where(Cycle.project_id == project_id)
-            .order_by(Cycle.start_date, Cycle.name)
-        )
-    )
-
-
-def create_cycle(
-    project: Project,
-    name: str,
-    start_date: date | None,
-    end_date: date | None,
-    *,
-    actor_id: uuid.UUID | None = None,
-) -> Cycle:
-    if start_date and end_date and end_date < start_date:
-        raise ServiceError("A cycle cannot end before it starts.", field="end_date")
-    _unique_name(Cycle, project.id, name, "cycle")
-    cycle = Cycle(project_id=project.id, name=name, start_date=start_date, end_date=end_date)
-    db.session.add(cycle)
-    db.session.flush()
-    _workflow_event(project, "project.cycle_created", actor_id, name)
-    return cycle
-
-
-def list_modules(project_id: uuid.UUID) -> list[Module]:
-    return list(
-        db.session.scalars(
-            select(Module).where(Module.project_id == project_id).order_by(Module.name)
-        )
-    )
-
-
-def create_module(
-    project: Project, name: str, description: str = "", *, actor_id: uuid.UUID | None = None
-) -> Module:
-    _unique_name(Module, project.id, name, "module")
-    module = Module(project_id=project.id, name=name, description=description)
-    db.session.add(module)
-    db.session.flush()
-    _workflow_event(project, "project.module_created", actor_id, name)
-    return module
-
-
-def _workflow_event(
-    project: Project, kind: str, actor_id: uuid.UUID | None, name: str, **data: Any
-) -> None:
-    record_event(
-        project.org_id,
-        kind,
-        actor_id=actor_id,
-        subject=name,
-        project_id=str(project.id),
-        project=project.name,
-        **data,
-    )
-
-
-def _unique_name(model, project_id: uuid.UUID, name: str, noun: str) -> None:
-    if db.session.scalar(
-        select(model.id).where(
-            model.project_id == project_id,
-            equals_ignoring_case(model.name, name),
-        )
-    ):
-        raise ConflictError(f"This project already has a {noun} named '{name}'.", field="name")
-
-
-# -- workflow changes after creation (the project settings page and its JSON API) --------
-
-#: A state's, cycle's or module's name: the columns hold 100 characters.
-NAME_MAX = 100
-#: The category of finished work; a project keeps at least one completed state.
-_DONE = StateCategory.COMPLETED
-
-
-def _clean_name(name: str | None, noun: str) -> str:
-    name = (name or "").strip()
-    if not name:
-        raise ServiceError(f"Give the {noun} a name.", field="name")
-    if len(name) > NAME_MAX:
-        raise ServiceError(f"A {noun} name has at most {NAME_MAX} characters.", field="name")
-    return name
-
-
-def _unique_other(model, row, name: str, noun: str) -> None:
-    """No other row of this project carries ``name`` (any case)."""
-    if db.session.scalar(
-        select(model.id).where(
-            model.project_id == row.project_id,
-            model.id != row.id,
-            equals_ignoring_case(model.name, name),
-        )
-    ):
-        raise ConflictError(f"This project already has a {noun} named '{name}'.", field="name")
 
 
 def get_state(project: Project, state_id: uuid.UUID) -> State:
@@ -231,7 +174,7 @@ def _others_in(state: State, category: str) -> int:
 def _check_recategorize(state: State, category: StateCategory) -> None:
     if state.category == category:
         return
-    if state.is_default and category in (StateCategory.COMPLETED, StateCategory.CANCELLED):
+    if state.is_default and category in CLOSED_CATEGORIES:
         raise ServiceError(
             f"'{state.name}' is the state new tasks start in; it cannot be completed or cancelled.",
             field="category",
@@ -314,7 +257,7 @@ def _recategorize(
     for obj in list(db.session.identity_map.values()):
         if isinstance(obj, Task) and obj.state_id == state.id:
             db.session.expire(obj)
-    _workflow_event(
+    workflow_event(
         project,
         "project.state_recategorized",
         actor_id,
@@ -349,12 +292,12 @@ def update_state(
     close up) or recategorize a state; each records its own event. Returns how many
     tasks moved category (0 unless the category changed)."""
     if name is not None:
-        name = _clean_name(name, "state")
+        name = clean_name(name, "state")
         if name != state.name:
-            _unique_other(State, state, name, "state")
+            unique_other(State, state, name, "state")
             old_name, state.name = state.name, name
             db.session.flush()
-            _workflow_event(project, "project.state_renamed", actor_id, name, old_name=old_name)
+            workflow_event(project, "project.state_renamed", actor_id, name, old_name=old_name)
     if position is not None:
         if position < 0:
             raise ServiceError("A position is 0 or more.", field="position")
@@ -362,7 +305,7 @@ def update_state(
         _move(state, position)
         db.session.flush()
         if state.position != before:
-            _workflow_event(
+            workflow_event(
                 project,
                 "project.state_moved",
                 actor_id,
@@ -414,85 +357,10 @@ def delete_state(project: Project, state: State, actor_id: uuid.UUID | None) -> 
     db.session.delete(state)
     db.session.flush()
     _renumber(project.id)
-    _workflow_event(project, "project.state_deleted", actor_id, name)
+    workflow_event(project, "project.state_deleted", actor_id, name)
     db.session.flush()
 
 
 def _renumber(project_id: uuid.UUID) -> None:
     for index, row in enumerate(list_states(project_id)):
         row.position = index
-
-
-def get_cycle(project: Project, cycle_id: uuid.UUID) -> Cycle:
-    cycle = db.session.get(Cycle, cycle_id)
-    if cycle is None or cycle.project_id != project.id:
-        raise NotFoundError("No such cycle in this project.")
-    return cycle
-
-
-def update_cycle(
-    project: Project, cycle: Cycle, actor_id: uuid.UUID | None, changes: dict[str, Any]
-) -> Cycle:
-    """Apply ``changes`` (``name``, ``start_date``, ``end_date``; ``None`` clears a
-    date). Records ``project.cycle_updated`` with what changed."""
-    unknown = set(changes) - {"name", "start_date", "end_date"}
-    if unknown:
-        raise ServiceError(f"These fields cannot be changed: {', '.join(sorted(unknown))}.")
-    if "name" in changes:
-        changes["name"] = _clean_name(changes["name"], "cycle")
-        _unique_other(Cycle, cycle, changes["name"], "cycle")
-    start = changes.get("start_date", cycle.start_date)
-    end = changes.get("end_date", cycle.end_date)
-    if start and end and end < start:
-        raise ServiceError(
-            f"A cycle cannot end ({end.isoformat()}) before it starts ({start.isoformat()}).",
-            field="end_date",
-        )
-    diff = _apply(cycle, changes)
-    if diff:
-        _workflow_event(project, "project.cycle_updated", actor_id, cycle.name, changes=diff)
-    db.session.flush()
-    return cycle
-
-
-def get_module(project: Project, module_id: uuid.UUID) -> Module:
-    module = db.session.get(Module, module_id)
-    if module is None or module.project_id != project.id:
-        raise NotFoundError("No such module in this project.")
-    return module
-
-
-def update_module(
-    project: Project, module: Module, actor_id: uuid.UUID | None, changes: dict[str, Any]
-) -> Module:
-    """Apply ``changes`` (``name``, ``description``). Records ``project.module_updated``."""
-    unknown = set(changes) - {"name", "description"}
-    if unknown:
-        raise ServiceError(f"These fields cannot be changed: {', '.join(sorted(unknown))}.")
-    if "name" in changes:
-        changes["name"] = _clean_name(changes["name"], "module")
-        _unique_other(Module, module, changes["name"], "module")
-    if changes.get("description") is None and "description" in changes:
-        changes["description"] = ""
-    diff = _apply(module, changes)
-    if diff:
-        _workflow_event(project, "project.module_updated", actor_id, module.name, changes=diff)
-    db.session.flush()
-    return module
-
-
-def _apply(row, changes: dict[str, Any]) -> dict[str, list]:
-    """Set each changed attribute; ``field -> [old, new]`` for the event (as
-    ``project.updated`` records them)."""
-    diff: dict[str, list] = {}
-    for field, new in changes.items():
-        old = getattr(row, field)
-        if old != new:
-            diff[field] = [_plain(old), _plain(new)]
-            setattr(row, field, new)
-    db.session.flush()
-    return diff
-
-
-def _plain(value: Any) -> Any:
-    return value.isoformat() if isinstance(value, date) else value

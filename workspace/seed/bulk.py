@@ -28,7 +28,7 @@ from workspace.core.models import (
     TaskActivity,
     TaskKind,
 )
-from workspace.core.workflow import create_cycle, create_module
+from workspace.core.planning import create_cycle, create_module
 from workspace.extensions import db
 
 MODULES = ["Auth", "Billing", "Search", "Onboarding", "Reporting"]

@@ -18,6 +18,7 @@ from workspace.core.models import (
     StateCategory,
     Task,
 )
+from workspace.core.planning import update_cycle, update_module
 from workspace.core.projects import (
     create_project,
     delete_project,
@@ -27,13 +28,7 @@ from workspace.core.projects import (
     update_project,
 )
 from workspace.core.tasks import update_task
-from workspace.core.workflow import (
-    create_state,
-    delete_state,
-    update_cycle,
-    update_module,
-    update_state,
-)
+from workspace.core.workflow import create_state, delete_state, update_state
 from workspace.extensions import db
 from workspace.seed.bulk import ProjectShape, generate_tasks, project_shape, write_rows
 from workspace.seed.demo import Demo

@@ -11,7 +11,7 @@ import uuid
 
 from workspace.api import operation
 from workspace.api.blueprints import api_blueprint
-from workspace.core import accounts, comments, events, projects, tasks, workflow
+from workspace.core import accounts, comments, events, planning, projects, tasks, workflow
 from workspace.core.schemas import (
     ActivityOut,
     CommentCreate,
@@ -236,7 +236,7 @@ def create_state(org_id: uuid.UUID, project_id: uuid.UUID, access: Access, body:
 )
 def list_cycles(org_id: uuid.UUID, project_id: uuid.UUID, access: Access):
     project = projects.get_project(access.org.id, project_id)
-    return [CycleOut.model_validate(c) for c in workflow.list_cycles(project.id)]
+    return [CycleOut.model_validate(c) for c in planning.list_cycles(project.id)]
 
 
 @bp.post("/projects/<uuid:project_id>/cycles")
@@ -250,7 +250,7 @@ def list_cycles(org_id: uuid.UUID, project_id: uuid.UUID, access: Access):
     errors=(400, 401, 403, 404, 409),
 )
 def create_cycle(org_id: uuid.UUID, project_id: uuid.UUID, access: Access, body: CycleCreate):
-    cycle = workflow.create_cycle(
+    cycle = planning.create_cycle(
         projects.get_project(access.org.id, project_id),
         body.name,
         body.start_date,
@@ -266,7 +266,7 @@ def create_cycle(org_id: uuid.UUID, project_id: uuid.UUID, access: Access, body:
 )
 def list_modules(org_id: uuid.UUID, project_id: uuid.UUID, access: Access):
     project = projects.get_project(access.org.id, project_id)
-    return [ModuleOut.model_validate(m) for m in workflow.list_modules(project.id)]
+    return [ModuleOut.model_validate(m) for m in planning.list_modules(project.id)]
 
 
 @bp.post("/projects/<uuid:project_id>/modules")
@@ -280,7 +280,7 @@ def list_modules(org_id: uuid.UUID, project_id: uuid.UUID, access: Access):
     errors=(400, 401, 403, 404, 409),
 )
 def create_module(org_id: uuid.UUID, project_id: uuid.UUID, access: Access, body: ModuleCreate):
-    module = workflow.create_module(
+    module = planning.create_module(
         projects.get_project(access.org.id, project_id),
         body.name,
         body.description,

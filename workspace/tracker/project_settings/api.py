@@ -11,7 +11,7 @@ import uuid
 
 from workspace.api import operation
 from workspace.api.blueprints import api_blueprint
-from workspace.core import projects, workflow
+from workspace.core import planning, projects, workflow
 from workspace.core.schemas import (
     CycleOut,
     CyclePatch,
@@ -87,9 +87,9 @@ def update_cycle(
     """Only the fields sent change; ``null`` clears a date. The end is never before
     the start."""
     project = projects.get_project(access.org.id, project_id)
-    cycle = workflow.update_cycle(
+    cycle = planning.update_cycle(
         project,
-        workflow.get_cycle(project, cycle_id),
+        planning.get_cycle(project, cycle_id),
         access.account.id,
         body.model_dump(include=body.model_fields_set),
     )
@@ -113,9 +113,9 @@ def update_module(
     body: ModulePatch,
 ):
     project = projects.get_project(access.org.id, project_id)
-    module = workflow.update_module(
+    module = planning.update_module(
         project,
-        workflow.get_module(project, module_id),
+        planning.get_module(project, module_id),
         access.account.id,
         body.model_dump(include=body.model_fields_set),
     )

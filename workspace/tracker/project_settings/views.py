@@ -14,7 +14,7 @@ from typing import Any
 from flask import Blueprint, flash, redirect, render_template, request, url_for
 
 from workspace.auth.guards import page
-from workspace.core import projects, workflow
+from workspace.core import planning, projects, workflow
 from workspace.core.models import MembershipSource, ProjectRole, StateCategory
 from workspace.core.schemas import (
     ArchiveForm,
@@ -56,8 +56,8 @@ def _settings_page(
         project=project,
         states=workflow.list_states(project.id),
         counts=workflow.state_task_counts(project.id),
-        cycles=workflow.list_cycles(project.id),
-        modules=workflow.list_modules(project.id),
+        cycles=planning.list_cycles(project.id),
+        modules=planning.list_modules(project.id),
         admins=projects.project_admins(project),
         can_edit=can(access, "project.edit", project.id),
         can_workflow=can(access, "project.manage_workflow", project.id),
@@ -249,7 +249,7 @@ def add_cycle(org: str, project_id: uuid.UUID, access: Access):
     project = projects.get_project(access.org.id, project_id)
     try:
         form = parse_form(CycleCreate)
-        cycle = workflow.create_cycle(
+        cycle = planning.create_cycle(
             project, form.name, form.start_date, form.end_date, actor_id=access.account.id
         )
     except ServiceError as exc:
@@ -263,9 +263,9 @@ def update_cycle(org: str, project_id: uuid.UUID, cycle_id: uuid.UUID, access: A
     """The whole row: a blank date clears it."""
     project = projects.get_project(access.org.id, project_id)
     try:
-        cycle = workflow.get_cycle(project, cycle_id)
+        cycle = planning.get_cycle(project, cycle_id)
         form = parse_form(CycleCreate)
-        workflow.update_cycle(project, cycle, access.account.id, form.model_dump())
+        planning.update_cycle(project, cycle, access.account.id, form.model_dump())
     except ServiceError as exc:
         if exc.status == 404:
             raise
@@ -279,7 +279,7 @@ def add_module(org: str, project_id: uuid.UUID, access: Access):
     project = projects.get_project(access.org.id, project_id)
     try:
         form = parse_form(ModuleCreate)
-        module = workflow.create_module(
+        module = planning.create_module(
             project, form.name, form.description, actor_id=access.account.id
         )
     except ServiceError as exc:
@@ -293,9 +293,9 @@ def update_module(org: str, project_id: uuid.UUID, module_id: uuid.UUID, access:
     """The whole row: a blank description clears it."""
     project = projects.get_project(access.org.id, project_id)
     try:
-        module = workflow.get_module(project, module_id)
+        module = planning.get_module(project, module_id)
         form = parse_form(ModuleCreate)
-        workflow.update_module(project, module, access.account.id, form.model_dump())
+        planning.update_module(project, module, access.account.id, form.model_dump())
     except ServiceError as exc:
         if exc.status == 404:
             raise

@@ -9,7 +9,7 @@ from datetime import date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from workspace.core import accounts, comments, tasks, workflow
+from workspace.core import accounts, comments, planning, tasks, workflow
 from workspace.core.models import Account, Comment, Priority, Task, TaskActivity, TaskKind
 from workspace.security.permissions import Access, can
 from workspace.types import utcnow
@@ -69,8 +69,8 @@ def choices(access: Access, task: Task) -> Choices:
     members = accounts.list_members(access.org.id, include_inactive=True)
     return Choices(
         states=workflow.list_states(task.project_id),
-        cycles=workflow.list_cycles(task.project_id),
-        modules=workflow.list_modules(task.project_id),
+        cycles=planning.list_cycles(task.project_id),
+        modules=planning.list_modules(task.project_id),
         assignees=[m.account for m in members if m.active],
         names={m.account_id: m.account for m in members},
     )

@@ -21,7 +21,7 @@ from workspace.analytics import rollups
 from workspace.analytics import service as analytics
 from workspace.analytics.scope import make_scope
 from workspace.analytics.vocabulary import Dimension, Metric
-from workspace.core import comments, projects, tasks, workflow
+from workspace.core import comments, projects, task_lists, tasks, workflow
 from workspace.core.models import Priority, State, TaskKind
 from workspace.core.models.projects import COUNTED_CATEGORIES
 from workspace.core.schemas import ActivityOut, CommentOut, TaskOut
@@ -61,7 +61,7 @@ class ListTasksArgs(Args):
     assigned_to_me: bool = Field(False, description="Only tasks assigned to this agent.")
     open_only: bool = Field(False, description="Leave out completed and cancelled tasks.")
     limit: int = Field(50, ge=1, le=100)
-    offset: int = Field(0, ge=0, le=tasks.MAX_OFFSET)
+    offset: int = Field(0, ge=0, le=task_lists.MAX_OFFSET)
 
 
 class TaskArgs(Args):
@@ -166,13 +166,13 @@ def list_tasks(access: Access, args: ListTasksArgs) -> dict[str, Any]:
     if args.project_id is not None:
         # Another org's project is a 404, as in every other lookup, not an empty list.
         projects.get_project(access.org.id, args.project_id)
-    flt = tasks.TaskFilter(
+    flt = task_lists.TaskFilter(
         project_id=args.project_id,
         state_category=args.state_category,
         assignee_id=access.account.id if args.assigned_to_me else None,
         open_only=args.open_only,
     )
-    rows, total = tasks.list_tasks(access.org.id, flt, limit=args.limit, offset=args.offset)
+    rows, total = task_lists.list_tasks(access.org.id, flt, limit=args.limit, offset=args.offset)
     return {"total": total, "tasks": [_task_json(t) for t in rows]}
 
 

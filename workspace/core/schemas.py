@@ -20,7 +20,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from workspace.core.models import Priority, ProjectRole, StateCategory, TaskKind
-from workspace.core.tasks import MAX_OFFSET
+from workspace.core.task_lists import MAX_OFFSET
 from workspace.inputs import InputModel, OutputModel, QueryModel, absent
 
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
@@ -238,7 +238,7 @@ class ProjectListQuery(QueryModel):
     include_archived: bool = False
 
 
-#: A column a task list sorts by (``workspace.core.tasks.SORTS``).
+#: A column a task list sorts by (``workspace.core.task_lists.SORTS``).
 TaskSort = Literal[
     "key", "title", "state", "priority", "kind", "assignee", "due", "created", "updated"
 ]

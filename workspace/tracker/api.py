@@ -11,7 +11,16 @@ import uuid
 
 from workspace.api import operation
 from workspace.api.blueprints import api_blueprint
-from workspace.core import accounts, comments, events, planning, projects, tasks, workflow
+from workspace.core import (
+    accounts,
+    comments,
+    events,
+    planning,
+    projects,
+    task_lists,
+    tasks,
+    workflow,
+)
 from workspace.core.schemas import (
     ActivityOut,
     CommentCreate,
@@ -304,13 +313,13 @@ def list_project_tasks(
     org_id: uuid.UUID, project_id: uuid.UUID, access: Access, query: TaskListQuery
 ):
     project = projects.get_project(access.org.id, project_id)
-    flt = tasks.TaskFilter(
+    flt = task_lists.TaskFilter(
         **query.model_dump(exclude={"limit", "offset", "project_id", "q", "pql", "sort", "dir"}),
         project_id=project.id,
         search=query.q or None,
         condition=listing.pql_condition(access, query.pql),
     )
-    rows, total = tasks.list_tasks(
+    rows, total = task_lists.list_tasks(
         access.org.id,
         flt,
         limit=query.limit,

@@ -19,7 +19,7 @@ from sqlalchemy import ColumnElement
 from werkzeug.datastructures import MultiDict
 
 from workspace.analytics.pql import PQLError, compile_pql
-from workspace.core import tasks, workflow
+from workspace.core import task_lists, tasks, workflow
 from workspace.core.models import Priority, Project, State, StateCategory, Task
 from workspace.core.schemas import PqlText, TaskSearch, TaskSort
 from workspace.inputs import InputModel, QueryModel, validation_errors
@@ -47,7 +47,7 @@ class ListPageQuery(QueryModel):
     sort: TaskSort = "created"
     dir: Literal["asc", "desc"] = "desc"
     category: Category | None = None
-    offset: int = Field(default=0, ge=0, le=tasks.MAX_OFFSET)
+    offset: int = Field(default=0, ge=0, le=task_lists.MAX_OFFSET)
     view: Literal["list", "board"] = "list"
 
     def url_args(self, **override: Any) -> dict[str, Any]:
@@ -93,10 +93,10 @@ class TaskList:
         return self.query.offset + PAGE_SIZE
 
 
-def task_filter(access: Access, project: Project, query: ListPageQuery) -> tasks.TaskFilter:
+def task_filter(access: Access, project: Project, query: ListPageQuery) -> task_lists.TaskFilter:
     """The service filter for ``query``; raises ``PQLError`` (400 on ``pql``, naming
     the line and column) when the filter cannot run."""
-    return tasks.TaskFilter(
+    return task_lists.TaskFilter(
         project_id=project.id,
         state_category=query.category,
         search=query.q or None,
@@ -124,12 +124,12 @@ def run_list(access: Access, project: Project, query: ListPageQuery) -> TaskList
     descending = query.dir == "desc"
     if query.view == "board":
         shown = [s for s in states if query.category in (None, s.category)]
-        result.columns = tasks.board_columns(
+        result.columns = task_lists.board_columns(
             access.org.id, flt, shown, cap=BOARD_CAP, sort=query.sort, descending=descending
         )
         result.total = sum(total for _, _, total in result.columns)
     else:
-        result.rows, result.total = tasks.list_tasks(
+        result.rows, result.total = task_lists.list_tasks(
             access.org.id,
             flt,
             limit=PAGE_SIZE,

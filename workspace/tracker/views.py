@@ -22,7 +22,7 @@ from flask import (
 
 from workspace.auth.guards import page
 from workspace.auth.sessions import current_account
-from workspace.core import accounts, orgs, projects, tasks, workflow
+from workspace.core import accounts, orgs, projects, task_lists, tasks, workflow
 from workspace.core.models import Priority, TaskKind
 from workspace.core.schemas import OrgCreate, ProjectCreate, TaskCreate, TaskPatch
 from workspace.errors import ServiceError
@@ -58,8 +58,10 @@ def new_org():
 @bp.get("/o/<org>/")
 @page(action="org.read")
 def org_home(org: str, access: Access):
-    mine, _ = tasks.list_tasks(
-        access.org.id, tasks.TaskFilter(assignee_id=access.account.id, open_only=True), limit=10
+    mine, _ = task_lists.list_tasks(
+        access.org.id,
+        task_lists.TaskFilter(assignee_id=access.account.id, open_only=True),
+        limit=10,
     )
     return render_template(
         "tracker/org_home.html",

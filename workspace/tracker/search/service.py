@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from workspace.core import accounts, tasks
+from workspace.core import accounts, task_lists
 from workspace.core.models import Task
 from workspace.security.permissions import Access
 from workspace.tracker.listing import PAGE_SIZE, ListPageQuery, pql_condition
@@ -28,12 +28,12 @@ def search_tasks(access: Access, query: ListPageQuery) -> SearchResult:
     """One page of the org's tasks matching ``query`` and how many match; archived
     and deleted tasks never show (as on a project's list). Raises ``PQLError`` (400
     on ``pql``) when the filter cannot run."""
-    flt = tasks.TaskFilter(
+    flt = task_lists.TaskFilter(
         state_category=query.category,
         search=query.q or None,
         condition=pql_condition(access, query.pql),
     )
-    rows, total = tasks.list_tasks(
+    rows, total = task_lists.list_tasks(
         access.org.id,
         flt,
         limit=PAGE_SIZE,

@@ -8,8 +8,9 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from workspace.agents import ask, client, credits, members, settings
+from workspace.agents import ask, credits, endpoints, members, settings
 from workspace.agents.models import settings_for
+from workspace.agents.quirks import Quirks
 from workspace.agents.schemas import (
     AgentCreate,
     AgentCreated,
@@ -41,8 +42,8 @@ def settings_out(org_id: uuid.UUID) -> AiSettingsOut:
         model=row.model,
         has_api_key=row.has_api_key,
         api_version=row.api_version,
-        azure=client.is_azure(row.base_url),
-        learnt=client.Quirks.load(row.quirks, row.model).describe(),
+        azure=endpoints.is_azure(row.base_url),
+        learnt=Quirks.load(row.quirks, row.model).describe(),
         updated_at=row.updated_at,
     )
 

@@ -9,11 +9,9 @@ offline interpreter still charts the same words, with a note saying why the mode
 not (``model_note``). Only when it does not understand them either is the answer the
 default chart, count by status. Every attempt is kept as an :class:`AiRun`.
 
-Limits (docs/security.md#limits): asks are rate limited per member and per org
-(``ASK_RATE_PER_MEMBER``, ``ASK_RATE_PER_ORG``, in the rate limiter's storage); at
-most ``ASK_MAX_IN_FLIGHT_PER_ORG`` model calls of one org are under way at once; the
-credits of a model call are reserved before it (:mod:`workspace.agents.credits`);
-token counts the provider reports are bounded before they are stored.
+Limits (docs/security.md#limits): the rates, the calls in flight and the credits
+reserved before a model call are :mod:`workspace.agents.ask_limits`; token counts the
+provider reports are bounded here before they are stored.
 """
 
 from __future__ import annotations
@@ -23,12 +21,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from flask import current_app
-from limits import parse as parse_rate
 from sqlalchemy import select
 
-from workspace.agents import client, credits, offline
+from workspace.agents import client, credits, endpoints, offline
+from workspace.agents.ask_limits import check_rate, reserve
 from workspace.agents.models import AiRun, AiSettings, settings_for
+from workspace.agents.quirks import Quirks
 from workspace.agents.spec import DEFAULT, KINDS, PRIORITIES, ChartSpec, parse_answer
 from workspace.analytics import service as analytics
 from workspace.analytics.dimensions import UNASSIGNED
@@ -37,10 +35,9 @@ from workspace.analytics.vocabulary import DIMENSIONS, METRICS
 from workspace.core.models import Account, Project, State, StateCategory
 from workspace.core.projects import DEFAULT_STATES
 from workspace.errors import ServiceError
-from workspace.extensions import db, limiter
+from workspace.extensions import db
 from workspace.inputs import fit_external
 from workspace.security.crypto import SecretUnreadable, unseal
-from workspace.transaction import commit_early
 
 MAX_REQUEST = 500
 RAW_LIMIT = 4000
@@ -52,13 +49,6 @@ MAX_REASONING_TOKENS = 2000
 #: A token count a provider reports beyond this is not believed: it is stored as this
 #: (and charged as this), so no report can overflow a column.
 MAX_REPORTED_TOKENS = 10_000_000
-#: Defaults of the app settings of the same names (docs/security.md#limits).
-ASK_RATE_PER_MEMBER = "10 per minute"
-ASK_RATE_PER_ORG = "60 per minute"
-ASK_MAX_IN_FLIGHT_PER_ORG = 2
-IN_FLIGHT_MESSAGE = (
-    "Too many questions are being answered for this organization right now; try again in a moment."
-)
 
 #: Strict structured output (OpenAI ``response_format`` json_schema): every property
 #: required, the optional narrowing as nullable enums.
@@ -97,12 +87,6 @@ def reserved_credits(answer_tokens: int = MAX_ANSWER_TOKENS) -> int:
 RESERVED_CREDITS = reserved_credits()
 
 
-class TooManyAsks(ServiceError):
-    """An ask refused by a rate limit or the in-flight bound: try again shortly."""
-
-    status = 429
-
-
 @dataclass
 class Attempt:
     """How the spec was obtained, before the points are computed."""
@@ -130,69 +114,7 @@ def reported_tokens(value: int) -> int:
     return min(max(value, 0), MAX_REPORTED_TOKENS)
 
 
-def check_rate(org_id: uuid.UUID, account_id: uuid.UUID) -> None:
-    """Count one ask against the member's and the org's rate; over either: 429.
-
-    Counted in the rate limiter's storage (``RATELIMIT_STORAGE_URI``, shared by every
-    worker when it is Redis or Memcached); off when the limiter is (``RATELIMIT_ENABLED``)."""
-    if not (limiter.enabled and limiter.initialized):
-        return
-    config = current_app.config
-    member_rate = config.get("ASK_RATE_PER_MEMBER", ASK_RATE_PER_MEMBER)
-    org_rate = config.get("ASK_RATE_PER_ORG", ASK_RATE_PER_ORG)
-    checks = [
-        (
-            parse_rate(member_rate),
-            ("ask-member", str(org_id), str(account_id)),
-            f"You are asking too often (at most {member_rate}); try again in a moment.",
-        ),
-        (
-            parse_rate(org_rate),
-            ("ask-org", str(org_id)),
-            f"This organization is asking too often (at most {org_rate}); try again in a moment.",
-        ),
-    ]
-    strategy = limiter.limiter
-    for item, keys, message in checks:
-        if not strategy.test(item, *keys):
-            raise TooManyAsks(message)
-    for item, keys, _message in checks:
-        strategy.hit(item, *keys)
-
-
-def _reserve(
-    row: AiSettings, text: str, org_id: uuid.UUID, account: Account, now: datetime, reserve: int
-) -> AiRun | None:
-    """Write the ask's run as ``running`` with its credits reserved, and commit it so
-    concurrent asks (in any worker) see it; None when the pool is used up. Under the
-    org's lock, so two asks cannot both take the last credits or the last slot."""
-    credits.lock_pool(org_id)
-    left = credits.pool_limit(org_id) - credits.used(org_id, now)
-    if left <= 0:
-        return None
-    flying = int(current_app.config.get("ASK_MAX_IN_FLIGHT_PER_ORG", ASK_MAX_IN_FLIGHT_PER_ORG))
-    if credits.in_flight(org_id, now) >= flying:
-        raise TooManyAsks(IN_FLIGHT_MESSAGE)
-    run = AiRun(
-        org_id=org_id,
-        account_id=account.id,
-        actor_kind=account.kind,
-        prompt=text,
-        model=row.model,
-        outcome=credits.RUNNING,
-        metric=DEFAULT.metric,
-        dimension=DEFAULT.dimension,
-        title=DEFAULT.title,
-        credits_charged=min(reserve, left),
-        created_at=now,
-    )
-    db.session.add(run)
-    db.session.flush()
-    commit_early("the reservation must be visible to concurrent asks")
-    return run
-
-
-def _learnt(row: AiSettings, model: str, quirks: client.Quirks, learnt: list[str]) -> str:
+def _learnt(row: AiSettings, model: str, quirks: Quirks, learnt: list[str]) -> str:
     """Keep what the provider taught for the next ask; the line the run records."""
     if not learnt:
         return ""
@@ -204,9 +126,9 @@ def _ask_model(
     row: AiSettings, text: str, org_id: uuid.UUID, account: Account, now: datetime
 ) -> Attempt:
     model = row.model
-    quirks = client.Quirks.load(row.quirks, model)
+    quirks = Quirks.load(row.quirks, model)
     answer_tokens = MAX_REASONING_TOKENS if quirks.max_completion_tokens else MAX_ANSWER_TOKENS
-    run = _reserve(row, text, org_id, account, now, reserved_credits(answer_tokens))
+    run = reserve(row, text, org_id, account, now, reserved_credits(answer_tokens))
     if run is None:
         return Attempt(DEFAULT, "credits_exhausted", fallback=True, model=model)
     try:
@@ -214,7 +136,7 @@ def _ask_model(
     except SecretUnreadable:
         return Attempt(DEFAULT, "key_unreadable", fallback=True, model=model, run=run)
     messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": text}]
-    target = client.Target(row.base_url, key, model, row.api_version)
+    target = endpoints.Target(row.base_url, key, model, row.api_version)
     try:
         answer = client.chat(
             target,

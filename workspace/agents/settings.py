@@ -11,8 +11,9 @@ import uuid
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from workspace.agents import client
+from workspace.agents import client, endpoints
 from workspace.agents.models import AiSettings, settings_for
+from workspace.agents.quirks import Quirks
 from workspace.core.events import record_event
 from workspace.errors import ServiceError
 from workspace.extensions import db
@@ -54,10 +55,10 @@ _BASE_URL_HELP = (
 def check_endpoint(base_url: str, api_version: str | None = None) -> Endpoint:
     """The base URL as it is stored, or a ServiceError saying what to fix."""
     try:
-        base_url, pasted_version = client.normalize_base_url(base_url)
+        base_url, pasted_version = endpoints.normalize_base_url(base_url)
         parts = urlsplit(base_url)
         parts.port  # noqa: B018 - raises ValueError for a port out of range
-    except client.ExtraQuery:
+    except endpoints.ExtraQuery:
         raise ServiceError(
             "The base URL takes no query (other than Azure's api-version) or fragment; "
             "put the key in API key.",
@@ -71,23 +72,23 @@ def check_endpoint(base_url: str, api_version: str | None = None) -> Endpoint:
         raise ServiceError(
             "The base URL takes no credentials; put the key in API key.", field="base_url"
         )
-    if not client.is_azure(base_url):
+    if not endpoints.is_azure(base_url):
         return Endpoint(base_url, None)  # an api-version means nothing elsewhere
-    if not client.is_azure_deployment(base_url) and not parts.path.startswith("/openai/v1"):
+    if not endpoints.is_azure_deployment(base_url) and not parts.path.startswith("/openai/v1"):
         raise ServiceError(
             "For Azure OpenAI give the deployment URL, "
             "https://RESOURCE.openai.azure.com/openai/deployments/DEPLOYMENT.",
             field="base_url",
         )
     version = (api_version or "").strip() or pasted_version
-    if client.is_azure_deployment(base_url) and not version:
+    if endpoints.is_azure_deployment(base_url) and not version:
         raise ServiceError(
-            f"Azure OpenAI needs an api-version, e.g. {client.AZURE_DEFAULT_API_VERSION}.",
+            f"Azure OpenAI needs an api-version, e.g. {endpoints.AZURE_DEFAULT_API_VERSION}.",
             field="api_version",
         )
-    if version and not client.valid_api_version(version):
+    if version and not endpoints.valid_api_version(version):
         raise ServiceError(
-            f"An api-version looks like {client.AZURE_DEFAULT_API_VERSION}.", field="api_version"
+            f"An api-version looks like {endpoints.AZURE_DEFAULT_API_VERSION}.", field="api_version"
         )
     return Endpoint(base_url, version)
 
@@ -164,7 +165,7 @@ def _target(
     model: str | None,
     api_key: str | None,
     api_version: str | None,
-) -> client.Target:
+) -> endpoints.Target:
     """The endpoint to test: what was typed, the saved value for what was left blank.
     The stored key goes only to the host it was given for."""
     base_url = (base_url or "").strip() or (row.base_url if row else "")
@@ -190,7 +191,7 @@ def _target(
             raise ServiceError(
                 "The stored API key cannot be read; enter it again.", field="api_key"
             ) from None
-    return client.Target(endpoint.base_url, key, model, endpoint.api_version)
+    return endpoints.Target(endpoint.base_url, key, model, endpoint.api_version)
 
 
 def test_settings(
@@ -213,7 +214,7 @@ def test_settings(
     # Values that cannot be tested (a bad URL, no key for a new host) are a 400 by field.
     target = _target(row, base_url, model, api_key, api_version)
     saved = row is not None and row.base_url == target.base_url
-    quirks = client.Quirks.load(row.quirks, target.model) if saved else client.Quirks()
+    quirks = Quirks.load(row.quirks, target.model) if saved else Quirks()
     try:
         answer = client.chat(
             target,
@@ -233,7 +234,7 @@ def test_settings(
 
 
 def _keep(
-    row: AiSettings | None, target: client.Target, quirks: client.Quirks, learnt: list[str]
+    row: AiSettings | None, target: endpoints.Target, quirks: Quirks, learnt: list[str]
 ) -> None:
     if learnt and row is not None and (row.base_url, row.model) == (target.base_url, target.model):
         row.quirks = quirks.store(row.quirks, row.model)

@@ -14,10 +14,11 @@ from typing import Any
 
 from flask import Blueprint, flash, redirect, render_template, request, url_for
 
-from workspace.agents import ask, client, credits, members, settings, widgets
+from workspace.agents import ask, credits, endpoints, members, settings, widgets
 from workspace.agents.models import settings_for
+from workspace.agents.quirks import Quirks
 from workspace.agents.schemas import AgentCreate, AiSettingsIn, AiTestIn, AskIn, SaveAnswerIn
-from workspace.analytics import charts
+from workspace.analytics import charts, dimensions
 from workspace.analytics.scope import make_scope
 from workspace.auth.guards import page
 from workspace.core import projects
@@ -49,8 +50,8 @@ def _render_settings(access: Access, form, *, errors=None, result=None, status=2
         nav_active="settings",
         settings_active="agents_pages.ai_settings",
         row=row,
-        learnt=client.Quirks.load(row.quirks, row.model).describe() if row else [],
-        azure_version=client.AZURE_DEFAULT_API_VERSION,
+        learnt=Quirks.load(row.quirks, row.model).describe() if row else [],
+        azure_version=endpoints.AZURE_DEFAULT_API_VERSION,
         form=form,
         errors=errors or {},
         result=result,
@@ -195,9 +196,10 @@ def ask_page(org: str, access: Access):
             figures={
                 "ask": charts.to_json(
                     charts.points_figure(
-                        answer["points"],
+                        dimensions.drawable(
+                            access.org.id, answer["points"], answer.get("dimension")
+                        ),
                         dimension=answer.get("dimension"),
-                        org_id=access.org.id,
                     )
                 )
             },

@@ -150,7 +150,7 @@ def _sign_in(client, username="ada"):
 
 
 def test_in_chain_filter_asks_ad_for_nested_groups_with_the_dn_escaped():
-    from workspace.identity.ldap.groups import in_chain_filter
+    from workspace.identity.ldap.filters import in_chain_filter
 
     dn = "CN=Smith\\, J (ops)*,OU=People,DC=corp,DC=example"
     built = in_chain_filter(dn)
@@ -166,7 +166,7 @@ def test_in_chain_filter_asks_ad_for_nested_groups_with_the_dn_escaped():
 
 
 def test_member_and_posix_filters_escape_what_they_insert():
-    from workspace.identity.ldap.groups import member_filter, posix_filter
+    from workspace.identity.ldap.filters import member_filter, posix_filter
 
     assert member_filter(["cn=a*,dc=x"]) == "(|(member=cn=a\\2a,dc=x)(uniqueMember=cn=a\\2a,dc=x))"
     assert (
@@ -175,7 +175,8 @@ def test_member_and_posix_filters_escape_what_they_insert():
 
 
 def test_dn_matching_ignores_case_spacing_and_escape_spelling():
-    from workspace.identity.ldap.groups import DirectoryGroup, PersonGroups, dn_key
+    from workspace.identity.ldap.filters import dn_key
+    from workspace.identity.ldap.groups import DirectoryGroup, PersonGroups
 
     assert dn_key("CN=Eng , OU=Groups,DC=Acme") == dn_key("cn=eng,ou=groups,dc=acme")
     assert dn_key("cn=Ops\\2C Night,dc=x") == dn_key("cn=ops\\, night,dc=x")

@@ -12,12 +12,9 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from string import hexdigits
 
 import ldap3
 from ldap3.core import exceptions as ldap_exc
-from ldap3.utils.conv import escape_filter_chars
-from ldap3.utils.dn import parse_dn
 
 from workspace.core.accounts import find_account
 from workspace.core.events import record_event
@@ -26,7 +23,14 @@ from workspace.errors import NotFoundError, ServiceError
 from workspace.identity.groupsync import service as groupsync
 from workspace.identity.ldap import directory
 from workspace.identity.ldap.directory import DirectoryError, DirectorySettings, Entry
-from workspace.identity.ldap.filters import fill_filter
+from workspace.identity.ldap.filters import (
+    DnKey,
+    dn_key,
+    fill_filter,
+    in_chain_filter,
+    member_filter,
+    posix_filter,
+)
 from workspace.identity.ldap.models import LdapConnection, connection_for
 from workspace.identity.ldap.service import settings_for
 
@@ -42,10 +46,6 @@ MAX_GROUPS = 1000
 BATCH = 50
 #: rootDSE supportedCapabilities of Active Directory (LDAP_CAP_ACTIVE_DIRECTORY_OID).
 AD_CAPABILITY = "1.2.840.113556.1.4.800"
-#: LDAP_MATCHING_RULE_IN_CHAIN: AD walks nested membership server-side.
-IN_CHAIN = "1.2.840.113556.1.4.1941"
-
-DnKey = tuple[tuple[tuple[str, str], ...], ...]
 
 
 class GroupReadFailed(Exception):
@@ -94,63 +94,6 @@ class PersonGroups:
     @cached_property
     def _cns(self) -> set[str]:
         return {g.cn.casefold() for g in self.groups if g.cn}
-
-
-# -- DNs and filters --------------------------------------------------------------------
-
-
-def _unescape(value: str) -> str:
-    """An RDN value without RFC 4514 escapes (``\\,`` and ``\\2C`` are the same comma)."""
-    out, i = bytearray(), 0
-    while i < len(value):
-        if value[i] == "\\" and i + 1 < len(value):
-            pair = value[i + 1 : i + 3]
-            if len(pair) == 2 and all(c in hexdigits for c in pair):
-                out.append(int(pair, 16))
-                i += 3
-                continue
-            out += value[i + 1].encode()
-            i += 2
-            continue
-        out += value[i].encode()
-        i += 1
-    return out.decode("utf-8", errors="replace")
-
-
-def dn_key(dn: str) -> DnKey | None:
-    """A DN in a form two spellings of the same name share; None when it is not a DN."""
-    try:
-        parts = parse_dn(dn.strip(), escape=False, strip=True)
-    except (ldap_exc.LDAPInvalidDnError, ValueError, IndexError):
-        return None
-    if not parts:
-        return None
-    rdns: list[tuple[tuple[str, str], ...]] = []
-    current: list[tuple[str, str]] = []
-    for attr, value, separator in parts:
-        current.append((attr.strip().casefold(), " ".join(_unescape(value).split()).casefold()))
-        if separator != "+":
-            rdns.append(tuple(sorted(current)))
-            current = []
-    return tuple(rdns)
-
-
-def in_chain_filter(person_dn: str) -> str:
-    """AD: every group the person is in, directly or through nested groups, in one
-    search (the DN escaped by RFC 4515, so a ``*`` or ``)`` in a name stays literal)."""
-    return f"(&(objectClass=group)(member:{IN_CHAIN}:={escape_filter_chars(person_dn)}))"
-
-
-def member_filter(dns: list[str]) -> str:
-    """groupOfNames / groupOfUniqueNames whose member is any of these DNs."""
-    terms = "".join(
-        f"(member={escape_filter_chars(dn)})(uniqueMember={escape_filter_chars(dn)})" for dn in dns
-    )
-    return f"(|{terms})"
-
-
-def posix_filter(uid: str) -> str:
-    return f"(&(objectClass=posixGroup)(memberUid={escape_filter_chars(uid)}))"
 
 
 # -- settings ---------------------------------------------------------------------------

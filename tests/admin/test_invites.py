@@ -207,7 +207,7 @@ def test_owner_invites_only_by_owners_and_bad_input(app, client, acme):
     assert_problem(resp, 403, "role")
     assert "Only an owner can invite an owner" in resp.get_json()["detail"]
     assert _invite(client, acme, admin.headers, role="admin").status_code == 201
-    assert_problem(_invite(client, acme, email="not-an-email"), 400, "email")
+    assert_problem(_invite(client, acme, email="not-an-email"), 422, "email")
     assert_problem(_invite(client, acme, email=""), 400, "email")
     assert_problem(_invite(client, acme, email="a@" + "b" * 400 + ".test"), 400, "email")
     assert_problem(_invite(client, acme, email="x@acme.test", role="king"), 400, "role")

@@ -241,7 +241,7 @@ def test_a_demoted_admin_loses_admin_pages_at_once(app, client, acme):
 
 def test_agent_role_can_change_but_never_to_owner(app, client, acme):
     mid = create_agent(client, acme, "Bot")["member_id"]
-    assert_problem(_patch(client, acme, mid, {"role": "owner"}), 400, "role")
+    assert_problem(_patch(client, acme, mid, {"role": "owner"}), 422, "role")
     assert _patch(client, acme, mid, {"role": "admin"}).status_code == 200
     resp = _patch(client, acme, mid, {"active": False})
     assert_problem(resp, 409, "active")

@@ -55,7 +55,7 @@ def test_admin_creates_agent_and_token_is_shown_once(client, app, acme, project)
         json={"name": "Y", "project_ids": ["00000000-0000-0000-0000-000000000000"]},
         headers=acme.headers,
     )
-    assert resp.status_code == 400 and resp.get_json()["errors"][0]["field"] == "project_ids"
+    assert resp.status_code == 422 and resp.get_json()["errors"][0]["field"] == "project_ids"
     # The audit trail says the admin made the agent's token, not the agent.
     events = client.get(acme.url("/events"), headers=acme.headers).get_json()
     made = next(

@@ -371,7 +371,7 @@ def test_settings_key_is_sealed_write_only_and_blank_keeps(client, app, acme, fa
         json={"base_url": fake_model.base_url, "model": "m1"},
         headers=acme.headers,
     )
-    assert resp.status_code == 400 and resp.get_json()["errors"][0]["field"] == "api_key"
+    assert resp.status_code == 422 and resp.get_json()["errors"][0]["field"] == "api_key"
     saved = configure_model(client, acme, fake_model)
     assert saved["has_api_key"] is True and API_KEY not in json.dumps(saved)
     resp = client.put(
@@ -392,14 +392,14 @@ def test_settings_key_is_sealed_write_only_and_blank_keeps(client, app, acme, fa
         bad = client.put(
             acme.url("/ai-settings"), json={"base_url": url, "model": "m"}, headers=acme.headers
         )
-        assert bad.status_code == 400 and bad.get_json()["errors"][0]["field"] == "base_url"
+        assert bad.status_code == 422 and bad.get_json()["errors"][0]["field"] == "base_url"
     # A new host does not inherit the key given for the old one.
     moved = client.put(
         acme.url("/ai-settings"),
         json={"base_url": "https://elsewhere.example/v1", "model": "m2"},
         headers=acme.headers,
     )
-    assert moved.status_code == 400 and moved.get_json()["errors"][0]["field"] == "api_key"
+    assert moved.status_code == 422 and moved.get_json()["errors"][0]["field"] == "api_key"
     assert client.get(acme.url("/ai-settings"), headers=acme.headers).get_json()["base_url"] == (
         fake_model.base_url
     )

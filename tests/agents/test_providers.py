@@ -205,7 +205,7 @@ def test_azure_settings_say_what_is_missing(client, acme, base_url, field, says)
         json={"base_url": base_url, "model": "gpt-4o", "api_key": "k"},
         headers=acme.headers,
     )
-    assert resp.status_code == 400
+    assert resp.status_code == 422
     error = resp.get_json()["errors"][0]
     assert error["field"] == field and says in error["message"]
 
@@ -322,7 +322,7 @@ def test_test_before_save(client, app, acme, provider):
     bad = client.post(
         acme.url("/ai-settings/test"), json={**values, "base_url": "ftp://x"}, headers=acme.headers
     )
-    assert bad.status_code == 400 and bad.get_json()["errors"][0]["field"] == "base_url"
+    assert bad.status_code == 422 and bad.get_json()["errors"][0]["field"] == "base_url"
 
     # Saved: a blank key tests with the stored one, on the same host only.
     configure(client, acme, provider.url("/reasoning/v1"), model="o4-mini")
@@ -339,7 +339,7 @@ def test_test_before_save(client, app, acme, provider):
         json={**blank, "base_url": "https://elsewhere.example/v1"},
         headers=acme.headers,
     )
-    assert moved.status_code == 400 and moved.get_json()["errors"][0]["field"] == "api_key"
+    assert moved.status_code == 422 and moved.get_json()["errors"][0]["field"] == "api_key"
 
     # The page's Test button sends the typed values and saves nothing.
     login(client, acme.owner_email)

@@ -58,12 +58,12 @@ def test_unknown_dimension_metric_or_malformed_input(client, acme, path, params,
     )
 
 
-def test_unknown_status_name_is_400(client, acme):
+def test_unknown_status_name_is_422(client, acme):
     body = problem(
         client.get(
             acme.url("/analytics/custom"), query_string={"status": "Doen"}, headers=acme.headers
         ),
-        400,
+        422,
         "status",
     )
     assert "Doen" in body["detail"]

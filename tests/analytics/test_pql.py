@@ -76,11 +76,11 @@ def custom(client, ds, text, headers=None):
 @pytest.mark.parametrize(
     ("text", "status", "says"),
     [
-        ("createdAt = 9999-12-31", 400, "out of range"),
-        ("completedAt > 9999-12-31", 400, "out of range"),
+        ("createdAt = 9999-12-31", 422, "out of range"),
+        ("completedAt > 9999-12-31", 422, "out of range"),
         ("createdAt < 0001-01-01", 200, None),  # the day starts inside the calendar
         ("createdAt < 0001-01-02", 200, None),
-        ("dueDate < -999999999d", 400, "expected"),  # relative dates take 4 digits
+        ("dueDate < -999999999d", 422, "expected"),  # relative dates take 4 digits
         ("createdAt > +9999w", 200, None),  # the farthest relative date is year ~2218
     ],
 )
@@ -94,9 +94,9 @@ def test_dates_at_the_ends_of_the_calendar(client, dataset, text, status, says):
         assert resp.get_json()["points"] == []  # no task was created at either end
 
 
-def test_deep_filters_are_a_400_on_the_api(client, dataset):
+def test_deep_filters_are_a_422_on_the_api(client, dataset):
     resp = custom(client, dataset, "NOT (" * 50 + "kind = bug" + ")" * 50)
-    assert resp.status_code == 400 and "levels deep" in resp.get_json()["detail"]
+    assert resp.status_code == 422 and "levels deep" in resp.get_json()["detail"]
 
 
 def test_names_with_accents_match_without_case_on_both_backends(app, client, dataset):
@@ -118,7 +118,7 @@ def test_names_resolve_within_the_org_only(client, dataset):
     ok = custom(client, dataset, 'assignee = "person1@acme.test" AND project = WEB')
     assert ok.status_code == 200 and ok.get_json()["points"]
     resp = custom(client, dataset, 'assignee = "person1@globex.test"')
-    assert resp.status_code == 400
+    assert resp.status_code == 422
     body = resp.get_json()
     assert "no member named 'person1@globex.test'" in body["detail"]
     assert "line 1, column 12" in body["detail"]
@@ -131,7 +131,7 @@ def test_names_resolve_within_the_org_only(client, dataset):
         "statusCategory = triage",
         "kind = story",
     ):
-        assert custom(client, dataset, text).status_code == 400, text
+        assert custom(client, dataset, text).status_code == 422, text
 
 
 @given(
@@ -183,8 +183,9 @@ def test_random_filters_never_500(client, acme, text):
     resp = client.get(
         acme.url("/analytics/custom"), query_string={"filter": text}, headers=acme.headers
     )
-    assert resp.status_code in (200, 400), (text, resp.get_data(as_text=True))
-    if resp.status_code == 400:
+    # 422: PQL that does not parse; 400: a NUL, which the request guard refuses.
+    assert resp.status_code in (200, 400, 422), (text, resp.get_data(as_text=True))
+    if resp.status_code != 200:
         assert resp.get_json()["detail"]
 
 

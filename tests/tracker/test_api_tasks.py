@@ -68,12 +68,12 @@ def test_patch_validation(client, acme, globex):
     )
     assert_problem(
         client.patch(url, json={"state_id": other_states["Done"]["id"]}, headers=acme.headers),
-        400,
+        422,
         field="state_id",
     )
     assert_problem(
         client.patch(url, json={"assignee_id": str(globex.owner_id)}, headers=acme.headers),
-        400,
+        422,
         field="assignee_id",
     )
     assert_problem(
@@ -166,5 +166,5 @@ def test_archived_project_refuses_new_tasks(client, acme):
     resp = client.post(
         acme.url(f"/projects/{project['id']}/tasks"), json={"title": "Late"}, headers=acme.headers
     )
-    assert_problem(resp, 400)
+    assert_problem(resp, 422)
     assert "archived" in resp.get_json()["detail"]

@@ -169,7 +169,7 @@ def test_rename_state_html_and_json(client, acme, owner):
     # Another state's name (any case), blank, too long, null: refused on the field.
     url = acme.url(f"/projects/{project['id']}/states/{review}")
     assert_problem(client.patch(url, json={"name": "done"}, headers=acme.headers), 409, "name")
-    assert_problem(client.patch(url, json={"name": "  "}, headers=acme.headers), 400, "name")
+    assert_problem(client.patch(url, json={"name": "  "}, headers=acme.headers), 422, "name")
     assert_problem(client.patch(url, json={"name": "x" * 101}, headers=acme.headers), 400, "name")
     assert_problem(client.patch(url, json={"name": None}, headers=acme.headers), 400, "name")
     resp = client.post(_page(acme, project, f"/states/{review}"), data={"name": "Done"})
@@ -309,12 +309,12 @@ def test_recategorize_guards(client, acme, owner):
     resp = client.patch(
         f"{base}/{states['Backlog']['id']}", json={"category": "completed"}, headers=acme.headers
     )
-    assert_problem(resp, 400, "category")
+    assert_problem(resp, 422, "category")
     # The only completed state stays completed.
     resp = client.patch(
         f"{base}/{states['Done']['id']}", json={"category": "started"}, headers=acme.headers
     )
-    assert_problem(resp, 400, "category")
+    assert_problem(resp, 422, "category")
     resp = client.get(
         _page(acme, project, f"/states/{states['Done']['id']}/category?category=started")
     )
@@ -457,7 +457,7 @@ def test_cycles_add_rename_and_dates(client, acme, owner):
     assert [None, None] not in [e["data"]["changes"].get("end_date") for e in updated]
     # End before start: a clear error on end_date, in JSON and beside the field.
     resp = client.patch(url, json={"end_date": "2026-03-01"}, headers=acme.headers)
-    assert_problem(resp, 400, "end_date")
+    assert_problem(resp, 422, "end_date")
     assert "cannot end" in resp.get_json()["detail"]
     resp = client.post(
         _page(acme, project, f"/cycles/{cycle['id']}"),
@@ -481,7 +481,7 @@ def test_cycles_add_rename_and_dates(client, acme, owner):
         headers=acme.headers,
     )
     assert_problem(client.patch(url, json={"name": "sprint 2"}, headers=acme.headers), 409, "name")
-    assert_problem(client.patch(url, json={"name": ""}, headers=acme.headers), 400, "name")
+    assert_problem(client.patch(url, json={"name": ""}, headers=acme.headers), 422, "name")
     assert_problem(
         client.patch(url, json={"start_date": "soon"}, headers=acme.headers), 400, "start_date"
     )

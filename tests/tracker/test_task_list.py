@@ -204,7 +204,7 @@ def test_the_json_list_takes_the_same_search_filter_and_sort(client, acme, sampl
     ):
         assert keys(**params) == _keys(_page(client, acme, project, **params)), params
     bad = client.get(url, query_string={"pql": "priority = asap"}, headers=acme.headers)
-    assert bad.status_code == 400
+    assert bad.status_code == 422
     (error,) = bad.get_json()["errors"]
     assert error["field"] == "pql" and "line 1, column 12" in error["message"]
     for params in ({"sort": "colour"}, {"dir": "up"}, {"q": "x" * 201}):

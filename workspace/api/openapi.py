@@ -139,6 +139,13 @@ def build_openapi(app: Flask) -> dict[str, Any]:
         reads_own_body = spec.body is None and 415 in spec.errors
         if spec.body is not None or reads_own_body:
             codes |= {400, 413, 415}
+        if spec.query is not None:
+            codes.add(400)
+        # A request the document calls valid may still be refused on its meaning (PQL
+        # that does not parse, another project's state): 422, where 400 says the
+        # request breaks this document (workspace.api.operations.meaning_refused).
+        if 400 in codes:
+            codes.add(422)
         for code in sorted(codes):
             responses[str(code)] = {
                 "description": "Problem",

@@ -25,6 +25,8 @@ from flask import Response, g, json, request
 from pydantic import BaseModel
 
 from workspace.api.auth import api_access, api_account
+from workspace.api.problems import ApiError
+from workspace.errors import InputError, ServiceError
 from workspace.inputs import parse_body, parse_query
 from workspace.security.permissions import authorize_route
 from workspace.transaction import transactional
@@ -53,6 +55,16 @@ def to_json(result: Any) -> Any:
     if isinstance(result, list):
         return [to_json(item) for item in result]
     return result
+
+
+def meaning_refused(exc: ServiceError) -> ApiError:
+    """A service's refusal of a request its input model took: 422, so that a 400 always
+    means the request breaks the input model, which is the OpenAPI document. The
+    service may refuse what the document cannot say (PQL that does not parse, another
+    project's state, a domain IDNA refuses, a first save without its key); HTML pages
+    answer the same refusal with 400 as before."""
+    problem = exc.to_problem()
+    return ApiError(422, problem["detail"], errors=problem["errors"])
 
 
 def operation(
@@ -108,7 +120,14 @@ def operation(
                 kwargs["body"] = body() if empty else parse_body(body)
             if query is not None:
                 kwargs["query"] = parse_query(query)
-            result = view(**kwargs)
+            try:
+                result = view(**kwargs)
+            except InputError:
+                raise
+            except ServiceError as exc:
+                if exc.status == 400:
+                    raise meaning_refused(exc) from exc
+                raise
             if isinstance(result, Response):
                 return result
             if result is None and status == 204:

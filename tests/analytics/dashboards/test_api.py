@@ -213,14 +213,14 @@ def test_another_orgs_project_is_not_a_scope(client, world: World):
         ("widget", {"filter": "colour = red"}, "filter"),
     ],
 )
-def test_pql_errors_are_400_naming_the_position(client, world: World, where, body, field):
+def test_pql_errors_are_422_naming_the_position(client, world: World, where, body, field):
     h = world.acme.headers
     if where == "dashboard":
         resp = client.post(world.url("/dashboards"), json=body, headers=h)
     else:
         dash = new_dashboard(client, world.acme)
         resp = client.post(world.url(f"/dashboards/{dash['id']}/widgets"), json=body, headers=h)
-    assert resp.status_code == 400
+    assert resp.status_code == 422
     problem = resp.get_json()
     assert "line 1, column" in problem["detail"]
     assert problem["errors"][0]["field"] == field
@@ -236,7 +236,7 @@ def test_widget_filter_error_on_edit_keeps_the_old_filter(client, world: World):
     widget = add_widget(client, world.acme, dash["id"], filter="kind = bug")
     url = world.url(f"/dashboards/{dash['id']}/widgets/{widget['id']}")
     resp = client.patch(url, json={"filter": "kind = = bug"}, headers=world.acme.headers)
-    assert resp.status_code == 400 and "column 8" in resp.get_json()["detail"]
+    assert resp.status_code == 422 and "column 8" in resp.get_json()["detail"]
     saved = client.get(world.url(f"/dashboards/{dash['id']}"), headers=world.acme.headers)
     assert saved.get_json()["widgets"][0]["filter"] == "kind = bug"
 
@@ -323,7 +323,7 @@ def test_reorder_with_a_foreign_widget_is_refused(client, world: World):
         json={"widget_ids": [stranger["id"]]},
         headers=world.acme.headers,
     )
-    assert resp.status_code == 400
+    assert resp.status_code == 422
     assert resp.get_json()["errors"][0]["field"] == "widget_ids"
 
 

@@ -73,7 +73,7 @@ def test_the_ephemeral_filter_never_changes_the_saved_dashboard(client, world: W
     assert after.get_json()["pql_filter"] == "project = WEB"
 
 
-def test_a_bad_view_filter_is_a_400_naming_the_position(client, world: World):
+def test_a_bad_view_filter_is_a_422_naming_the_position(client, world: World):
     dash = new_dashboard(client, world.acme)
     add_widget(client, world.acme, dash["id"])
     resp = client.get(
@@ -81,7 +81,7 @@ def test_a_bad_view_filter_is_a_400_naming_the_position(client, world: World):
         query_string={"filter": "priority = high AND"},
         headers=world.acme.headers,
     )
-    assert resp.status_code == 400
+    assert resp.status_code == 422
     assert "line 1, column 20" in resp.get_json()["detail"]
     assert resp.get_json()["errors"][0]["field"] == "filter"
 

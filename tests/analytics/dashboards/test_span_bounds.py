@@ -22,18 +22,18 @@ def post_raw(client, world: World, path: str, body: str, method: str = "post"):
 
 
 @pytest.mark.parametrize("literal", NON_FINITE + NON_FINITE_STRINGS, ids=lambda v: v[:12])
-def test_non_finite_span_is_a_400_naming_the_field(client, world: World, literal):
+def test_non_finite_span_is_a_422_naming_the_field(client, world: World, literal):
     dash = new_dashboard(client, world.acme)
     path = f"/dashboards/{dash['id']}/widgets"
     resp = post_raw(client, world, path, f'{{"span": {literal}}}')
-    assert resp.status_code == 400, resp.get_data(as_text=True)
+    assert resp.status_code == 422, resp.get_data(as_text=True)
     problem = resp.get_json()
     assert problem["errors"][0]["field"] == "span"
     assert "span" in problem["detail"]
     # The same on edit.
     widget = add_widget(client, world.acme, dash["id"], span=2)
     edit = post_raw(client, world, f"{path}/{widget['id']}", f'{{"span": {literal}}}', "patch")
-    assert edit.status_code == 400
+    assert edit.status_code == 422
     assert edit.get_json()["errors"][0]["field"] == "span"
 
 

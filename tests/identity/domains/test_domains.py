@@ -81,9 +81,10 @@ def test_add_shows_txt_record_and_lists(client, acme):
     assert again.status_code == 409
 
 
-def test_garbage_is_400_with_field(client, acme):
+def test_garbage_is_422_with_field(client, acme):
+    # Text the document takes, which the service refuses as no domain name.
     resp = add(client, acme, "not a domain")
-    assert resp.status_code == 400
+    assert resp.status_code == 422
     assert resp.mimetype == "application/problem+json"
     assert resp.get_json()["errors"][0]["field"] == "domain"
 

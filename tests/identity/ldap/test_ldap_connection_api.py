@@ -84,7 +84,7 @@ def test_blank_password_keeps_the_stored_one(client, app, acme, directory):
 
 def test_first_save_needs_a_password(client, acme, directory):
     resp = put(client, acme, body(directory, bind_password=""))
-    assert resp.status_code == 400
+    assert resp.status_code == 422
     assert resp.get_json()["errors"][0]["field"] == "bind_password"
 
 
@@ -113,7 +113,10 @@ def test_first_save_needs_a_password(client, acme, directory):
 )
 def test_invalid_settings_name_the_field(client, acme, directory, overrides, field):
     resp = put(client, acme, body(directory, **overrides))
-    assert resp.status_code == 400, resp.get_data(as_text=True)
+    # A NUL is refused before any view reads the body (400); the service refuses the
+    # rest, which the document cannot say (422).
+    nul = any("\x00" in str(value) for value in overrides.values())
+    assert resp.status_code == (400 if nul else 422), resp.get_data(as_text=True)
     problem = resp.get_json()
     assert problem["errors"][0]["field"] == field
     assert problem["detail"]

@@ -335,7 +335,7 @@ def test_group_sync_settings_are_saved_read_and_checked(app, client, acme, direc
         "ldap.group_sync_saved"
     ]
     bad = _put(client, acme, directory, group_search_base="not a dn")
-    assert bad.status_code == 400
+    assert bad.status_code == 422
     assert bad.get_json()["errors"][0]["field"] == "group_search_base"
     assert _put(client, acme, directory, group_membership="nested").status_code == 400
     # a field left out takes its default: a full replace, like the rest of the record
@@ -403,9 +403,9 @@ def test_preview_shows_groups_matches_and_plan_and_writes_nothing(app, client, s
 def test_preview_refusals_say_what_to_fix(app, client, synced_acme, globex):
     missing = _preview(client, synced_acme, "nobody")
     assert missing.status_code == 404 and "nobody" in missing.get_json()["detail"]
-    assert _preview(client, synced_acme, " ").status_code == 400
+    assert _preview(client, synced_acme, " ").status_code == 422
     ambiguous = _preview(client, synced_acme, "twin")
-    assert ambiguous.status_code == 400 and "More than one" in ambiguous.get_json()["detail"]
+    assert ambiguous.status_code == 422 and "More than one" in ambiguous.get_json()["detail"]
     member = add_person(app, synced_acme.org_id, "member@acme.test")
     assert _preview(client, member, "ada").status_code == 403
     assert _preview(client, globex, "ada").status_code == 404  # no LDAP there

@@ -95,5 +95,5 @@ def test_extra_scopes_are_requested_and_checked(app, client, sso):
             "extra_scopes": 'groups "x"',
         },
     )
-    assert resp.status_code == 400
+    assert resp.status_code == 422
     assert resp.get_json()["errors"][0]["field"] == "extra_scopes"

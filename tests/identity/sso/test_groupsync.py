@@ -213,7 +213,8 @@ def test_preview_writes_nothing(app, client, sso):
 
 def test_preview_input_errors(client, sso):
     url, headers = sso.org.url("/sso/sync-preview"), sso.org.headers
-    assert client.post(url, headers=headers, json={"groups": []}).status_code == 400
+    # Neither an email nor a member: the document refuses it, the service words it.
+    assert client.post(url, headers=headers, json={"groups": []}).status_code == 422
     both = {
         "email": "a@acme.test",
         "member_id": "00000000-0000-0000-0000-000000000000",
@@ -248,7 +249,7 @@ def test_mappings_api(app, client, sso, globex):
         headers=sso.org.headers,
         json={"idp_group": "x", "project_id": theirs, "role": "viewer"},
     )
-    assert foreign.status_code == 400
+    assert foreign.status_code == 422
     assert foreign.get_json()["errors"][0]["field"] == "project_id"
     assert (
         client.delete(

@@ -48,7 +48,7 @@ def test_first_save_needs_a_secret(client, acme, oidc_provider):
     resp = client.put(
         acme.url("/sso"), headers=acme.headers, json=_body(oidc_provider.url, client_secret="")
     )
-    assert resp.status_code == 400
+    assert resp.status_code == 422
     assert resp.get_json()["errors"][0]["field"] == "client_secret"
 
 
@@ -56,7 +56,7 @@ def test_enable_requires_this_orgs_verified_domain(client, acme, globex, doh, oi
     resp = client.put(
         acme.url("/sso"), headers=acme.headers, json=_body(oidc_provider.url, enabled=True)
     )
-    assert resp.status_code == 400
+    assert resp.status_code == 422
     assert "Verify acme.test under Domains" in resp.get_json()["detail"]
     assert resp.get_json()["errors"][0]["field"] == "enabled"
     # Verified by another org does not count: the domain is theirs to configure.
@@ -144,11 +144,12 @@ def test_discovery_refuses_an_issuer_that_names_itself_differently(client, acme,
         ("client_id", "   "),
     ],
 )
-def test_bad_input_is_400_with_field(client, acme, oidc_provider, field, value):
+def test_bad_input_is_422_with_field(client, acme, oidc_provider, field, value):
+    # Text the document takes (a blank client id it refuses), which the service refuses.
     resp = client.put(
         acme.url("/sso"), headers=acme.headers, json=_body(oidc_provider.url, **{field: value})
     )
-    assert resp.status_code == 400
+    assert resp.status_code == 422
     assert resp.get_json()["errors"][0]["field"] == field
 
 

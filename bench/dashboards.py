@@ -66,18 +66,26 @@ def timed(fn: Callable[[], object]) -> float:
     return (time.perf_counter() - started) * 1000
 
 
+def computed(dashboard, org, owner_id, view_filter: str | None = None) -> list:
+    """Every widget of ``dashboard``, as one request of the page computes them."""
+    from workspace.analytics.dashboards.query import DashboardQuery, specs
+
+    query = DashboardQuery(org, owner_id, dashboard.pql_filter, view_filter)
+    return query.compute(specs(dashboard))
+
+
 def pdf_render(app, dashboard, org, owner_id, compute_ms: float, repeat: int) -> None:
     """The twelve widgets as a PDF: cold (Chromium starts), then warm (the renderer
     kept between requests), rendering only, from figures computed once; against the
     printable HTML export of the same figures and the SQL compute, in the same run."""
-    from workspace.analytics.dashboards import compute, export
+    from workspace.analytics.dashboards import export
     from workspace.analytics.dashboards.present import present
 
     if not export.pdf_available():
         print("  PDF: skipped (no Chromium: install chromium or set BROWSER_PATH)")
         return
     with app.test_request_context():
-        views = [present(r) for r in compute.compute_dashboard(dashboard, org, owner_id)]
+        views = [present(r) for r in computed(dashboard, org, owner_id)]
         charts = sum(1 for v in views if v.figure is not None)
         export.renderer.stop()
         cold = timed(lambda: export.render_pdf(dashboard, views, None))
@@ -96,7 +104,7 @@ def pdf_render(app, dashboard, org, owner_id, compute_ms: float, repeat: int) ->
             timed(
                 lambda: export.render_pdf(
                     dashboard,
-                    [present(r) for r in compute.compute_dashboard(dashboard, org, owner_id)],
+                    [present(r) for r in computed(dashboard, org, owner_id)],
                     None,
                 )
             )
@@ -118,7 +126,7 @@ def run(url: str, instance: str, repeat: int) -> None:
     os.environ["WORKSPACE_INSTANCE"] = instance
     from workspace import create_app
     from workspace.analytics import rollups
-    from workspace.analytics.dashboards import compute, service
+    from workspace.analytics.dashboards import service
     from workspace.analytics.pql import compile_pql
     from workspace.analytics.scope import make_scope
     from workspace.extensions import db
@@ -140,15 +148,13 @@ def run(url: str, instance: str, repeat: int) -> None:
                 rollups.custom_chart(scope, w.metric, w.dimension, conds)
 
         results = {
-            "1 widget": measure(
-                db.engine, lambda: compute.compute_dashboard(one, org, owner_id), repeat
-            ),
+            "1 widget": measure(db.engine, lambda: computed(one, org, owner_id), repeat),
             "12 widgets (shared)": measure(
-                db.engine, lambda: compute.compute_dashboard(twelve, org, owner_id), repeat
+                db.engine, lambda: computed(twelve, org, owner_id), repeat
             ),
             "12 widgets + view filter": measure(
                 db.engine,
-                lambda: compute.compute_dashboard(twelve, org, owner_id, "priority != none"),
+                lambda: computed(twelve, org, owner_id, "priority != none"),
                 repeat,
             ),
             "12 custom charts, one by one": measure(db.engine, naive, repeat),

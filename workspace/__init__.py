@@ -14,11 +14,14 @@ ROOT = Path(__file__).resolve().parent.parent
 #: Capability packages, in registration order. Each exposes ``init_app(app)``.
 CAPABILITIES = (
     "workspace.tracker",
+    "workspace.tracker.search",
     "workspace.auth.views",
     "workspace.api.views",
     "workspace.identity",
     "workspace.scim",
     "workspace.analytics",
+    "workspace.analytics.dashboards",
+    "workspace.analytics.reports",
     "workspace.agents",
     "workspace.admin",
 )

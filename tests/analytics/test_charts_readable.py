@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy import select
 
 from tests.factories import add_widget, login, new_dashboard
-from workspace.analytics import charts, palette
+from workspace.analytics import charts, dimensions, palette
 from workspace.analytics.dashboards.models import Widget
 from workspace.core.accounts import add_member, ensure_account
 from workspace.core.models import Org, State
@@ -201,7 +201,8 @@ def test_a_custom_state_takes_its_categorys_colour_on_a_dashboard(app, client, b
     # A caller holding only the custom chart's points gets the same colour from the org.
     points = board_points(client, board, "status")
     with app.app_context():
-        figure = charts.points_figure(points, "bar", org_id=board.api.org_id).to_plotly_json()
+        drawable = dimensions.drawable(board.api.org_id, points)
+        figure = charts.points_figure(drawable, "bar").to_plotly_json()
     assert colours(figure)["QA"] == shown["QA"]
     assert axis_labels(figure).index("QA") > axis_labels(figure).index("In Review")
 

@@ -25,7 +25,8 @@ from sqlalchemy import event, text
 from tests.analytics import plan_data
 from tests.conftest import _clean
 from workspace.analytics import consistency, rollup_rewrite, rollups
-from workspace.analytics.dashboards.compute import WidgetSpec, compute_widgets
+from workspace.analytics.dashboards.compute import WidgetSpec
+from workspace.analytics.dashboards.query import DashboardQuery
 from workspace.analytics.scope import make_scope
 from workspace.core.models import Org, Task
 from workspace.extensions import db
@@ -218,7 +219,7 @@ def test_dashboard_widgets_read_only_their_org(app_session, plans_db, dimension)
             WidgetSpec("c", "Done", "bar", "done", dimension, project_id=plans_db.project_ids[0]),
             WidgetSpec("d", "Bugs", "bar", "count", dimension, filter="kind = bug"),
         ]
-        compute_widgets(org, specs, plans_db.owner_id, dashboard_filter="priority != none")
+        DashboardQuery(org, plans_db.owner_id, "priority != none").compute(specs)
 
     _assert_org_reads(_explain(app_session, _capture(app_session, call)), COUNTED)
 

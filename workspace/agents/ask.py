@@ -28,8 +28,8 @@ from workspace.agents.ask_limits import check_rate, reserve
 from workspace.agents.models import AiRun, AiSettings, settings_for
 from workspace.agents.quirks import Quirks
 from workspace.agents.spec import DEFAULT, KINDS, PRIORITIES, ChartSpec, parse_answer
-from workspace.analytics import service as analytics
 from workspace.analytics.dimensions import UNASSIGNED
+from workspace.analytics.reports import service as analytics
 from workspace.analytics.scope import Scope
 from workspace.analytics.vocabulary import DIMENSIONS, METRICS
 from workspace.core.models import Account, Project, State, StateCategory

@@ -18,7 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from workspace.analytics import rollups
-from workspace.analytics import service as analytics
+from workspace.analytics.reports import service as analytics
 from workspace.analytics.scope import make_scope
 from workspace.analytics.vocabulary import Dimension, Metric
 from workspace.core import comments, projects, task_lists, tasks, workflow

@@ -18,7 +18,7 @@ from workspace.agents import ask, credits, endpoints, members, settings, widgets
 from workspace.agents.models import settings_for
 from workspace.agents.quirks import Quirks
 from workspace.agents.schemas import AgentCreate, AiSettingsIn, AiTestIn, AskIn, SaveAnswerIn
-from workspace.analytics import charts
+from workspace.analytics import charts, dimensions
 from workspace.analytics.scope import make_scope
 from workspace.auth.guards import page
 from workspace.core import projects
@@ -196,9 +196,10 @@ def ask_page(org: str, access: Access):
             figures={
                 "ask": charts.to_json(
                     charts.points_figure(
-                        answer["points"],
+                        dimensions.drawable(
+                            access.org.id, answer["points"], answer.get("dimension")
+                        ),
                         dimension=answer.get("dimension"),
-                        org_id=access.org.id,
                     )
                 )
             },

@@ -1,13 +1,13 @@
-"""Analytics: rollups over the tasks that count, PQL, charts, CSV export and pages."""
+"""Analytics: the tasks that count, the maintained rollups and the reads over them, the
+charts, the drill-down links and ``flask analytics``. The subpackages build on these and
+nothing here imports them: ``pql`` (the filter language), ``reports`` (the Analytics
+page and its JSON API) and ``dashboards``; the app factory registers each."""
 
 from flask import Flask
 
-from workspace.analytics import api, cli, dashboards, views
+from workspace.analytics import cli
 
 
 def init_app(app: Flask) -> None:
-    """Register the analytics API and pages, and ``flask analytics``."""
-    dashboards.init_app(app)
-    app.register_blueprint(api.bp)
-    app.register_blueprint(views.bp)
+    """Register ``flask analytics`` (the reports and dashboards register themselves)."""
     app.cli.add_command(cli.analytics_group)

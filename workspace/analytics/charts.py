@@ -9,13 +9,12 @@ goes into the trace's ``customdata`` for the page's click handler; "Other" has n
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Mapping
 from typing import Any
 
 import plotly.io as pio
 
-from workspace.analytics import dimensions, palette
+from workspace.analytics import palette
 from workspace.analytics.figure import Figure, trace
 from workspace.analytics.palette import (  # noqa: F401 (re-exported for the views)
     ACCENT,
@@ -261,29 +260,22 @@ def points_figure(
     *,
     dimension: str | None = None,
     top_n: int | None = palette.DEFAULT_TOP_N,
-    org_id: uuid.UUID | None = None,
 ) -> Figure:
     """A custom chart or a widget: ``points`` are ``{key, value}`` (plus ``id`` for
-    people and projects, ``category`` for states, ``href`` when drill-down gives one),
-    largest first as the API returns them. Drawn as :func:`palette.display_order`
-    says: the ``top_n`` largest and "Other", in the dimension's natural order.
-    States without a ``category`` take the one they have in ``org_id``'s projects
-    when it is given, else the default workflow's."""
+    people and projects, ``href`` when drill-down gives one), largest first as the API
+    returns them, with what only the database knows already on them
+    (:func:`dimensions.drawable`, or the dashboard's compute): a project's ``slot``, a
+    state's ``category``. Drawn as :func:`palette.display_order` says: the ``top_n``
+    largest and "Other", in the dimension's natural order. States without a
+    ``category`` take the default workflow's. Reads nothing but its arguments."""
     if dimension is None:
         dimension = palette.infer_dimension(
             (str(p["key"]) for p in points), has_ids=any(p.get("id") for p in points)
         )
-    ids = [str(p["id"]) for p in points if p.get("id")]
-    if ids and dimension in (None, "project"):
-        # Projects are coloured by their place in the org; ids that are projects
-        # also tell a caller that did not name the dimension what it groups by.
-        slots = dimensions.project_slots(ids)
-        if slots and all(i in slots for i in ids):
-            dimension = "project"
-            points = [{**p, "slot": slots.get(str(p.get("id")))} for p in points]
-    if dimension == "status" and org_id is not None and any("category" not in p for p in points):
-        found = dimensions.status_categories(org_id, (str(p["key"]) for p in points))
-        points = [{"category": found.get(str(p["key"])), **p} for p in points]
+    if dimension is None and any(p.get("id") for p in points) and all("slot" in p for p in points):
+        # Ids that are projects (they have a place in the org) tell a caller that did
+        # not name the dimension what it groups by.
+        dimension = "project"
     shown = palette.display_order(dimension, points, top_n)
     raw = _unique([palette.label(dimension, str(p["key"])) for p in shown])
     keys = [plain(k) for k in raw]

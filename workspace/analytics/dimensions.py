@@ -116,15 +116,6 @@ def status_categories(org_id: uuid.UUID, names: Iterable[str]) -> dict[str, str]
     return category_by_name((name, category, 1) for name, category in rows)
 
 
-def with_categories(
-    points: list[dict[str, Any]], categories: dict[str, str]
-) -> list[dict[str, Any]]:
-    """Status points with their ``category``, which charts colour and order them by."""
-    return [
-        {**p, "category": categories[p["key"]]} if p["key"] in categories else p for p in points
-    ]
-
-
 def project_slots(ids: Iterable[str]) -> dict[str, int]:
     """``{project id: n}``: the project's place among its org's projects, oldest
     first. Charts colour a project by its place (``palette.PALETTE[n % 12]``), so an
@@ -150,3 +141,26 @@ def project_slots(ids: Iterable[str]) -> dict[str, int]:
         slots[str(pid)] = place[org_id]
         place[org_id] += 1
     return slots
+
+
+def drawable(
+    org_id: uuid.UUID, points: list[dict[str, Any]], dimension: str | None = None
+) -> list[dict[str, Any]]:
+    """``points`` (a custom chart's: ``key``, ``value``, ``id``) with what their chart
+    is drawn by that only the database knows, so :func:`charts.points_figure` reads
+    none of it: a project's ``slot`` (its place among its org's projects, its colour)
+    and a state's ``category`` as ``org_id``'s projects have it. Without a
+    ``dimension``, what the chart will take the points for; ids that are all projects'
+    make them projects."""
+    if dimension is None:
+        keys = (str(p["key"]) for p in points)
+        dimension = palette.infer_dimension(keys, has_ids=any(p.get("id") for p in points))
+    ids = [str(p["id"]) for p in points if p.get("id")]
+    if ids and dimension in (None, "project"):
+        slots = project_slots(ids)
+        if slots and all(i in slots for i in ids):
+            return [{**p, "slot": slots.get(str(p.get("id")))} for p in points]
+    if dimension == "status" and any("category" not in p for p in points):
+        found = status_categories(org_id, (str(p["key"]) for p in points))
+        return [{"category": found.get(str(p["key"])), **p} for p in points]
+    return points

@@ -16,7 +16,9 @@ on the list equals the number clicked (tests/analytics/test_drilldown.py).
 
 Chart points get an ``href``; the chart puts it in the trace's ``customdata`` and
 static/js/analytics.js follows it on click. Tables and headline numbers are plain
-links. See docs/analytics.md, "Drill-down".
+links. See docs/analytics.md, "Drill-down". This module writes the PQL and the links;
+the analytics page's figures are linked by ``reports/links.py``, a dashboard's widgets
+by ``dashboards/query.py``.
 """
 
 from __future__ import annotations
@@ -26,14 +28,14 @@ import uuid
 from collections.abc import Iterable
 from typing import Any
 
-from flask import g, url_for
+from flask import url_for
 from sqlalchemy import select
 from werkzeug.routing import BuildError
 
 from workspace.analytics import dimensions
 from workspace.analytics.charts import plain
-from workspace.analytics.pql.parser import MAX_LENGTH
 from workspace.analytics.rollups import COMPLETED
+from workspace.analytics.vocabulary import MAX_PQL_LENGTH
 from workspace.core.models import Account, OrgMember, Project
 from workspace.extensions import db
 
@@ -101,7 +103,7 @@ def href(org_slug: str, project_id: uuid.UUID | None, pql: str) -> str | None:
     """The task list showing ``pql``: the project's list, or the org task search.
     ``None`` when the expression is longer than a filter may be (the layers' own
     filters are up to 2,000 characters each); there is then no link."""
-    if len(pql) > MAX_LENGTH:
+    if len(pql) > MAX_PQL_LENGTH:
         return None
     if project_id is not None:
         return url_for("core_pages.project", org=org_slug, project_id=project_id, pql=pql)
@@ -117,9 +119,9 @@ def href(org_slug: str, project_id: uuid.UUID | None, pql: str) -> str | None:
 class Names:
     """Emails of assignees and identifiers of projects, looked up once per batch."""
 
-    def __init__(self, org_id: uuid.UUID | None = None) -> None:
-        #: PQL names people among the org's members; defaults to the request's org.
-        self.org_id = org_id if org_id is not None else g.access.org.id
+    def __init__(self, org_id: uuid.UUID) -> None:
+        #: PQL names people among the org's members.
+        self.org_id = org_id
         self.emails: dict[str, str] = {}
         self.identifiers: dict[str, str] = {}
 
@@ -202,16 +204,18 @@ def with_links(
     org_slug: str,
     dimension: str,
     metric: str,
+    names: Names,
     project_id: uuid.UUID | None = None,
     filters: Iterable[str | None] = (),
     extra: Iterable[str | None] = (),
 ) -> list[dict[str, Any]]:
     """Give each custom-chart point (``key``, ``value``, ``id``) its ``href``.
 
-    ``filters`` are PQL texts (dashboard, view, widget filter), each parenthesized;
-    ``extra`` are clauses already in PQL (a custom chart's status or priority).
-    Points are changed in place and returned."""
-    names = Names().load(dimension, [p.get("id") for p in points])
+    ``names`` holds the PQL names of the points' people or projects (:class:`Names`,
+    loaded by the caller, once for every chart it links); ``filters`` are PQL texts
+    (dashboard, view, widget filter), each parenthesized; ``extra`` are clauses already
+    in PQL (a custom chart's status or priority). Points are changed in place and
+    returned."""
     parts = [*(user_filter(f) for f in filters), *extra, metric_clause(metric)]
     for point in points:
         point["href"] = link(
@@ -243,184 +247,4 @@ def label_map(points: list[dict[str, Any]]) -> dict[str, str]:
             for text in (label, label.capitalize(), label.lower()):
                 out[text] = p["href"]
                 out[plain(text)] = p["href"]
-    return out
-
-
-# -- dashboards ------------------------------------------------------------------------
-
-
-def link_widget(
-    points: list[dict[str, Any]],
-    *,
-    org_slug: str,
-    metric: str,
-    dimension: str,
-    project_id: uuid.UUID | None,
-    dashboard_filter: str | None,
-    view_filter: str | None,
-    widget_filter: str | None,
-) -> list[dict[str, Any]]:
-    """A dashboard widget's points with hrefs: the three filter layers, the widget's
-    project and metric, and the bucket."""
-    return with_links(
-        points,
-        org_slug=org_slug,
-        dimension=dimension,
-        metric=metric,
-        project_id=project_id,
-        filters=(dashboard_filter, view_filter, widget_filter),
-    )
-
-
-def link_results(
-    results: list[Any], org_slug: str, dashboard_filter: str | None, view_filter: str | None
-) -> list[Any]:
-    """Hrefs on every point of computed widgets (``compute.WidgetResult``), before they
-    are presented, so the chart can carry them in ``customdata``."""
-    for result in results:
-        if result.error is None:
-            spec = result.spec
-            link_widget(
-                result.points,
-                org_slug=org_slug,
-                metric=spec.metric,
-                dimension=spec.dimension,
-                project_id=spec.project_id,
-                dashboard_filter=dashboard_filter,
-                view_filter=view_filter,
-                widget_filter=spec.filter,
-            )
-            result.total_href = widget_total_link(spec, org_slug, dashboard_filter, view_filter)
-    return results
-
-
-def widget_total_link(
-    spec: Any,
-    org_slug: str,
-    dashboard_filter: str | None,
-    view_filter: str | None,
-) -> str | None:
-    return total_link(
-        org_slug=org_slug,
-        metric=spec.metric,
-        project_id=spec.project_id,
-        filters=(dashboard_filter, view_filter, spec.filter),
-    )
-
-
-def widget_links(view: Any) -> dict[str, Any]:
-    """For templates/dashboards/_widget_body.html: ``{"points": {label: href},
-    "total": href}`` of a presented widget whose page linked it (:func:`link_results`);
-    nothing for a preview, an export or an error."""
-    if view.kind == "error":
-        return {"points": {}, "total": None}
-    return {"points": label_map(view.points), "total": view.total_href}
-
-
-# -- the analytics page -----------------------------------------------------------------
-
-
-def overview_links(org_slug: str, project_id: uuid.UUID | None, result: dict) -> dict[str, Any]:
-    """Hrefs of the overview's cards and breakdowns: ``total``, ``completed``,
-    ``overdue``, and ``category``/``priority``/``kind`` -> {key: href}."""
-
-    def to(*parts: str | None) -> str | None:
-        return href(org_slug, project_id, expression(*parts))
-
-    return {
-        "total": to(),
-        "completed": to(metric_clause("done")),
-        "overdue": to("isOverdue()"),
-        "category": {c: to(category_clause(c)) for c in result["by_category"]},
-        "priority": {p: to(priority_clause(p)) for p in result["by_priority"]},
-        "kind": {k: to(kind_clause(k)) for k in result["by_kind"]},
-    }
-
-
-def flow_links(org_slug: str, project_id: uuid.UUID | None, result: dict) -> dict:
-    """An ``href`` on each open-work category of the flow rollup (in place)."""
-    for c in result["categories"]:
-        c["href"] = href(org_slug, project_id, expression(category_clause(c["category"])))
-    return result
-
-
-def workload_links(
-    org_slug: str, project_id: uuid.UUID | None, rows: list[dict]
-) -> dict[str, dict[str, str | None]]:
-    """Per assignee id: hrefs of ``open`` and ``in_progress``. Completed in the last
-    30 days has none: it counts from a moment (now - 30 x 24 h) that PQL's whole-day
-    dates cannot state exactly."""
-    out = {}
-    for r in rows:
-        who = assignee_clause(r["email"])
-        out[str(r["assignee_id"])] = {
-            "open": href(org_slug, project_id, expression(metric_clause("open"), who)),
-            "in_progress": href(org_slug, project_id, expression(category_clause("started"), who)),
-        }
-    return out
-
-
-def pivot_links(org_slug: str, project_id: uuid.UUID | None, result: dict) -> dict[str, Any]:
-    """Hrefs of a pivot: ``cells`` {(row key, col key): href}, ``rows`` and ``cols``
-    {key: href} for the totals."""
-    row, col = result["row"], result["col"]
-    names = Names()
-    names.load(row, [r["key"] for r in result["rows"]])
-    names.load(col, [c["key"] for c in result["cols"]])
-    return {
-        "cells": {
-            (c["row"], c["col"]): link(
-                org_slug, project_id, [], [(row, c["row"]), (col, c["col"])], names
-            )
-            for c in result["cells"]
-        },
-        "rows": {
-            r["key"]: link(org_slug, project_id, [], [(row, r["key"])], names)
-            for r in result["rows"]
-        },
-        "cols": {
-            c["key"]: link(org_slug, project_id, [], [(col, c["key"])], names)
-            for c in result["cols"]
-        },
-    }
-
-
-def custom_links(
-    points: list[dict[str, Any]],
-    *,
-    org_slug: str,
-    project_id: uuid.UUID | None,
-    metric: str,
-    dimension: str,
-    status: str | None,
-    priority: str | None,
-    pql: str | None,
-) -> str | None:
-    """Hrefs on a custom chart's points (in place); returns the href of them all."""
-    extra = [
-        status_clause(status) if status else None,
-        priority_clause(priority) if priority else None,
-    ]
-    with_links(
-        points,
-        org_slug=org_slug,
-        dimension=dimension,
-        metric=metric,
-        project_id=project_id,
-        filters=(pql,),
-        extra=extra,
-    )
-    return total_link(
-        org_slug=org_slug, metric=metric, project_id=project_id, filters=(pql,), extra=extra
-    )
-
-
-def key_map(links: dict[str, str | None]) -> dict[str, str]:
-    """{key: href} for the chart click fallback, also under the key's capitalized
-    form (how a chart may label it)."""
-    out: dict[str, str] = {}
-    for key, url in links.items():
-        if url:
-            for text in (key, key.capitalize(), key.lower()):
-                out[text] = url
     return out

@@ -1,4 +1,5 @@
-"""The words analytics speaks, defined once: metrics, dimensions, chart types.
+"""The words analytics speaks, defined once: metrics, dimensions, chart types, and how
+long a filter may be.
 
 The custom chart, dashboards' widgets, ask-a-chart and the agent tools all accept the
 same values; the JSON API documents them through the ``Literal`` types below. The
@@ -21,3 +22,7 @@ Metric = Literal[METRICS]  # type: ignore[valid-type]
 Dimension = Literal[DIMENSIONS]  # type: ignore[valid-type]
 
 METRIC_LABELS = {"count": "Tasks", "done": "Completed tasks", "open": "Open tasks"}
+
+#: The longest PQL filter (docs/pql.md): the parser refuses a longer one, and a
+#: drill-down link whose expression would be longer is left out rather than cut.
+MAX_PQL_LENGTH = 2000

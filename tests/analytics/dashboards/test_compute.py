@@ -8,7 +8,8 @@ from sqlalchemy import event
 
 from tests.analytics.dashboards.conftest import World, add_widget, new_dashboard
 from workspace.analytics import rollups
-from workspace.analytics.dashboards.compute import WidgetSpec, compute_widgets
+from workspace.analytics.dashboards.compute import WidgetSpec
+from workspace.analytics.dashboards.query import DashboardQuery
 from workspace.analytics.scope import make_scope
 from workspace.core.models import Org
 from workspace.extensions import db
@@ -147,7 +148,8 @@ def test_shared_computation_equals_the_analytics_custom_chart(app, world: World)
             )
             for i, (m, d, p, f) in enumerate(SPECS)
         ]
-        results = compute_widgets(org, specs, world.acme.owner_id, view_filter="kind != epic")
+        query = DashboardQuery(org, world.acme.owner_id, view_filter="kind != epic")
+        results = query.compute(specs)
         for spec, result in zip(specs, results, strict=True):
             scope = make_scope(org, spec.project_id)
             conditions = [compile_pql("kind != epic", org.id, world.acme.owner_id, scope=scope)]
@@ -184,7 +186,7 @@ def test_statements_grow_with_dimensions_not_widgets(app, world: World, widgets)
 
         event.listen(db.engine, "before_cursor_execute", count)
         try:
-            results = compute_widgets(org, specs, world.acme.owner_id)
+            results = DashboardQuery(org, world.acme.owner_id).compute(specs)
         finally:
             event.remove(db.engine, "before_cursor_execute", count)
         assert len(statements) == min(widgets, 2)

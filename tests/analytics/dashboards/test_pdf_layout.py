@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 
 from tests.analytics.dashboards.conftest import World, add_widget, new_dashboard
-from workspace.analytics.dashboards import compute, export
+from workspace.analytics.dashboards import export
 from workspace.analytics.dashboards.models import Dashboard
 from workspace.analytics.dashboards.present import WidgetView, present
+from workspace.analytics.dashboards.query import DashboardQuery, specs
 from workspace.core.models import Org
 from workspace.extensions import db
 
@@ -98,7 +99,8 @@ def laid_out(app, world: World, dash: dict, view_filter: str | None = None):
     with app.test_request_context():
         dashboard = db.session.get(Dashboard, uuid.UUID(dash["id"]))
         org = db.session.get(Org, world.acme.org_id)
-        results = compute.compute_dashboard(dashboard, org, world.acme.owner_id, view_filter)
+        query = DashboardQuery(org, world.acme.owner_id, dashboard.pql_filter, view_filter)
+        results = query.compute(specs(dashboard))
         views = [present(r) for r in results]
         document = export.pdf_document(dashboard, views, view_filter)
         titles = {v.key: v.title for v in views}

@@ -11,9 +11,10 @@ import uuid
 
 from flask import Response
 
-from workspace.analytics.dashboards import compute, export, limits, service
+from workspace.analytics.dashboards import export, limits, service
 from workspace.analytics.dashboards.models import Dashboard, Visibility
-from workspace.analytics.dashboards.present import present
+from workspace.analytics.dashboards.present import WidgetView, present
+from workspace.analytics.dashboards.query import DashboardQuery, specs
 from workspace.analytics.dashboards.schemas import (
     ComputeOut,
     DashboardCreate,
@@ -233,7 +234,7 @@ def reorder_widgets(org_id: uuid.UUID, dashboard_id: uuid.UUID, access: Access, 
 )
 def compute_dashboard(org_id: uuid.UUID, dashboard_id: uuid.UUID, access: Access, query: ViewQuery):
     dashboard = service.load_dashboard(access, dashboard_id)
-    results = compute.compute_dashboard(dashboard, access.org, access.account.id, query.filter)
+    results = DashboardQuery.of(access, dashboard, query.filter).compute(specs(dashboard))
     return ComputeOut.model_validate(
         {
             "dashboard_id": dashboard.id,
@@ -243,9 +244,10 @@ def compute_dashboard(org_id: uuid.UUID, dashboard_id: uuid.UUID, access: Access
     )
 
 
-def _views(access: Access, dashboard: Dashboard, view_filter: str | None):
-    results = compute.compute_dashboard(dashboard, access.org, access.account.id, view_filter)
-    return [present(r) for r in results]
+def _views(access: Access, dashboard: Dashboard, view_filter: str | None) -> list[WidgetView]:
+    """The widgets as the exports print them: no links; a broken shared filter is a 400."""
+    results = DashboardQuery.of(access, dashboard, view_filter).compute(specs(dashboard))
+    return [present(result) for result in results]
 
 
 @bp.get("/dashboards/<uuid:dashboard_id>/export.html")

@@ -9,13 +9,17 @@ becomes one ``count(*) FILTER (WHERE ...)`` column. Widgets of one dimension are
 therefore a single GROUP BY statement, and widgets with the same settings share one
 column: a 12-widget dashboard costs at most one statement per distinct dimension
 (plus the name lookups for assignee and project keys), not twelve.
+
+It also fetches everything a widget is drawn by (labels, a state's category, a
+project's place among the org's projects), so presenting and charting read nothing
+more. :class:`~workspace.analytics.dashboards.query.DashboardQuery` is what a request
+calls: it compiles the shared filter layers once and hands them to :func:`compute`.
 """
 
 from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 from sqlalchemy import ColumnElement, and_, func, select, true
@@ -24,10 +28,14 @@ from workspace.analytics import dimensions
 from workspace.analytics.pql import PQLError, compile_pql
 from workspace.analytics.rollup_rewrite import read_counts
 from workspace.analytics.rollups import metric_condition
-from workspace.analytics.scope import Scope, make_scope
-from workspace.core.models import Org, State, Task
+from workspace.analytics.scope import Scope
+from workspace.analytics.vocabulary import CHART_TYPES
+from workspace.core.models import State, Task
 from workspace.errors import ServiceError
 from workspace.extensions import db
+
+#: The chart types Plotly draws (the rest are a number or a table).
+CHARTS = CHART_TYPES[:5]
 
 
 @dataclass(frozen=True)
@@ -72,12 +80,28 @@ class WidgetResult:
     #: ``{state name: category}`` for a status widget's points: what charts colour
     #: and order states by (the points themselves are the custom chart's).
     categories: dict[str, str] = field(default_factory=dict)
+    #: ``{project id: place among the org's projects}`` for a project widget's points:
+    #: what charts colour projects by.
+    slots: dict[str, int] = field(default_factory=dict)
     #: Where the widget's whole figure leads (drill-down), set by the page that links it.
     total_href: str | None = None
 
     @property
     def total(self) -> int:
         return sum(p["value"] for p in self.points)
+
+    @property
+    def chart_points(self) -> list[dict[str, Any]]:
+        """The points with what their chart is drawn by: a state's ``category``, a
+        project's ``slot`` (``charts.points_figure``)."""
+        if self.categories:
+            return [
+                {**p, "category": self.categories[p["key"]]} if p["key"] in self.categories else p
+                for p in self.points
+            ]
+        if self.slots:
+            return [{**p, "slot": self.slots.get(str(p.get("id")))} for p in self.points]
+        return self.points
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -110,28 +134,30 @@ def layer_conditions(
     return conditions
 
 
-def compute_widgets(
-    org: Org,
-    specs: list[WidgetSpec],
+def compute(
+    scope: Scope,
     account_id: uuid.UUID | None,
-    *,
-    dashboard_filter: str | None = None,
-    view_filter: str | None = None,
-    now: datetime | None = None,
+    shared: list[ColumnElement[bool]],
+    specs: list[WidgetSpec],
 ) -> list[WidgetResult]:
-    """Results in the order of ``specs``. Raises PQLError for a bad dashboard or view
-    filter (every widget depends on them); a bad widget filter fails that widget only."""
-    scope = make_scope(org, now=now)
-    shared = layer_conditions(scope, account_id, dashboard_filter, view_filter)
+    """Results in the order of ``specs``, each widget counted under the ``shared``
+    conditions (the compiled dashboard and view filters); a bad widget filter fails
+    that widget only. Each distinct widget filter is compiled once."""
     results = [WidgetResult(spec) for spec in specs]
+    compiled: dict[tuple, ColumnElement[bool] | ServiceError] = {}
     columns: dict[str, dict[tuple, ColumnElement[bool]]] = {}
     for result in results:
-        try:
-            condition = _widget_condition(scope, account_id, result.spec)
-        except ServiceError as exc:
-            result.error = exc.message
+        share = _share_key(result.spec)
+        if share not in compiled:
+            try:
+                compiled[share] = _widget_condition(scope, account_id, result.spec)
+            except ServiceError as exc:
+                compiled[share] = exc
+        condition = compiled[share]
+        if isinstance(condition, ServiceError):
+            result.error = condition.message
             continue
-        columns.setdefault(result.spec.dimension, {}).setdefault(_share_key(result.spec), condition)
+        columns.setdefault(result.spec.dimension, {}).setdefault(share, condition)
     counts = {}
     state_categories: dict[str, str] = {}
     for dimension, conds in columns.items():
@@ -141,6 +167,14 @@ def compute_widgets(
         dimension: dimensions.labels(dimension, {k for per in rows.values() for k in per})
         for dimension, rows in counts.items()
     }
+    # Projects are coloured by their place in the org: one lookup for every project chart.
+    charted = {
+        k
+        for r in results
+        if r.error is None and r.spec.dimension == "project" and r.spec.chart_type in CHARTS
+        for k in counts["project"].get(_share_key(r.spec), {})
+    }
+    slots = dimensions.project_slots(charted)
     for result in results:
         if result.error is None:
             spec = result.spec
@@ -152,6 +186,8 @@ def compute_widgets(
                     for p in result.points
                     if p["key"] in state_categories
                 }
+            elif spec.dimension == "project" and all(str(p["id"]) in slots for p in result.points):
+                result.slots = {str(p["id"]): slots[str(p["id"])] for p in result.points}
     return results
 
 
@@ -223,17 +259,3 @@ def _points(dimension: str, counts: dict[str, int], names: dict[str, str]) -> li
         for k, n in counts.items()
     ]
     return sorted(points, key=lambda p: (-p["value"], p["key"].lower(), p["id"] or ""))
-
-
-def compute_dashboard(
-    dashboard: Any, org: Org, account_id: uuid.UUID | None, view_filter: str | None = None
-) -> list[WidgetResult]:
-    """Every widget of a saved dashboard, in grid order. ``view_filter`` is used for
-    this computation only: nothing is written."""
-    return compute_widgets(
-        org,
-        [WidgetSpec.of(w) for w in dashboard.widgets],
-        account_id,
-        dashboard_filter=dashboard.pql_filter,
-        view_filter=view_filter,
-    )

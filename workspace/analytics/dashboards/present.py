@@ -1,7 +1,9 @@
 """A computed widget -> what a template shows: a chart, a number, a table, or why not.
 
 The page, the widget partials, the printable export and the PDF all go through here,
-and every chart is drawn by ``workspace.analytics.charts.points_figure``.
+and every chart is drawn by ``workspace.analytics.charts.points_figure``. A pure
+function of the computed result (``compute`` fetched everything it draws): it reads
+no database and no request.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from workspace.analytics import charts, dimensions, palette
+from workspace.analytics import charts, drill, palette
 from workspace.analytics.dashboards.compute import WidgetResult
 from workspace.analytics.figure import Figure
 
@@ -40,6 +42,14 @@ class WidgetView:
     def figure_json(self) -> str:
         return charts.to_json(self.figure) if self.figure is not None else "null"
 
+    @property
+    def links(self) -> dict[str, Any]:
+        """Drill-down of the live page's widget body: ``{"points": {label: href},
+        "total": href}``, empty unless the page linked the result (``DashboardQuery.link``)."""
+        if self.kind == "error":
+            return {"points": {}, "total": None}
+        return {"points": drill.label_map(self.points), "total": self.total_href}
+
 
 def present(result: WidgetResult) -> WidgetView:
     spec = result.spec
@@ -66,7 +76,7 @@ def present(result: WidgetResult) -> WidgetView:
         view.kind = "table"
     else:
         view.figure = charts.points_figure(
-            dimensions.with_categories(result.points, result.categories),
+            result.chart_points,
             spec.chart_type,
             dimension=spec.dimension,
             top_n=spec.top_n or palette.DEFAULT_TOP_N,

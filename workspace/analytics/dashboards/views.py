@@ -17,19 +17,16 @@ from typing import Any
 
 from flask import Blueprint, Response, redirect, render_template, request, url_for
 
-from workspace.analytics import drill
-from workspace.analytics.dashboards import compute, export, service
+from workspace.analytics.dashboards import export, service
 from workspace.analytics.dashboards.compute import WidgetSpec
 from workspace.analytics.dashboards.models import Dashboard, Visibility, Widget
-from workspace.analytics.dashboards.present import present
+from workspace.analytics.dashboards.query import DashboardQuery, specs
 from workspace.analytics.dashboards.schemas import (
     DashboardCreate,
     DashboardPatch,
     DashboardSearch,
     WidgetIn,
 )
-from workspace.analytics.pql import PQLError
-from workspace.analytics.scope import make_scope
 from workspace.auth.guards import page
 from workspace.core import projects
 from workspace.errors import InputError, ServiceError
@@ -105,21 +102,16 @@ def duplicate(org: str, dashboard_id: uuid.UUID, access: Access):
 
 
 def _render_show(access: Access, dashboard: Dashboard, **extra: Any) -> str:
-    view_filter = _view_filter()
-    filter_error = None
-    try:
-        compute.layer_conditions(
-            make_scope(access.org), access.account.id, dashboard.pql_filter, view_filter
-        )
-    except PQLError as exc:
-        filter_error = exc
+    """The grid; its cards' bodies come in the next request (:func:`bodies`). The filter
+    layers are compiled here only to say whether they are broken."""
+    query = DashboardQuery.of(access, dashboard, _view_filter())
     return render_template(
         "dashboards/show.html",
         dashboard=dashboard,
         can_edit=can_object(access, dashboard, "dashboard.edit"),
         can_duplicate=can_object(access, dashboard, "dashboard.create"),
-        view_filter=view_filter,
-        filter_error=filter_error,
+        view_filter=query.view_filter,
+        filter_error=query.filter_error,
         pdf_available=export.pdf_available(),
         nav_active="dashboards",
         **extra,
@@ -139,7 +131,8 @@ def widget(org: str, dashboard_id: uuid.UUID, widget_id: uuid.UUID, access: Acce
     """One widget's body, computed live (the HTMX partial each card loads)."""
     dashboard = service.load_dashboard(access, dashboard_id)
     item = service.get_widget(dashboard, widget_id)
-    view = _compute_one(access, dashboard, WidgetSpec.of(item), _view_filter())
+    query = DashboardQuery.of(access, dashboard, _view_filter())
+    (view,) = query.views([WidgetSpec.of(item)], linked=True)
     return render_template("dashboards/_widget_body.html", view=view, mode="page")
 
 
@@ -149,43 +142,9 @@ def bodies(org: str, dashboard_id: uuid.UUID, access: Access):
     """Every widget body in one response (out-of-band swaps into their cards): the
     page computes the dashboard once, sharing statements across widgets."""
     dashboard = service.load_dashboard(access, dashboard_id)
-    try:
-        results = compute.compute_dashboard(
-            dashboard, access.org, access.account.id, _view_filter()
-        )
-    except PQLError as exc:
-        results = [
-            compute.WidgetResult(WidgetSpec.of(w), error=exc.message) for w in dashboard.widgets
-        ]
-    drill.link_results(results, access.org.slug, dashboard.pql_filter, _view_filter())
-    return render_template(
-        "dashboards/_bodies.html", views=[present(r) for r in results], computed_at=utcnow()
-    )
-
-
-def _compute_one(
-    access: Access,
-    dashboard: Dashboard,
-    spec: WidgetSpec,
-    view_filter: str | None,
-    *,
-    linked: bool = True,
-):
-    """One widget, computed and presented; ``linked`` adds the drill-down links (not in
-    the widget form's preview, whose widget is not saved yet)."""
-    try:
-        (result,) = compute.compute_widgets(
-            access.org,
-            [spec],
-            access.account.id,
-            dashboard_filter=dashboard.pql_filter,
-            view_filter=view_filter,
-        )
-    except PQLError as exc:
-        result = compute.WidgetResult(spec, error=exc.message)
-    if linked:
-        drill.link_results([result], access.org.slug, dashboard.pql_filter, view_filter)
-    return present(result)
+    query = DashboardQuery.of(access, dashboard, _view_filter())
+    views = query.views(specs(dashboard), linked=True)
+    return render_template("dashboards/_bodies.html", views=views, computed_at=utcnow())
 
 
 # -- owner's controls -----------------------------------------------------------------
@@ -371,7 +330,7 @@ def _render_form(
         if "top_n" in WidgetSpec.__dataclass_fields__:
             # The charts draw the top N once WidgetSpec carries it (issue #15).
             spec = dataclasses.replace(spec, top_n=values["top_n"])
-        preview = _compute_one(access, dashboard, spec, None, linked=False)
+        (preview,) = DashboardQuery.of(access, dashboard, None).views([spec])
     # The form shows what was typed (a blank title keeps its placeholder).
     typed = request.values
     shown = {**values, "title": typed.get("title", current.get("title", ""))}

@@ -25,9 +25,9 @@ from lark import (
 )
 from lark.exceptions import UnexpectedToken, VisitError
 
+from workspace.analytics.vocabulary import MAX_PQL_LENGTH
 from workspace.errors import ServiceError
 
-MAX_LENGTH = 2000
 #: Deepest nesting of NOT, AND and OR a filter may have. Far beyond a filter a person
 #: writes; SQLite's parser stack gives out near 45 levels of parentheses.
 MAX_DEPTH = 16
@@ -292,8 +292,8 @@ def _check_value(field: str, kind: str, value: Value) -> None:
 
 def parse(text: str) -> Node:
     """Parse and check PQL; raises :class:`PQLError` on any problem."""
-    if len(text) > MAX_LENGTH:
-        raise PQLError(f"the filter is longer than {MAX_LENGTH} characters.")
+    if len(text) > MAX_PQL_LENGTH:
+        raise PQLError(f"the filter is longer than {MAX_PQL_LENGTH} characters.")
     if not text.strip():
         raise PQLError("the filter is empty.")
     if "\x00" in text:  # PostgreSQL text cannot hold NUL; no filter needs one

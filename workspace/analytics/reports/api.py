@@ -11,7 +11,8 @@ import uuid
 
 from flask import Response, stream_with_context
 
-from workspace.analytics import export, rollups, service
+from workspace.analytics import export, rollups
+from workspace.analytics.reports import service
 from workspace.analytics.schemas import (
     CustomOut,
     CustomQuery,

@@ -13,7 +13,8 @@ from typing import Any
 from flask import Blueprint, render_template, request
 from pydantic import BaseModel, ValidationError
 
-from workspace.analytics import charts, drill, rollups, service
+from workspace.analytics import charts, dimensions, drill, rollups
+from workspace.analytics.reports import links, service
 from workspace.analytics.schemas import (
     CustomQuery,
     ForecastQuery,
@@ -57,12 +58,6 @@ def _read_args(model: type[BaseModel]) -> tuple[Any, str | None]:
         return query, f"Ignored an invalid value for {', '.join(bad)}; showing the default."
 
 
-@bp.app_template_global("drill_widget_links")
-def drill_widget_links(view: Any) -> dict[str, Any]:
-    """Drill-down links of a dashboard widget body (templates/dashboards/_widget_body.html)."""
-    return drill.widget_links(view)
-
-
 @bp.get("/o/<org>/analytics", defaults={"tab": "overview"})
 @bp.get("/o/<org>/analytics/<tab>")
 @page(action="analytics.read")
@@ -97,28 +92,28 @@ def index(org: str, tab: str, access: Access):
 
 def _overview(scope: Scope, query: ScopeQuery, _account: uuid.UUID) -> dict[str, Any]:
     result = rollups.overview(scope)
-    links = drill.overview_links(scope.org.slug, scope.project_id, result)
+    hrefs = links.overview_links(scope, result)
     return {
         "result": result,
         "empty": result["total"] == 0,
-        "links": links,
+        "links": hrefs,
         "chart_links": {
-            name: drill.key_map(links[name]) for name in ("category", "priority", "kind")
+            name: links.key_map(hrefs[name]) for name in ("category", "priority", "kind")
         },
         "figures": {
             "category": charts.to_json(
                 charts.breakdown_bar(
-                    result["by_category"], dimension="category", hrefs=_present(links["category"])
+                    result["by_category"], dimension="category", hrefs=_present(hrefs["category"])
                 )
             ),
             "priority": charts.to_json(
                 charts.donut(
-                    result["by_priority"], dimension="priority", hrefs=_present(links["priority"])
+                    result["by_priority"], dimension="priority", hrefs=_present(hrefs["priority"])
                 )
             ),
             "kind": charts.to_json(
                 charts.breakdown_bar(
-                    result["by_kind"], dimension="kind", hrefs=_present(links["kind"])
+                    result["by_kind"], dimension="kind", hrefs=_present(hrefs["kind"])
                 )
             ),
         },
@@ -131,12 +126,12 @@ def _present(links: dict[str, str | None]) -> dict[str, str]:
 
 def _flow(scope: Scope, query: ScopeQuery, _account: uuid.UUID) -> dict[str, Any]:
     result = rollups.flow(scope)
-    drill.flow_links(scope.org.slug, scope.project_id, result)
+    links.flow_links(scope, result)
     return {
         "result": result,
         "empty": result["total_wip"] == 0,
         "chart_links": {
-            "flow": drill.key_map({c["category"]: c["href"] for c in result["categories"]})
+            "flow": links.key_map({c["category"]: c["href"] for c in result["categories"]})
         },
         "figures": {"flow": charts.to_json(charts.flow_figure(result))},
     }
@@ -144,16 +139,16 @@ def _flow(scope: Scope, query: ScopeQuery, _account: uuid.UUID) -> dict[str, Any
 
 def _workload(scope: Scope, query: ScopeQuery, _account: uuid.UUID) -> dict[str, Any]:
     rows = rollups.workload(scope)
-    links = drill.workload_links(scope.org.slug, scope.project_id, rows)
+    hrefs = links.workload_links(scope, rows)
     for row in rows:  # the chart's bars: a person's open work, and the part in progress
-        row["href"] = links[str(row["assignee_id"])]["open"]
-        row["href_in_progress"] = links[str(row["assignee_id"])]["in_progress"]
+        row["href"] = hrefs[str(row["assignee_id"])]["open"]
+        row["href_in_progress"] = hrefs[str(row["assignee_id"])]["in_progress"]
     return {
         "result": rows,
         "empty": not rows,
-        "links": links,
+        "links": hrefs,
         "chart_links": {
-            "workload": {r["name"]: links[str(r["assignee_id"])]["open"] for r in rows}
+            "workload": {r["name"]: hrefs[str(r["assignee_id"])]["open"] for r in rows}
         },
         "figures": {"workload": charts.to_json(charts.workload_figure(rows))},
     }
@@ -191,7 +186,7 @@ def _pivot(scope: Scope, query: PivotQuery, _account: uuid.UUID) -> dict[str, An
     return {
         "result": result,
         "empty": not result["cells"],
-        "links": drill.pivot_links(scope.org.slug, scope.project_id, result),
+        "links": links.pivot_links(scope, result),
         "grid": grid,
         "row_totals": row_totals,
         "col_totals": col_totals,
@@ -209,10 +204,9 @@ def _custom(scope: Scope, query: CustomQuery, account: uuid.UUID) -> dict[str, A
         priority=query.priority,
         pql=query.filter,
     )
-    total_href = drill.custom_links(
+    total_href = links.custom_links(
         result["points"],
-        org_slug=scope.org.slug,
-        project_id=scope.project_id,
+        scope,
         metric=query.metric,
         dimension=query.dimension,
         status=query.status,
@@ -227,7 +221,8 @@ def _custom(scope: Scope, query: CustomQuery, account: uuid.UUID) -> dict[str, A
         "figures": {
             "custom": charts.to_json(
                 charts.points_figure(
-                    result["points"], dimension=query.dimension, org_id=scope.org_id
+                    dimensions.drawable(scope.org_id, result["points"], query.dimension),
+                    dimension=query.dimension,
                 )
             )
         },

@@ -1,0 +1,134 @@
+"""One request's reading of a dashboard: the filter layers compiled once, the widgets
+computed from them, linked to the tasks behind each figure and presented.
+
+    query = DashboardQuery.of(access, dashboard, view_filter)
+    query.filter_error                   # the page: a broken dashboard or view filter
+    query.views(specs, linked=True)      # the bodies: computed, linked, presented
+
+The page, its widget bodies (all at once or one card), the widget form's preview, the
+compute API and both exports go through it. The database is read in two steps, once
+per request whatever the number of widgets: :meth:`compute` (the counts, state names
+and categories, labels, project places) and :meth:`link` (the PQL names of the people
+and projects that drill-down links name). Presenting and charting read nothing else
+(docs/dashboards.md#computing).
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from functools import cached_property
+from typing import Any
+
+from sqlalchemy import ColumnElement
+
+from workspace.analytics import drill
+from workspace.analytics.dashboards import compute
+from workspace.analytics.dashboards.compute import WidgetResult, WidgetSpec
+from workspace.analytics.dashboards.models import Dashboard
+from workspace.analytics.dashboards.present import WidgetView, present
+from workspace.analytics.pql import PQLError
+from workspace.analytics.scope import make_scope
+from workspace.core.models import Org
+from workspace.security.permissions import Access
+
+
+class DashboardQuery:
+    """A dashboard's filter layers for one request: the saved dashboard filter and this
+    view's filter (``?filter=``), with ``currentUser()`` the reader."""
+
+    def __init__(
+        self,
+        org: Org,
+        account_id: uuid.UUID | None,
+        dashboard_filter: str | None = None,
+        view_filter: str | None = None,
+        *,
+        now: datetime | None = None,
+    ) -> None:
+        self.scope = make_scope(org, now=now)
+        self.account_id = account_id
+        self.dashboard_filter = dashboard_filter
+        self.view_filter = view_filter
+
+    @classmethod
+    def of(cls, access: Access, dashboard: Dashboard, view_filter: str | None) -> DashboardQuery:
+        return cls(access.org, access.account.id, dashboard.pql_filter, view_filter)
+
+    @cached_property
+    def _layers(self) -> list[ColumnElement[bool]] | PQLError:
+        """The two layers as SQL, compiled on first use and kept for the request."""
+        try:
+            return compute.layer_conditions(
+                self.scope, self.account_id, self.dashboard_filter, self.view_filter
+            )
+        except PQLError as exc:
+            return exc
+
+    @property
+    def filter_error(self) -> PQLError | None:
+        """Why the dashboard or the view filter does not compile (its ``field`` says
+        which: ``pql_filter`` or ``filter``), or None."""
+        return self._layers if isinstance(self._layers, PQLError) else None
+
+    def compute(self, specs: list[WidgetSpec]) -> list[WidgetResult]:
+        """Every widget's points, in the order of ``specs``; raises the layer's
+        :class:`PQLError` (a 400) when a shared filter is broken, since every widget
+        depends on it. A broken widget filter fails that widget alone."""
+        if isinstance(self._layers, PQLError):
+            raise self._layers
+        return compute.compute(self.scope, self.account_id, self._layers, specs)
+
+    def results(self, specs: list[WidgetSpec]) -> list[WidgetResult]:
+        """As :meth:`compute`, but a broken shared filter fails every widget with its
+        message instead (a page shows the error in each card)."""
+        error = self.filter_error
+        if error is not None:
+            return [WidgetResult(spec, error=error.message) for spec in specs]
+        return self.compute(specs)
+
+    def link(self, results: list[WidgetResult]) -> list[WidgetResult]:
+        """An ``href`` on every point and a ``total_href`` on every widget: the tasks
+        behind each figure, under the three filter layers, the widget's project and
+        metric (docs/analytics.md#drill-down). The people's and projects' PQL names are
+        looked up once for every widget."""
+        names = drill.Names(self.scope.org_id)
+        ids: dict[str, list[Any]] = {}
+        for result in results:
+            if result.error is None:
+                ids.setdefault(result.spec.dimension, []).extend(p.get("id") for p in result.points)
+        for dimension, wanted in ids.items():
+            names.load(dimension, wanted)
+        slug = self.scope.org.slug
+        for result in results:
+            if result.error is not None:
+                continue
+            spec = result.spec
+            filters = (self.dashboard_filter, self.view_filter, spec.filter)
+            drill.with_links(
+                result.points,
+                org_slug=slug,
+                dimension=spec.dimension,
+                metric=spec.metric,
+                names=names,
+                project_id=spec.project_id,
+                filters=filters,
+            )
+            result.total_href = drill.total_link(
+                org_slug=slug, metric=spec.metric, project_id=spec.project_id, filters=filters
+            )
+        return results
+
+    def views(self, specs: list[WidgetSpec], *, linked: bool = False) -> list[WidgetView]:
+        """The widgets as a template shows them; ``linked`` adds the drill-down links
+        (the live page; not the exports, nor the preview of a widget not saved yet). A
+        broken shared filter fails every widget."""
+        results = self.results(specs)
+        if linked:
+            self.link(results)
+        return [present(result) for result in results]
+
+
+def specs(dashboard: Dashboard) -> list[WidgetSpec]:
+    """A saved dashboard's widgets, in grid order."""
+    return [WidgetSpec.of(widget) for widget in dashboard.widgets]

@@ -1,6 +1,5 @@
-"""``/o/<org>/tasks``: the org task search page (read-only; a task opens its page).
-
-Register the blueprint in workspace/tracker/__init__.py."""
+"""``/o/<org>/tasks``: the org task search page (read-only; a task opens its page),
+registered by this package's ``init_app``."""
 
 from __future__ import annotations
 

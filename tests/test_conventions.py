@@ -102,3 +102,44 @@ def test_no_test_module_imports_another():
         if regex.search(path.read_text())
     ]
     assert offenders == []
+
+
+def _package_imports() -> dict[str, set[str]]:
+    """Which subpackage of workspace/ imports which: a package stands for its
+    ``__init__`` and its own modules (not its subpackages'). The root is left out: the
+    app factory imports every capability and every package the base modules, in the
+    order the layers contract (.importlinter) states."""
+    import grimp
+
+    graph = grimp.build_graph("workspace", cache_dir=None)
+    packages = {m for m in graph.modules if graph.find_children(m)}
+
+    def owner(module: str) -> str:
+        return module if module in packages else module.rpartition(".")[0]
+
+    edges: dict[str, set[str]] = {p: set() for p in packages - {"workspace"}}
+    for module in graph.modules:
+        for imported in graph.find_modules_directly_imported_by(module):
+            source, target = owner(module), owner(imported)
+            if source != target and "workspace" not in (source, target):
+                edges[source].add(target)
+    return edges
+
+
+def test_no_import_cycle_between_subpackages():
+    """Packages import each other one way only, subpackages included: a package and its
+    subpackage may not both import the other (analytics and analytics.pql once did,
+    through the scope below and the service above)."""
+    edges = _package_imports()
+    reach: dict[str, set[str]] = {}
+    for start in edges:
+        seen, todo = set(), [start]
+        while todo:
+            for nxt in edges[todo.pop()] - seen:
+                seen.add(nxt)
+                todo.append(nxt)
+        reach[start] = seen
+    cycles = {
+        tuple(sorted({a, *(b for b in reach[a] if a in reach[b])})) for a in edges if a in reach[a]
+    }
+    assert sorted(cycles) == []

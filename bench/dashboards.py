@@ -78,16 +78,16 @@ def pdf_render(app, dashboard, org, owner_id, compute_ms: float, repeat: int) ->
     """The twelve widgets as a PDF: cold (Chromium starts), then warm (the renderer
     kept between requests), rendering only, from figures computed once; against the
     printable HTML export of the same figures and the SQL compute, in the same run."""
-    from workspace.analytics.dashboards import export
+    from workspace.analytics.dashboards import export, pdf_charts
     from workspace.analytics.dashboards.present import present
 
-    if not export.pdf_available():
+    if not pdf_charts.pdf_available():
         print("  PDF: skipped (no Chromium: install chromium or set BROWSER_PATH)")
         return
     with app.test_request_context():
         views = [present(r) for r in computed(dashboard, org, owner_id)]
         charts = sum(1 for v in views if v.figure is not None)
-        export.renderer.stop()
+        pdf_charts.renderer.stop()
         cold = timed(lambda: export.render_pdf(dashboard, views, None))
         warm = statistics.median(
             timed(lambda: export.render_pdf(dashboard, views, None)) for _ in range(repeat)

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.analytics.dashboards.conftest import World, add_widget, new_dashboard
-from workspace.analytics.dashboards import export
+from workspace.analytics.dashboards import export, pdf_charts
 from workspace.analytics.dashboards.models import Dashboard
 from workspace.analytics.dashboards.present import WidgetView, present
 from workspace.analytics.dashboards.query import DashboardQuery, specs
@@ -271,9 +271,9 @@ def test_the_chart_renderer_stays_warm_and_draws_a_batch_in_order():
         (go.Figure(go.Bar(x=[f"label{i}"], y=[i + 1])).to_plotly_json(), 300, 200) for i in range(3)
     ]
     first = export.chart_svgs(figures)
-    _, browser = export.renderer.start()
+    _, browser = pdf_charts.renderer.start()
     again = export.chart_svgs(figures)
-    assert export.renderer.start()[1] is browser  # the same Chromium, not a new one
+    assert pdf_charts.renderer.start()[1] is browser  # the same Chromium, not a new one
     for i, (svg, svg_again) in enumerate(zip(first, again, strict=True)):
         assert f"label{i}" in svg_again
         assert svg.startswith("<svg") and f"label{i}" in svg
@@ -284,7 +284,7 @@ def test_a_stopped_renderer_starts_again_on_the_next_pdf():
     """Failure injection: the renderer's browser is gone (stopped, as after a crash)."""
     import plotly.graph_objects as go
 
-    export.renderer.stop()
-    assert not export.renderer.running
+    pdf_charts.renderer.stop()
+    assert not pdf_charts.renderer.running
     (svg,) = export.chart_svgs([(go.Figure(go.Bar(x=["back"], y=[1])), 300, 200)])
-    assert "back" in svg and export.renderer.running
+    assert "back" in svg and pdf_charts.renderer.running

@@ -17,7 +17,7 @@ from typing import Any
 
 from flask import Blueprint, Response, redirect, render_template, request, url_for
 
-from workspace.analytics.dashboards import export, service
+from workspace.analytics.dashboards import pdf_charts, service
 from workspace.analytics.dashboards.compute import WidgetSpec
 from workspace.analytics.dashboards.models import Dashboard, Visibility, Widget
 from workspace.analytics.dashboards.query import DashboardQuery, specs
@@ -112,7 +112,7 @@ def _render_show(access: Access, dashboard: Dashboard, **extra: Any) -> str:
         can_duplicate=can_object(access, dashboard, "dashboard.create"),
         view_filter=query.view_filter,
         filter_error=query.filter_error,
-        pdf_available=export.pdf_available(),
+        pdf_available=pdf_charts.pdf_available(),
         nav_active="dashboards",
         **extra,
     )

@@ -48,7 +48,7 @@ TWELVE = [
 def save_twelve(org, owner_id, first_project, name: str = "bench twelve", top_n=None):
     """The TWELVE widgets as a new dashboard of ``org`` (in an app context; the caller
     commits). ``top_n``: the charts' largest groups before "Other" (None: the default)."""
-    from workspace.analytics.dashboards import service
+    from workspace.analytics.dashboards import service, widgets
 
     dashboard = service.create_dashboard(org, owner_id, name)
     for title, chart, metric, dimension, scoped, pql in TWELVE:
@@ -62,7 +62,7 @@ def save_twelve(org, owner_id, first_project, name: str = "bench twelve", top_n=
         }
         if top_n is not None:
             widget["top_n"] = top_n
-        service.add_widget(dashboard, org, owner_id, widget)
+        widgets.add_widget(dashboard, org, owner_id, widget)
     return dashboard
 
 

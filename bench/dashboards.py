@@ -126,7 +126,7 @@ def run(url: str, instance: str, repeat: int) -> None:
     os.environ["WORKSPACE_INSTANCE"] = instance
     from workspace import create_app
     from workspace.analytics import rollups
-    from workspace.analytics.dashboards import service
+    from workspace.analytics.dashboards import service, widgets
     from workspace.analytics.pql import compile_pql
     from workspace.analytics.scope import make_scope
     from workspace.extensions import db
@@ -136,7 +136,7 @@ def run(url: str, instance: str, repeat: int) -> None:
         org, rows, owner, first_project = biggest_org()
         owner_id = owner.id
         one = service.create_dashboard(org, owner_id, "bench one")
-        service.add_widget(one, org, owner_id, {"title": "Status"})
+        widgets.add_widget(one, org, owner_id, {"title": "Status"})
         twelve = save_twelve(org, owner_id, first_project)
         db.session.commit()
         print(f"  org {org.slug}: {rows} task rows", flush=True)

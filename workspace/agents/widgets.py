@@ -9,6 +9,7 @@ from __future__ import annotations
 import uuid
 
 from workspace.analytics.dashboards import service as dashboards
+from workspace.analytics.dashboards import widgets
 from workspace.analytics.dashboards.models import Dashboard, Widget
 from workspace.security.permissions import Access, can_object
 
@@ -45,7 +46,7 @@ def save_as_widget(
     """Append the answer's chart to one of the caller's dashboards (flushed; the
     request commits)."""
     dashboard = dashboards.load_dashboard(access, dashboard_id, EDIT)
-    return dashboards.add_widget(
+    return widgets.add_widget(
         dashboard,
         access.org,
         access.account.id,

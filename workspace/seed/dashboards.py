@@ -5,13 +5,15 @@ from __future__ import annotations
 
 from workspace.analytics.dashboards.models import Dashboard, Visibility
 from workspace.analytics.dashboards.service import (
-    add_widget,
     create_dashboard,
     delete_dashboard,
-    remove_widget,
-    reorder_widgets,
     set_visibility,
     update_dashboard,
+)
+from workspace.analytics.dashboards.widgets import (
+    add_widget,
+    remove_widget,
+    reorder_widgets,
     update_widget,
 )
 from workspace.seed.demo import Demo

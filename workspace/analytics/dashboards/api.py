@@ -11,7 +11,7 @@ import uuid
 
 from flask import Response
 
-from workspace.analytics.dashboards import export, limits, service
+from workspace.analytics.dashboards import export, limits, service, widgets
 from workspace.analytics.dashboards.models import Dashboard, Visibility
 from workspace.analytics.dashboards.present import WidgetView, present
 from workspace.analytics.dashboards.query import DashboardQuery, specs
@@ -155,7 +155,7 @@ def make_private(org_id: uuid.UUID, dashboard_id: uuid.UUID, access: Access):
 def add_widget(org_id: uuid.UUID, dashboard_id: uuid.UUID, access: Access, body: WidgetIn):
     dashboard = service.load_dashboard(access, dashboard_id)
     raw = {k: getattr(body, k) for k in body.model_fields_set}
-    widget = service.add_widget(dashboard, access.org, access.account.id, raw)
+    widget = widgets.add_widget(dashboard, access.org, access.account.id, raw)
     return WidgetOut.model_validate(widget)
 
 
@@ -178,7 +178,7 @@ def update_widget(
     dashboard = service.load_dashboard(access, dashboard_id)
     widget = service.get_widget(dashboard, widget_id)
     raw = {k: getattr(body, k) for k in body.model_fields_set if k != "position"}
-    widget = service.update_widget(
+    widget = widgets.update_widget(
         widget, access.org, access.account.id, raw, position=body.position
     )
     return WidgetOut.model_validate(widget)
@@ -198,7 +198,7 @@ def duplicate_widget(
 ):
     dashboard = service.load_dashboard(access, dashboard_id)
     widget = service.get_widget(dashboard, widget_id)
-    return WidgetOut.model_validate(service.duplicate_widget(dashboard, widget, access.account.id))
+    return WidgetOut.model_validate(widgets.duplicate_widget(dashboard, widget, access.account.id))
 
 
 @bp.delete("/dashboards/<uuid:dashboard_id>/widgets/<uuid:widget_id>")
@@ -206,7 +206,7 @@ def duplicate_widget(
 def remove_widget(org_id: uuid.UUID, dashboard_id: uuid.UUID, widget_id: uuid.UUID, access: Access):
     dashboard = service.load_dashboard(access, dashboard_id)
     widget = service.get_widget(dashboard, widget_id)
-    service.remove_widget(dashboard, widget, access.account.id)
+    widgets.remove_widget(dashboard, widget, access.account.id)
 
 
 @bp.post("/dashboards/<uuid:dashboard_id>/widgets/order")
@@ -220,8 +220,8 @@ def remove_widget(org_id: uuid.UUID, dashboard_id: uuid.UUID, widget_id: uuid.UU
 )
 def reorder_widgets(org_id: uuid.UUID, dashboard_id: uuid.UUID, access: Access, body: WidgetOrder):
     dashboard = service.load_dashboard(access, dashboard_id)
-    widgets = service.reorder_widgets(dashboard, access.account.id, body.widget_ids)
-    return [WidgetOut.model_validate(w) for w in widgets]
+    ordered = widgets.reorder_widgets(dashboard, access.account.id, body.widget_ids)
+    return [WidgetOut.model_validate(w) for w in ordered]
 
 
 @bp.get("/dashboards/<uuid:dashboard_id>/compute")

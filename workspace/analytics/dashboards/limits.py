@@ -5,7 +5,7 @@ exports under way at once per org and per member.
 duplicating a widget past it, or duplicating a dashboard that already has more, is a
 409; so is a PDF of a dashboard over it (made before the cap, or the cap lowered):
 the PDF's cost grows with its widgets. The count is taken under the dashboard's lock
-(``service.lock_dashboard``), so concurrent adds count each other.
+(``widgets.lock_dashboard``), so concurrent adds count each other.
 
 **Exports in flight.** A PDF export holds one of its member's
 ``EXPORT_MAX_IN_FLIGHT_PER_MEMBER`` slots and one of its org's
@@ -59,7 +59,7 @@ def max_widgets() -> int:
 
 def check_room(dashboard: Dashboard, adding: int = 1) -> None:
     """Refuse (409) a write that would leave ``dashboard`` with more widgets than the
-    cap. Call it under :func:`service.lock_dashboard`, after the widgets are re-read."""
+    cap. Call it under :func:`widgets.lock_dashboard`, after the widgets are re-read."""
     cap = max_widgets()
     if len(dashboard.widgets) + adding > cap:
         raise ConflictError(

@@ -17,7 +17,7 @@ from typing import Any
 
 from flask import Blueprint, Response, redirect, render_template, request, url_for
 
-from workspace.analytics.dashboards import pdf_charts, service
+from workspace.analytics.dashboards import pdf_charts, service, widgets
 from workspace.analytics.dashboards.compute import WidgetSpec
 from workspace.analytics.dashboards.models import Dashboard, Visibility, Widget
 from workspace.analytics.dashboards.query import DashboardQuery, specs
@@ -213,7 +213,7 @@ def order(org: str, dashboard_id: uuid.UUID, access: Access):
             ids.append(uuid.UUID(value))
         except ValueError:
             continue
-    service.reorder_widgets(dashboard, access.account.id, ids)
+    widgets.reorder_widgets(dashboard, access.account.id, ids)
     if htmx:
         return Response(status=204)
     return _back(org, dashboard, _view_filter())
@@ -230,7 +230,7 @@ def move(org: str, dashboard_id: uuid.UUID, widget_id: uuid.UUID, access: Access
     target = index - 1 if request.form.get("direction") == "earlier" else index + 1
     if 0 <= target < len(ids):
         ids[index], ids[target] = ids[target], ids[index]
-        service.reorder_widgets(dashboard, access.account.id, ids)
+        widgets.reorder_widgets(dashboard, access.account.id, ids)
     return _back(org, dashboard, _view_filter())
 
 
@@ -239,7 +239,7 @@ def move(org: str, dashboard_id: uuid.UUID, widget_id: uuid.UUID, access: Access
 def toggle_span(org: str, dashboard_id: uuid.UUID, widget_id: uuid.UUID, access: Access):
     dashboard = service.load_dashboard(access, dashboard_id)
     item = service.get_widget(dashboard, widget_id)
-    service.update_widget(item, access.org, access.account.id, {"span": 1 if item.span == 2 else 2})
+    widgets.update_widget(item, access.org, access.account.id, {"span": 1 if item.span == 2 else 2})
     if htmx:
         return render_template(
             "dashboards/_card.html",
@@ -257,7 +257,7 @@ def toggle_span(org: str, dashboard_id: uuid.UUID, widget_id: uuid.UUID, access:
 def duplicate_widget(org: str, dashboard_id: uuid.UUID, widget_id: uuid.UUID, access: Access):
     """A copy of the widget right after it (the card menu's "Duplicate")."""
     dashboard = service.load_dashboard(access, dashboard_id)
-    copy = service.duplicate_widget(
+    copy = widgets.duplicate_widget(
         dashboard, service.get_widget(dashboard, widget_id), access.account.id
     )
     target = url_for(".show", org=org, dashboard_id=dashboard.id, filter=_view_filter())
@@ -268,7 +268,7 @@ def duplicate_widget(org: str, dashboard_id: uuid.UUID, widget_id: uuid.UUID, ac
 @page(action="dashboard.edit")
 def remove_widget(org: str, dashboard_id: uuid.UUID, widget_id: uuid.UUID, access: Access):
     dashboard = service.load_dashboard(access, dashboard_id)
-    service.remove_widget(dashboard, service.get_widget(dashboard, widget_id), access.account.id)
+    widgets.remove_widget(dashboard, service.get_widget(dashboard, widget_id), access.account.id)
     if htmx:
         return ""
     return _back(org, dashboard, _view_filter())
@@ -363,9 +363,9 @@ def _save_widget(access: Access, dashboard: Dashboard, item: Widget | None):
         return _render_form(access, dashboard, item, raw, refused, 400)
     try:
         if item is None:
-            service.add_widget(dashboard, access.org, access.account.id, raw)
+            widgets.add_widget(dashboard, access.org, access.account.id, raw)
         else:
-            service.update_widget(item, access.org, access.account.id, raw)
+            widgets.update_widget(item, access.org, access.account.id, raw)
     except ServiceError as exc:
         # The 400 rolls the request back; the form shows what was typed and why not.
         return _render_form(access, dashboard, item, raw, field_errors(exc), 400)

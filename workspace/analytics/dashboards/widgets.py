@@ -1,0 +1,192 @@
+"""Widget operations (docs/dashboards.md#widgets): add, duplicate, change, move,
+remove and reorder, each under the dashboard's row lock so concurrent writes keep the
+positions a dense 0..n-1 (docs/security.md#concurrency). The owner only: the routes
+load the dashboard with ``dashboard.edit`` (:func:`service.load_dashboard`). Every
+write records an audit event and flushes; the request commits.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping
+from typing import Any
+
+from sqlalchemy import update
+
+from workspace.analytics.dashboards import limits
+from workspace.analytics.dashboards.models import Dashboard, Widget
+from workspace.analytics.dashboards.service import (
+    copy_name,
+    get_widget,
+    widget_settings,
+    widget_values,
+)
+from workspace.core.events import record_event
+from workspace.core.models import Org
+from workspace.errors import NotFoundError, ServiceError
+from workspace.extensions import db
+from workspace.types import utcnow
+
+
+def lock_dashboard(dashboard: Dashboard) -> None:
+    """Serialize widget writes on the dashboard row, then re-read its widgets.
+
+    Positions are read, then written: two requests that both read them before either
+    writes hand out the same position, or renumber rows the other just deleted (a
+    StaleDataError). So every widget write first takes the dashboard row's lock and
+    only then reads the widgets, as they are now (docs/security.md#concurrency).
+
+    The first statement is a write (the dashboard's ``updated_at``): on PostgreSQL
+    the UPDATE takes the row lock until the request commits, and
+    on SQLite it takes the database write lock before any position is read, so a
+    second writer waits for the first to commit (``busy_timeout``) instead of working
+    from a stale read. A dashboard deleted meanwhile is a 404.
+    """
+    db.session.flush()
+    locked = db.session.execute(
+        update(Dashboard)
+        .where(Dashboard.id == dashboard.id)
+        .values(updated_at=utcnow())
+        .execution_options(synchronize_session=False)
+    )
+    if locked.rowcount == 0:
+        raise NotFoundError("No such dashboard.")
+    # What this session read before the lock may be stale: read it again.
+    for widget in list(dashboard.__dict__.get("widgets", ())):
+        db.session.expire(widget)
+    db.session.expire(dashboard)
+
+
+def _locked_widget(dashboard: Dashboard, widget: Widget) -> Widget:
+    """``widget`` after :func:`lock_dashboard`; removed by another request: a 404."""
+    widget_id = widget.id  # read before the lock expires it
+    lock_dashboard(dashboard)
+    return get_widget(dashboard, widget_id)
+
+
+def add_widget(
+    dashboard: Dashboard, org: Org, actor_id: uuid.UUID, raw: Mapping[str, Any]
+) -> Widget:
+    """Appended after the last widget (a 409 past ``DASHBOARD_MAX_WIDGETS``)."""
+    values = widget_values(org, actor_id, raw, {})
+    lock_dashboard(dashboard)
+    limits.check_room(dashboard)
+    widget = Widget(dashboard_id=dashboard.id, position=len(dashboard.widgets), **values)
+    dashboard.widgets.append(widget)
+    db.session.flush()
+    record_event(
+        org.id,
+        "dashboard.widget_added",
+        actor_id=actor_id,
+        subject=str(dashboard.id),
+        widget_id=str(widget.id),
+    )
+    return widget
+
+
+def duplicate_widget(dashboard: Dashboard, widget: Widget, actor_id: uuid.UUID) -> Widget:
+    """A copy of ``widget`` placed right after it (the widgets after it move one on)."""
+    widget = _locked_widget(dashboard, widget)
+    limits.check_room(dashboard)
+    copy = Widget(dashboard_id=dashboard.id, **widget_settings(widget))
+    copy.title = copy_name(widget.title)
+    widgets = list(dashboard.widgets)
+    widgets.insert(widgets.index(widget) + 1, copy)
+    dashboard.widgets.append(copy)
+    _place(dashboard, widgets)
+    db.session.flush()
+    record_event(
+        dashboard.org_id,
+        "dashboard.widget_added",
+        actor_id=actor_id,
+        subject=str(dashboard.id),
+        widget_id=str(copy.id),
+        duplicated_from=str(widget.id),
+    )
+    return copy
+
+
+def update_widget(
+    widget: Widget,
+    org: Org,
+    actor_id: uuid.UUID,
+    raw: Mapping[str, Any],
+    position: int | None = None,
+) -> Widget:
+    """Settings from ``raw``; with ``position``, also moved there (past the end: last)."""
+    widget = _locked_widget(widget.dashboard, widget)
+    values = widget_values(org, actor_id, raw, widget_settings(widget))
+    for key, value in values.items():
+        setattr(widget, key, value)
+    moved: dict[str, Any] = {}
+    if position is not None:
+        dashboard = widget.dashboard
+        others = [w for w in dashboard.widgets if w.id != widget.id]
+        others.insert(min(position, len(others)), widget)
+        _place(dashboard, others)
+        moved = {"position": widget.position}
+    record_event(
+        org.id,
+        "dashboard.widget_updated",
+        actor_id=actor_id,
+        subject=str(widget.dashboard_id),
+        widget_id=str(widget.id),
+        **moved,
+    )
+    db.session.flush()
+    return widget
+
+
+def remove_widget(dashboard: Dashboard, widget: Widget, actor_id: uuid.UUID) -> None:
+    widget = _locked_widget(dashboard, widget)
+    dashboard.widgets.remove(widget)
+    _renumber(dashboard.widgets)
+    record_event(
+        dashboard.org_id,
+        "dashboard.widget_removed",
+        actor_id=actor_id,
+        subject=str(dashboard.id),
+        widget_id=str(widget.id),
+    )
+    db.session.flush()
+
+
+def reorder_widgets(
+    dashboard: Dashboard, actor_id: uuid.UUID, ordered_ids: list[uuid.UUID]
+) -> list[Widget]:
+    """Widgets in the given order; ids left out keep their relative order after the
+    named ones (a stale browser tab cannot lose a widget); unknown ids are a 400."""
+    lock_dashboard(dashboard)
+    by_id = {w.id: w for w in dashboard.widgets}
+    unknown = [str(i) for i in ordered_ids if i not in by_id]
+    if unknown:
+        raise ServiceError(
+            f"These widgets are not on this dashboard: {', '.join(unknown)}. Reload the page.",
+            field="widget_ids",
+        )
+    seen: list[uuid.UUID] = list(dict.fromkeys(ordered_ids))
+    rest = [w.id for w in dashboard.widgets if w.id not in seen]
+    widgets = [by_id[i] for i in seen + rest]
+    _place(dashboard, widgets)
+    record_event(
+        dashboard.org_id,
+        "dashboard.widgets_reordered",
+        actor_id=actor_id,
+        subject=str(dashboard.id),
+    )
+    db.session.flush()
+    return widgets
+
+
+def _place(dashboard: Dashboard, widgets: list[Widget]) -> None:
+    """Give ``dashboard``'s widgets the order of ``widgets`` (all of them, each once):
+    the one way every reorder, move and duplicate writes positions (called under
+    :func:`lock_dashboard`)."""
+    _renumber(widgets)
+    dashboard.widgets.sort(key=lambda w: w.position)
+
+
+def _renumber(widgets: list[Widget]) -> None:
+    """Keep positions a dense 0..n-1 sequence."""
+    for index, widget in enumerate(widgets):
+        widget.position = index

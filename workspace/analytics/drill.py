@@ -55,7 +55,7 @@ def value(text: str) -> str:
 
 
 def metric_clause(metric: str) -> str | None:
-    """``rollups.metric_condition`` in PQL: done is completed, open is anything else."""
+    """``scope.metric_condition`` in PQL: done is completed, open is anything else."""
     if metric == "done":
         return f"statusCategory = {COMPLETED}"
     if metric == "open":

@@ -16,7 +16,7 @@ from sqlalchemy import ColumnElement, and_, func, literal_column, or_, select
 
 from workspace.analytics import dimensions, task_counts
 from workspace.analytics.rollup_rewrite import read_counts
-from workspace.analytics.scope import Scope, grouped, tune_for_analytics
+from workspace.analytics.scope import Scope, grouped, metric_condition, tune_for_analytics
 from workspace.core.models import (
     Account,
     Cycle,
@@ -291,14 +291,6 @@ def pivot(scope: Scope, row: str, col: str) -> dict[str, Any]:
             for r, c, n in sorted(cells, key=lambda x: (x[0], x[1]))
         ],
     }
-
-
-def metric_condition(metric: str) -> ColumnElement[bool] | None:
-    if metric == "done":
-        return Task.state_category == COMPLETED
-    if metric == "open":
-        return Task.state_category != COMPLETED
-    return None
 
 
 def custom_chart(

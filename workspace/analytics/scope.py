@@ -21,18 +21,21 @@ from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.functions import FunctionElement
 
 from workspace.core.models import Org, Project, Task
-from workspace.core.models.projects import CLOSED_CATEGORIES
+from workspace.core.models.projects import CLOSED_CATEGORIES, StateCategory
 from workspace.core.models.tasks import counted_rule
 from workspace.core.projects import get_project
 from workspace.errors import NotFoundError
 from workspace.extensions import db
+
+#: Built once: an expression is immutable, and every rollup statement starts from it.
+_COUNTED = and_(*counted_rule(Task))
 
 
 def counted_predicate() -> ColumnElement[bool]:
     """The rule (``counted_rule``) over ``Task``: the partial index's predicate, rendered
     literally (no bound parameters, which a planner cannot match against an index
     predicate)."""
-    return and_(*counted_rule(Task))
+    return _COUNTED
 
 
 class grouped(FunctionElement):
@@ -148,6 +151,16 @@ def overdue_condition(scope: Scope) -> ColumnElement[bool]:
         Task.due_date < scope.today,
         Task.state_category.not_in([c.value for c in CLOSED_CATEGORIES]),
     )
+
+
+def metric_condition(metric: str) -> ColumnElement[bool] | None:
+    """What a chart's metric counts (docs/analytics.md#definitions): ``done`` the
+    completed tasks, ``open`` every other; ``count`` all of them (no condition)."""
+    if metric == "done":
+        return Task.state_category == StateCategory.COMPLETED.value
+    if metric == "open":
+        return Task.state_category != StateCategory.COMPLETED.value
+    return None
 
 
 def org_zone(org: Org) -> ZoneInfo:

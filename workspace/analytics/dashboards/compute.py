@@ -25,10 +25,9 @@ from typing import Any
 from sqlalchemy import ColumnElement, and_, func, select, true
 
 from workspace.analytics import dimensions
-from workspace.analytics.pql import PQLError, compile_pql
+from workspace.analytics.pql import compile_pql
 from workspace.analytics.rollup_rewrite import read_counts
-from workspace.analytics.rollups import metric_condition
-from workspace.analytics.scope import Scope
+from workspace.analytics.scope import Scope, metric_condition
 from workspace.analytics.vocabulary import CHART_TYPES
 from workspace.core.models import State, Task
 from workspace.errors import ServiceError
@@ -113,25 +112,6 @@ class WidgetResult:
             "points": [{"key": p["key"], "value": p["value"]} for p in self.points],
             "error": self.error,
         }
-
-
-def layer_conditions(
-    scope: Scope,
-    account_id: uuid.UUID | None,
-    dashboard_filter: str | None,
-    view_filter: str | None,
-) -> list[ColumnElement[bool]]:
-    """The dashboard filter and the ephemeral view filter as SQL; a PQL error names
-    its layer (``pql_filter`` or ``filter``) and position."""
-    conditions = []
-    for text, name in ((dashboard_filter, "pql_filter"), (view_filter, "filter")):
-        if text and text.strip():
-            try:
-                conditions.append(compile_pql(text, scope.org_id, account_id, scope=scope))
-            except PQLError as exc:
-                exc.field = name
-                raise
-    return conditions
 
 
 def compute(

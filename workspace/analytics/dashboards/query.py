@@ -27,7 +27,7 @@ from workspace.analytics.dashboards import compute
 from workspace.analytics.dashboards.compute import WidgetResult, WidgetSpec
 from workspace.analytics.dashboards.models import Dashboard
 from workspace.analytics.dashboards.present import WidgetView, present
-from workspace.analytics.pql import PQLError
+from workspace.analytics.pql import PQLError, compile_pql
 from workspace.analytics.scope import make_scope
 from workspace.core.models import Org
 from workspace.security.permissions import Access
@@ -57,13 +57,20 @@ class DashboardQuery:
 
     @cached_property
     def _layers(self) -> list[ColumnElement[bool]] | PQLError:
-        """The two layers as SQL, compiled on first use and kept for the request."""
-        try:
-            return compute.layer_conditions(
-                self.scope, self.account_id, self.dashboard_filter, self.view_filter
-            )
-        except PQLError as exc:
-            return exc
+        """The dashboard filter and the view filter as SQL, compiled on first use and kept
+        for the request; a PQL error names its layer (``pql_filter`` or ``filter``) and
+        position."""
+        conditions = []
+        for text, name in ((self.dashboard_filter, "pql_filter"), (self.view_filter, "filter")):
+            if text and text.strip():
+                try:
+                    conditions.append(
+                        compile_pql(text, self.scope.org_id, self.account_id, scope=self.scope)
+                    )
+                except PQLError as exc:
+                    exc.field = name
+                    return exc
+        return conditions
 
     @property
     def filter_error(self) -> PQLError | None:

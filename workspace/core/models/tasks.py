@@ -41,8 +41,8 @@ class TaskKind(StrEnum):
 
 
 def counted_rule(task: Any) -> list[ColumnElement[bool]]:
-    """"The tasks that count" (docs/analytics.md#which-tasks-count), the one place the
-    rule is written: not in triage, not a draft, not archived, not deleted.
+    """The rule of "the tasks that count" (docs/analytics.md#which-tasks-count), the one
+    place it is written: not in triage, not a draft, not archived, not deleted.
 
     ``task`` is anything that has the task's columns as attributes: the ``Task`` model
     (the analytics scope, PQL's ``isCounted()``), or a row of SQL text (the partial

@@ -15,6 +15,7 @@ base layer so core schemas, the API and every capability share it.
 from __future__ import annotations
 
 import functools
+import json
 import types
 import typing
 from collections.abc import Mapping
@@ -26,8 +27,6 @@ from pydantic import (
     ConfigDict,
     Field,
     ValidationError,
-    ValidationInfo,
-    field_validator,
 )
 from werkzeug.datastructures import MultiDict
 
@@ -55,28 +54,68 @@ def boolean_fields(model: type[BaseModel]) -> frozenset[str]:
 class InputModel(BaseModel):
     """Request bodies and query strings: unknown fields are an error, not a shrug.
 
-    A boolean is a JSON ``true`` or ``false``: ``0``, ``1`` or ``"yes"`` are refused, as
-    the OpenAPI document's ``"type": "boolean"`` says (pydantic alone would take them).
-    HTML forms send text; :func:`parse_form` turns a checkbox's spellings into booleans
-    before the model sees them.
+    A JSON body is read with JSON's types, as the OpenAPI document says them
+    (:func:`validate`): a boolean is ``true`` or ``false``, not ``0`` or ``"yes"``; a date
+    is text, not ``0``. HTML forms and query strings send text, which the model
+    converts; :func:`parse_form` turns a checkbox's spellings into booleans first.
+    No field validator may run before a field's own (``mode="before"`` or ``"wrap"`` on
+    a date, id or enum): pydantic then reads the JSON value as Python's, and strict
+    Python takes no text for a date.
     """
 
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
-    @field_validator("*", mode="before")
     @classmethod
-    def _booleans_are_json_booleans(cls, value: Any, info: ValidationInfo) -> Any:
-        if (
-            info.field_name in boolean_fields(cls)
-            and value is not None
-            and not isinstance(value, bool)
-        ):
-            raise ValueError("Input should be true or false")
-        return value
+    def __get_pydantic_json_schema__(cls, core_schema: Any, handler: Any) -> Any:
+        """The document's ``required`` also names the fields :func:`needed` marks."""
+        schema = handler(core_schema)
+        target = handler.resolve_ref_schema(schema)
+        names = [
+            info.alias or name
+            for name, info in cls.model_fields.items()
+            if info.json_schema_extra is _needed
+        ]
+        required = target.setdefault("required", [])
+        required.extend(name for name in names if name not in required)
+        if not required:
+            target.pop("required")
+        return schema
 
 
 def _no_default(schema: dict[str, Any]) -> None:
     schema.pop("default", None)
+
+
+def _not_blank(schema: dict[str, Any]) -> None:
+    schema["minLength"] = max(1, schema.get("minLength", 0))
+
+
+class _NotBlank:
+    """``Annotated[str, NOT_BLANK]``: a text its service refuses blank in its own words
+    (the form shows them beside the field). The model lets ``""`` through so that the
+    service can say what to enter; the document says it is refused (``minLength`` 1,
+    to which the generator adds the pattern that wants something besides spaces)."""
+
+    def __get_pydantic_json_schema__(self, core_schema: Any, handler: Any) -> Any:
+        schema = handler(core_schema)
+        _not_blank(schema)
+        return schema
+
+
+NOT_BLANK = _NotBlank()
+
+
+def _needed(schema: dict[str, Any]) -> None:
+    _no_default(schema)
+    _not_blank(schema)
+
+
+def needed(**constraints: Any) -> Any:
+    """A text field its service requires, refusing it absent or blank in its own words
+    (``domain: str = needed(max_length=400)``). The model takes it absent (as ``""``)
+    so that the service can say what to enter; the document says what is taken:
+    required, and not blank."""
+    return Field(default="", json_schema_extra=_needed, **constraints)
 
 
 def absent() -> Any:
@@ -117,15 +156,57 @@ def parse_body(model: type[M]) -> M:
         raise ServiceError("The request body is not valid JSON.")
     if not isinstance(data, dict):
         raise ServiceError("The request body must be a JSON object.")
-    return validate(model, data, "Some fields are missing or invalid.")
+    return validate(model, data, "Some fields are missing or invalid.", json_types=True)
 
 
-def validate(model: type[M], data: Any, message: str) -> M:
-    """``model`` from ``data``, or an :class:`InputError` naming each field at fault."""
+def validate(model: type[M], data: Any, message: str, *, json_types: bool = False) -> M:
+    """``model`` from ``data``, or an :class:`InputError` naming each field at fault.
+
+    ``json_types``: ``data`` is a JSON body, read with the document's types (pydantic's
+    strict JSON mode): ``0`` is no date and ``"5"`` no integer, while ``5.0`` is the
+    integer 5, as JSON Schema counts it. Otherwise the values are a form's or a query
+    string's text, which the model converts, but a boolean field still takes only a
+    boolean (:func:`parse_form` and :func:`parse_query` turn the checkbox's spellings
+    into one first).
+    """
+    errors = [] if json_types else _not_booleans(model, data)
     try:
-        return model.model_validate(data)
+        if json_types:
+            result = model.model_validate_json(json.dumps(_whole_numbers(data)), strict=True)
+        else:
+            result = model.model_validate(data)
     except ValidationError as exc:
-        raise InputError(message, validation_errors(exc)) from exc
+        named = {e["field"] for e in errors}
+        errors += [e for e in validation_errors(exc) if e["field"] not in named]
+    if errors:
+        raise InputError(message, errors)
+    return result
+
+
+def _not_booleans(model: type[BaseModel], data: Any) -> list[dict[str, str]]:
+    """A boolean field given anything but a boolean (or null): pydantic alone would
+    take ``1`` or ``"yes"``."""
+    if not isinstance(data, Mapping):
+        return []
+    errors = []
+    for name in boolean_fields(model):
+        key = model.model_fields[name].alias or name
+        value = data.get(key)
+        if value is not None and not isinstance(value, bool):
+            errors.append({"field": key, "message": "Input should be true or false"})
+    return errors
+
+
+def _whole_numbers(data: Any) -> Any:
+    """``2.0`` as ``2``: one JSON number, an integer to JSON Schema (strict pydantic
+    would refuse it for an ``int``)."""
+    if isinstance(data, float) and data.is_integer():
+        return int(data)
+    if isinstance(data, dict):
+        return {key: _whole_numbers(value) for key, value in data.items()}
+    if isinstance(data, list):
+        return [_whole_numbers(value) for value in data]
+    return data
 
 
 #: What an HTML form sends for a ticked or unticked box (``with_checkboxes`` adds "false").

@@ -21,23 +21,63 @@ _PARAM_SCHEMAS = {
 }
 
 
-def _strings_have_content(schema: Any) -> Any:
-    """Input models strip whitespace before they check a length, so a required text
-    (``minLength`` 1 or more) must hold something besides whitespace: say so with a
-    pattern, or the document would call ``" "`` valid while the model refuses it."""
-    if isinstance(schema, dict):
-        if (
-            schema.get("type") == "string"
-            and schema.get("minLength", 0) >= 1
-            and "pattern" not in schema
-            and "format" not in schema
-        ):
-            schema["pattern"] = r"\S"
-        for value in schema.values():
-            _strings_have_content(value)
-    elif isinstance(schema, list):
-        for item in schema:
-            _strings_have_content(item)
+#: What ``str.strip`` removes, spelled so every regex dialect reads it alike (Python's,
+#: ECMA-262's and Rust's ``\\s`` differ on ``\\x1c``-``\\x1f``).
+_SPACE = r"\t-\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+#: Any text without NUL, which the request guard refuses (PostgreSQL cannot store it).
+NO_NUL = r"^[^\x00]*$"
+#: Text without NUL holding something besides whitespace (the models strip first).
+HAS_CONTENT = rf"^[^\x00]*[^\x00{_SPACE}][^\x00]*$"
+#: Any JSON value a request may carry where a model takes anything: no NUL in any
+#: string or key, at any depth.
+JSON_VALUE = "JsonValue"
+_JSON_VALUE_SCHEMA = {
+    "description": "Any JSON value; no string or key in it holds a NUL character.",
+    "anyOf": [
+        {"type": ["null", "boolean", "number"]},
+        {"type": "string", "pattern": NO_NUL},
+        {"type": "array", "items": {"$ref": "#/components/schemas/JsonValue"}},
+        {
+            "type": "object",
+            "propertyNames": {"pattern": NO_NUL},
+            "additionalProperties": {"$ref": "#/components/schemas/JsonValue"},
+        },
+    ],
+}
+_SCHEMA_KEYWORDS = {"type", "anyOf", "oneOf", "allOf", "not", "$ref", "enum", "const"}
+
+
+def _string_rules(schema: dict[str, Any]) -> None:
+    """No NUL in any text (the request guard refuses it, as PostgreSQL cannot store
+    it), and a required text (``minLength`` 1 or more) must hold something besides
+    whitespace: the input models strip it before they check a length, so the document
+    would otherwise call ``" "`` valid while the model refuses it."""
+    if "format" in schema or "enum" in schema or "const" in schema:
+        return
+    if "pattern" not in schema:
+        schema["pattern"] = HAS_CONTENT if schema.get("minLength", 0) >= 1 else NO_NUL
+    elif schema["pattern"] not in (NO_NUL, HAS_CONTENT):
+        schema.setdefault("allOf", []).append({"pattern": NO_NUL})
+
+
+def request_schema(schema: Any) -> Any:
+    """A request schema as the API checks it: :func:`_string_rules` on every string,
+    and :data:`JSON_VALUE` where the model takes any value (a widget's settings)."""
+    if not isinstance(schema, dict):
+        return schema
+    if not _SCHEMA_KEYWORDS & schema.keys() and "properties" not in schema:
+        schema["$ref"] = "#/components/schemas/" + JSON_VALUE
+        return schema
+    if schema.get("type") == "string":
+        _string_rules(schema)
+    for key in ("properties", "$defs"):
+        for sub in schema.get(key, {}).values():
+            request_schema(sub)
+    for key in ("anyOf", "oneOf", "allOf", "prefixItems"):
+        for sub in schema.get(key, []):
+            request_schema(sub)
+    for key in ("items", "additionalProperties"):
+        request_schema(schema.get(key))
     return schema
 
 
@@ -66,13 +106,41 @@ class _Components:
             }
         }
 
-    def ref(self, model: type[BaseModel], mode: str) -> dict[str, str]:
+    def _schema(self, model: type[BaseModel], mode: str) -> dict[str, Any]:
         schema = model.model_json_schema(ref_template=_REF, mode=mode)
         if mode == "validation":
-            _strings_have_content(schema)
+            request_schema(schema)
+            if JSON_VALUE in str(schema):
+                self.schemas[JSON_VALUE] = _JSON_VALUE_SCHEMA
         self.schemas.update(schema.pop("$defs", {}))
-        self.schemas[model.__name__] = schema
+        return schema
+
+    def ref(self, model: type[BaseModel], mode: str) -> dict[str, str]:
+        self.schemas[model.__name__] = self._schema(model, mode)
         return {"$ref": _REF.format(model=model.__name__)}
+
+    def query_parameters(self, model: type[BaseModel]) -> list[dict[str, Any]]:
+        """One parameter per field; an enum's schema is a component, like a body's."""
+        schema = self._schema(model, "validation")
+        required = set(schema.get("required", []))
+        return [
+            {
+                "name": name,
+                "in": "query",
+                "required": name in required,
+                "schema": {k: v for k, v in prop.items() if k != "title"},
+            }
+            for name, prop in schema.get("properties", {}).items()
+        ]
+
+    def any_json_object(self) -> dict[str, Any]:
+        """The body of a view that reads its own JSON (an agent tool's arguments)."""
+        self.schemas[JSON_VALUE] = _JSON_VALUE_SCHEMA
+        return {
+            "type": "object",
+            "propertyNames": {"pattern": NO_NUL},
+            "additionalProperties": {"$ref": _REF.format(model=JSON_VALUE)},
+        }
 
     def schema_for(self, annotation: Any, mode: str) -> dict[str, Any]:
         origin = typing.get_origin(annotation)
@@ -82,16 +150,6 @@ class _Components:
         if isinstance(annotation, type) and issubclass(annotation, BaseModel):
             return self.ref(annotation, mode)
         return {"type": "object"}
-
-
-def _query_parameters(model: type[BaseModel]) -> list[dict[str, Any]]:
-    schema = _strings_have_content(model.model_json_schema(mode="validation"))
-    required = set(schema.get("required", []))
-    params = []
-    for name, prop in schema.get("properties", {}).items():
-        prop = {k: v for k, v in prop.items() if k != "title"}
-        params.append({"name": name, "in": "query", "required": name in required, "schema": prop})
-    return params
 
 
 def build_openapi(app: Flask) -> dict[str, Any]:
@@ -113,7 +171,7 @@ def build_openapi(app: Flask) -> dict[str, Any]:
             for conv, name in _CONVERTER.findall(rule.rule)
         ]
         if spec.query is not None:
-            parameters += _query_parameters(spec.query)
+            parameters += components.query_parameters(spec.query)
         responses: dict[str, Any] = {}
         if spec.status == 204:
             responses["204"] = {"description": "Done; no content."}
@@ -170,7 +228,7 @@ def build_openapi(app: Flask) -> dict[str, Any]:
         elif reads_own_body:
             op["requestBody"] = {
                 "required": False,
-                "content": {"application/json": {"schema": {"type": "object"}}},
+                "content": {"application/json": {"schema": components.any_json_object()}},
             }
         if not spec.auth:
             op["security"] = []

@@ -21,7 +21,7 @@ from pydantic_core import PydanticCustomError
 
 from workspace.core.models import Priority, ProjectRole, StateCategory, TaskKind
 from workspace.core.task_lists import MAX_OFFSET
-from workspace.inputs import InputModel, OutputModel, QueryModel, absent
+from workspace.inputs import NOT_BLANK, InputModel, OutputModel, QueryModel, absent
 
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
 Title = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)]
@@ -130,7 +130,7 @@ class ModuleOut(OutputModel):
 # -- a project's workflow changed after creation (project settings page and API) -----
 
 #: A state's, cycle's or module's name (blank is refused by the service, with its field).
-ShortName = Annotated[str, StringConstraints(strip_whitespace=True, max_length=100)]
+ShortName = Annotated[str, StringConstraints(strip_whitespace=True, max_length=100), NOT_BLANK]
 Description = Annotated[str, StringConstraints(max_length=2000)]
 
 

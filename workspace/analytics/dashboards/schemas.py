@@ -5,8 +5,10 @@ from __future__ import annotations
 import uuid
 from typing import Annotated, Any, Literal
 
-from pydantic import BeforeValidator, Field
+from pydantic import BeforeValidator, Field, ValidationError, field_validator
+from pydantic_core import PydanticCustomError
 
+from workspace.analytics.dashboards.service import TOP_N_DEFAULT, TOP_N_MAX, TOP_N_MIN
 from workspace.inputs import InputModel, OutputModel, QueryModel, absent
 
 Name = Annotated[str, Field(min_length=1, max_length=200)]
@@ -73,8 +75,21 @@ class WidgetIn(InputModel):
     project_id: Any = None
     filter: PQL = None
     span: Any = None
-    #: 1..50, or null/blank for the default (10); anything else is refused (400).
-    top_n: Any = None
+    #: 1..50, or null for the default (10); anything else is refused (400). A form's
+    #: blank field is null.
+    top_n: Annotated[int, Field(ge=TOP_N_MIN, le=TOP_N_MAX)] | None = None
+
+    @field_validator("top_n", mode="wrap")
+    @classmethod
+    def _top_n_says_the_range(cls, value: Any, handler: Any) -> int | None:
+        try:
+            return handler(value)
+        except ValidationError:
+            raise PydanticCustomError(
+                "top_n",
+                f"Show between {TOP_N_MIN} and {TOP_N_MAX} categories, "
+                f"or leave it blank for {TOP_N_DEFAULT}.",
+            ) from None
 
 
 class WidgetPatch(WidgetIn):

@@ -5,16 +5,14 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 
-from pydantic import Field
-
 from workspace.core.models.domains import VerifiedDomain
-from workspace.inputs import InputModel, OutputModel
+from workspace.inputs import InputModel, OutputModel, needed
 
 
 class DomainCreate(InputModel):
     #: A domain, URL or email address; normalized by the service (which also says
     #: what to enter when it is blank).
-    domain: str = Field(default="", max_length=400)
+    domain: str = needed(max_length=400)
 
 
 class TxtRecordOut(OutputModel):

@@ -9,7 +9,7 @@ from pydantic import StringConstraints
 
 from workspace.identity.ldap.groups import GroupSyncSettings
 from workspace.identity.ldap.service import ConnectionInput
-from workspace.inputs import InputModel, OutputModel
+from workspace.inputs import InputModel, OutputModel, needed
 
 Short = Annotated[str, StringConstraints(max_length=500)]
 AttributeName = Annotated[str, StringConstraints(max_length=100)]
@@ -30,11 +30,11 @@ class LdapConnectionIn(InputModel):
     """Replaces the connection; ``bind_password`` is write-only and blank keeps it."""
 
     # Blank or absent: the service says what to enter (the form shows it on the field).
-    server_uri: Short = ""
-    bind_dn: Short = ""
+    server_uri: str = needed(max_length=500)
+    bind_dn: str = needed(max_length=500)
     bind_password: Password | None = None
-    search_base: Short = ""
-    search_filter: Annotated[str, StringConstraints(max_length=1000)] = ""
+    search_base: str = needed(max_length=500)
+    search_filter: str = needed(max_length=1000)
     email_attribute: AttributeName = "mail"
     given_name_attribute: AttributeName = "givenName"
     family_name_attribute: AttributeName = "sn"
@@ -80,7 +80,7 @@ class LdapTestOut(OutputModel):
 
 class DirectorySyncPreviewIn(InputModel):
     #: The directory username, as the person types it at sign-in.
-    username: Annotated[str, StringConstraints(max_length=256)] = ""
+    username: str = needed(max_length=256)
 
 
 class DirectoryGroupOut(OutputModel):

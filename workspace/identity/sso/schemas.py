@@ -3,20 +3,20 @@
 from __future__ import annotations
 
 import uuid
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field, model_validator
 
-from workspace.inputs import InputModel, OutputModel
+from workspace.inputs import InputModel, OutputModel, needed
 
 Role = Literal["viewer", "commenter", "member", "admin"]
 
 
 class SsoConnectionIn(InputModel):
     # Blank or absent: the service says what to enter (the form shows it on the field).
-    email_domain: str = Field(default="", max_length=400)
-    issuer_url: str = Field(default="", max_length=500)
-    client_id: str = Field(default="", max_length=500)
+    email_domain: str = needed(max_length=400)
+    issuer_url: str = needed(max_length=500)
+    client_id: str = needed(max_length=500)
     #: Write-only. Empty or absent keeps the stored secret.
     client_secret: str | None = Field(default=None, max_length=2000)
     #: Defaults to {BASE_URL}/auth/sso/callback.
@@ -61,7 +61,7 @@ class SsoSaveOut(SsoConnectionOut):
 
 class GroupMappingIn(InputModel):
     #: Blank or absent: the service says to enter the group name.
-    idp_group: str = Field(default="", max_length=256)
+    idp_group: str = needed(max_length=256)
     project_id: uuid.UUID
     role: Role
 
@@ -73,18 +73,24 @@ class GroupMappingOut(OutputModel):
     role: str
 
 
+_EMAIL = {"email": {"type": "string"}}
+_MEMBER = {"member_id": {"type": "string"}}
+
+
 class SyncPreviewIn(InputModel):
-    # The document says what ``_one_person`` refuses: not both an email and a member id.
+    # The document says what ``_one_person`` and the service refuse: exactly one of
+    # an email (with its @) and a member id.
     model_config = ConfigDict(
         json_schema_extra={
-            "not": {
-                "required": ["email", "member_id"],
-                "properties": {"email": {"type": "string"}, "member_id": {"type": "string"}},
-            }
+            "not": {"required": ["email", "member_id"], "properties": _EMAIL | _MEMBER},
+            "anyOf": [
+                {"required": ["email"], "properties": _EMAIL},
+                {"required": ["member_id"], "properties": _MEMBER},
+            ],
         }
     )
 
-    email: str | None = Field(default=None, max_length=320)
+    email: Annotated[str, Field(max_length=320, json_schema_extra={"pattern": "@"})] | None = None
     member_id: uuid.UUID | None = None
     #: The groups a sign-in would carry; absent means none. ``null`` stands for a
     #: sign-in whose provider sent no groups claim at all, which changes nothing.

@@ -11,7 +11,7 @@ from tests.conftest import add_person
 from workspace.agents import ask, credits
 from workspace.agents.models import AiRun
 from workspace.analytics.scope import make_scope
-from workspace.core.accounts import add_member, deactivate_member
+from workspace.core.accounts import add_member, end_membership
 from workspace.core.models import Account, AccountKind, Org, OrgMember
 from workspace.extensions import db
 
@@ -89,7 +89,7 @@ def test_limit_follows_billable_seats(app, acme, globex):
                 OrgMember.org_id == acme.org_id, OrgMember.account_id == bob.owner_id
             )
         )
-        deactivate_member(member)
+        end_membership(member)
         db.session.commit()
         # Bob left: the pool shrinks at once and is now used up.
         assert credits.usage(acme.org_id, now) == {

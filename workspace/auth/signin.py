@@ -34,9 +34,9 @@ class SignInRefused(ServiceError):
 
     ``reason`` is a short code for the audit log (``state``, ``oidc``,
     ``deactivated``, ``bad_password``…); ``message`` says what happened and what to do;
-    ``status`` is the HTTP answer. ``audit_kind`` is the event the org records
-    (``auth.sso.rejected``, ``ldap.login_failed``) when ``org_id`` is known, with
-    ``subject`` and the ``audit`` details."""
+    ``status`` is the HTTP answer. ``method`` (``sso`` or ``ldap``) decides the event
+    the org records (``auth.sso.rejected``, ``ldap.login_failed``) when ``org_id`` is
+    known, with ``subject`` and the ``audit`` details."""
 
     def __init__(
         self,
@@ -45,13 +45,13 @@ class SignInRefused(ServiceError):
         reason: str,
         status: int = 403,
         org_id: uuid.UUID | None = None,
-        audit_kind: str | None = None,
+        method: str | None = None,
         subject: str | None = None,
         audit: dict[str, Any] | None = None,
     ) -> None:
         super().__init__(message)
         self.reason, self.status, self.org_id = reason, status, org_id
-        self.audit_kind, self.subject, self.audit = audit_kind, subject, dict(audit or {})
+        self.method, self.subject, self.audit = method, subject, dict(audit or {})
 
     def at(self, org_id: uuid.UUID) -> SignInRefused:
         """The same refusal, attributed to an org (its audit log records it)."""
@@ -62,9 +62,15 @@ class SignInRefused(ServiceError):
 def refuse(exc: SignInRefused) -> None:
     """Drop what the refused attempt half wrote and keep why in the org's events."""
     discard_pending("what the refused sign-in half did goes; its audit row stays")
-    if exc.org_id is None or exc.audit_kind is None:
+    if exc.method == "sso":
+        kind = "auth.sso.rejected"
+    elif exc.method == "ldap":
+        kind = "ldap.login_failed"
+    else:
         return
-    record_event(exc.org_id, exc.audit_kind, subject=exc.subject, reason=exc.reason, **exc.audit)
+    if exc.org_id is None:
+        return
+    record_event(exc.org_id, kind, subject=exc.subject, reason=exc.reason, **exc.audit)
     commit_early("a refused sign-in's audit row must survive the rollback of the refusal")
 
 

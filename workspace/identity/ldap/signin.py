@@ -43,9 +43,7 @@ MAX_ORG_REF = 100
 def refused(reason: str, message: str, status: int = 401, **audit: str | bool) -> SignInRefused:
     """A refused directory sign-in: ``reason`` (and ``audit``) go into the org's audit
     log as ``ldap.login_failed``, ``message`` to the person."""
-    return SignInRefused(
-        message, reason=reason, status=status, audit_kind="ldap.login_failed", audit=audit
-    )
+    return SignInRefused(message, reason=reason, status=status, method="ldap", audit=audit)
 
 
 def attributed(exc: SignInRefused, org: Org, username: str, ip: str | None) -> SignInRefused:

@@ -45,7 +45,7 @@ def _refused(
         reason=reason,
         status=status,
         org_id=org_id,
-        audit_kind="auth.sso.rejected",
+        method="sso",
         audit={"message": _printable(message)},
     )
 

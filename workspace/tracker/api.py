@@ -1,4 +1,5 @@
 """The tracker's JSON API (docs/api.md): org, members, projects, workflow, tasks, events.
+A task's history and comments are in ``task_page/api.py``.
 
 Every view runs the same steps: the gate (``@operation(..., action=...)``) loads the
 org (404 when not a member) and the project or task in the URL (404 when not in this
@@ -13,7 +14,6 @@ from workspace.api import operation
 from workspace.api.blueprints import api_blueprint
 from workspace.core import (
     accounts,
-    comments,
     events,
     planning,
     projects,
@@ -22,10 +22,6 @@ from workspace.core import (
     workflow,
 )
 from workspace.core.schemas import (
-    ActivityOut,
-    CommentCreate,
-    CommentOut,
-    CommentPatch,
     CycleCreate,
     CycleOut,
     EventOut,
@@ -379,79 +375,3 @@ def update_task(org_id: uuid.UUID, task_id: uuid.UUID, access: Access, body: Tas
 )
 def delete_task(org_id: uuid.UUID, task_id: uuid.UUID, access: Access):
     tasks.delete_task(tasks.get_task(access.org.id, task_id), access.account.id)
-
-
-@bp.get("/tasks/<uuid:task_id>/activity")
-@operation(
-    "Read a task's history, oldest first",
-    tag="tasks",
-    action="task.read",
-    response=list[ActivityOut],
-)
-def task_activity(org_id: uuid.UUID, task_id: uuid.UUID, access: Access):
-    task = tasks.get_task(access.org.id, task_id)
-    return [ActivityOut.model_validate(a) for a in tasks.task_activity(task)]
-
-
-@bp.get("/tasks/<uuid:task_id>/comments")
-@operation(
-    "Read a task's comments, oldest first (deleted ones marked, without their text)",
-    tag="tasks",
-    action="task.read",
-    response=list[CommentOut],
-)
-def list_comments(org_id: uuid.UUID, task_id: uuid.UUID, access: Access):
-    task = tasks.get_task(access.org.id, task_id)
-    return [CommentOut.model_validate(c) for c in comments.list_comments(task)]
-
-
-@bp.post("/tasks/<uuid:task_id>/comments")
-@operation(
-    "Comment on a task",
-    tag="tasks",
-    action="task.comment",
-    body=CommentCreate,
-    response=CommentOut,
-    status=201,
-)
-def add_comment(org_id: uuid.UUID, task_id: uuid.UUID, access: Access, body: CommentCreate):
-    comment = comments.add_comment(
-        tasks.get_task(access.org.id, task_id), access.account.id, body.body
-    )
-    return CommentOut.model_validate(comment)
-
-
-@bp.patch("/tasks/<uuid:task_id>/comments/<uuid:comment_id>")
-@operation(
-    "Edit your own comment",
-    tag="tasks",
-    action="task.comment",
-    body=CommentPatch,
-    response=CommentOut,
-    errors=(400, 401, 403, 404, 409),
-)
-def edit_comment(
-    org_id: uuid.UUID, task_id: uuid.UUID, comment_id: uuid.UUID, access: Access, body: CommentPatch
-):
-    """Only the author edits a comment (403 for anyone else, 409 once it is deleted)."""
-    task = tasks.get_task(access.org.id, task_id)
-    comment = comments.edit_comment(
-        comments.get_comment(task, comment_id), task, access.account.id, body.body
-    )
-    return CommentOut.model_validate(comment)
-
-
-@bp.delete("/tasks/<uuid:task_id>/comments/<uuid:comment_id>")
-@operation(
-    "Delete a comment (yours; an org owner or admin may delete any)",
-    tag="tasks",
-    action="task.comment",
-    status=204,
-    errors=(401, 403, 404, 409),
-)
-def delete_comment(org_id: uuid.UUID, task_id: uuid.UUID, comment_id: uuid.UUID, access: Access):
-    """The comment keeps its place in the timeline as "comment deleted"."""
-    task = tasks.get_task(access.org.id, task_id)
-    comments.delete_comment(
-        comments.get_comment(task, comment_id), task, access.account.id, moderator=access.is_admin
-    )

@@ -1,4 +1,5 @@
-"""A project's settings and members pages (docs/projects.md).
+"""A project's settings page (docs/projects.md); its members page is
+``tracker/project_members``.
 
 Every view runs the same steps: the gate (``@page(action=...)``) loads the org and the
 project in the URL and checks the action; the view parses the form with the JSON API's
@@ -15,13 +16,11 @@ from flask import Blueprint, flash, redirect, render_template, request, url_for
 
 from workspace.auth.guards import page
 from workspace.core import planning, projects, workflow
-from workspace.core.models import MembershipSource, ProjectRole, StateCategory
+from workspace.core.models import StateCategory
 from workspace.core.schemas import (
     ArchiveForm,
     CycleCreate,
     ModuleCreate,
-    ProjectMemberCreate,
-    ProjectMemberRole,
     ProjectPatch,
     StateCategoryForm,
     StateCreate,
@@ -34,10 +33,8 @@ from workspace.security.permissions import Access, can
 bp = Blueprint("project_settings", __name__)
 
 SETTINGS = "/o/<org>/projects/<uuid:project_id>/settings"
-MEMBERS = "/o/<org>/projects/<uuid:project_id>/members"
 
 CATEGORIES = [(c.value, c.value.capitalize()) for c in StateCategory]
-ROLES = [(r.value, r.value.capitalize()) for r in ProjectRole]
 
 
 def _settings_page(
@@ -301,101 +298,3 @@ def update_module(org: str, project_id: uuid.UUID, module_id: uuid.UUID, access:
             raise
         return _failed(access, project_id, f"module-{module_id}", exc)
     return _done(org, project_id, f"Module '{module.name}' saved.", f"module-{module_id}")
-
-
-# -- members ----------------------------------------------------------------------------
-
-
-def _members_page(
-    access: Access,
-    project_id: uuid.UUID,
-    *,
-    errors: dict[str, dict[str, str]] | None = None,
-    values: dict[str, Any] | None = None,
-    status: int = 200,
-):
-    project = projects.get_project(access.org.id, project_id)
-    search = request.args.get("q", "")[:200]
-    html = render_template(
-        "tracker/project_settings/members.html",
-        project=project,
-        members=projects.list_project_members(project.id),
-        candidates=projects.member_candidates(project, search),
-        search=search,
-        admins=projects.project_admins(project),
-        can_manage=can(access, "project.manage_members", project.id),
-        roles=ROLES,
-        synced=MembershipSource.SYNCED,
-        errors=errors or {},
-        values=values or {},
-    )
-    return html, status
-
-
-def _members_failed(access: Access, project_id: uuid.UUID, key: str, exc: ServiceError):
-    return _members_page(
-        access,
-        project_id,
-        errors={key: field_errors(exc)},
-        values={key: request.form},
-        status=exc.status,
-    )
-
-
-def _members_done(org: str, project_id: uuid.UUID, message: str):
-    flash(message, "success")
-    return redirect(url_for("project_settings.members", org=org, project_id=project_id), 303)
-
-
-@bp.get(MEMBERS)
-@page(action="project.read")
-def members(org: str, project_id: uuid.UUID, access: Access):
-    """Who is in the project, with role and where the membership comes from; ``q``
-    narrows the people the add form offers."""
-    return _members_page(access, project_id)
-
-
-@bp.post(MEMBERS)
-@page(action="project.manage_members")
-def add_member(org: str, project_id: uuid.UUID, access: Access):
-    project = projects.get_project(access.org.id, project_id)
-    try:
-        form = parse_form(ProjectMemberCreate)
-        member = projects.set_project_member(
-            project, form.account_id, form.role, actor_id=access.account.id
-        )
-    except ServiceError as exc:
-        return _members_failed(access, project_id, "add", exc)
-    return _members_done(org, project_id, f"{member.account.email} is now {member.role}.")
-
-
-@bp.post(MEMBERS + "/<uuid:member_id>")
-@page(action="project.manage_members")
-def change_member(org: str, project_id: uuid.UUID, member_id: uuid.UUID, access: Access):
-    project = projects.get_project(access.org.id, project_id)
-    try:
-        member = projects.get_project_member(project, member_id)
-        form = parse_form(ProjectMemberRole)
-        projects.set_project_member(
-            project, member.account_id, form.role, actor_id=access.account.id
-        )
-    except ServiceError as exc:
-        if exc.status == 404:
-            raise
-        return _members_failed(access, project_id, f"member-{member_id}", exc)
-    return _members_done(org, project_id, f"{member.account.email} is now {member.role}.")
-
-
-@bp.post(MEMBERS + "/<uuid:member_id>/remove")
-@page(action="project.manage_members")
-def remove_member(org: str, project_id: uuid.UUID, member_id: uuid.UUID, access: Access):
-    project = projects.get_project(access.org.id, project_id)
-    try:
-        member = projects.get_project_member(project, member_id)
-        email = member.account.email
-        projects.remove_project_member(member, access.account.id)
-    except ServiceError as exc:
-        if exc.status == 404:
-            raise
-        return _members_failed(access, project_id, f"member-{member_id}", exc)
-    return _members_done(org, project_id, f"{email} was removed from the project.")

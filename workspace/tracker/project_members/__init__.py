@@ -1,0 +1,1 @@
+"""A project's members page (``views``)."""

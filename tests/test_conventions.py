@@ -143,3 +143,40 @@ def test_no_import_cycle_between_subpackages():
         tuple(sorted({a, *(b for b in reach[a] if a in reach[b])})) for a in edges if a in reach[a]
     }
     assert sorted(cycles) == []
+
+
+_TEMPLATE_NAME = re.compile(r"(?:add_)?app_template_(?:global|filter)\((?:[\w.]+, )?\"(\w+)\"\)")
+_RENDERED = re.compile(r"render_template\(\s*\"([^\"]+)\"")
+_PULLED_IN = re.compile(r"{%-?\s*(?:include|import|from)\s+\"([^\"]+)\"")
+
+
+def test_no_template_global_reaches_into_another_package():
+    """A template global or filter a package's views register is used only by the
+    templates that package renders (and the partials they include or import), never by
+    another package's page (the dashboards' widget body once called a drill-down
+    global of the analytics page's views). What every page may use is web.py's."""
+    templates = ROOT / "templates"
+    offenders = []
+    for path in _sources():
+        names = _TEMPLATE_NAME.findall(path.read_text())
+        if not names:
+            continue
+        package = path.parent
+        own = {
+            name
+            for module in package.glob("*.py")
+            for name in _RENDERED.findall(module.read_text())
+        }
+        todo = list(own)
+        while todo:
+            source = templates / todo.pop()
+            for pulled in _PULLED_IN.findall(source.read_text()) if source.exists() else ():
+                if pulled not in own:
+                    own.add(pulled)
+                    todo.append(pulled)
+        for name in names:
+            for template in sorted(templates.rglob("*.html")):
+                rel = template.relative_to(templates).as_posix()
+                if re.search(rf"\b{name}\b", template.read_text()) and rel not in own:
+                    offenders.append(f"{rel} uses {name} of {path.relative_to(ROOT)}")
+    assert offenders == []

@@ -1,0 +1,184 @@
+"""The classes of disagreement schemathesis found between the OpenAPI document and the
+API, each checked deterministically over the whole document (the fuzzer may or may not
+draw the one value that shows them; docs/security.md "API contract")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.api.conftest import World
+from tests.api.contract import body_schema, operations, types, url, validator
+from tests.factories import login
+
+
+def _doc(client) -> dict:
+    return client.get("/api/v1/openapi.json").get_json()
+
+
+def _refs(node: Any):
+    if isinstance(node, dict):
+        if isinstance(node.get("$ref"), str):
+            yield node["$ref"]
+        for value in node.values():
+            yield from _refs(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _refs(value)
+
+
+def _fields(resp) -> set[str]:
+    problem = resp.get_json() if resp.status_code in (400, 422) else None
+    return {e["field"] for e in (problem or {}).get("errors") or []}
+
+
+def test_every_reference_resolves(client):
+    """A query parameter's enum used to point at ``#/$defs/...``, which is no part of
+    an OpenAPI document: every reference names one of its components."""
+    doc = _doc(client)
+    refs = set(_refs(doc))
+    assert refs, "the document uses components"
+    for ref in refs:
+        assert ref.startswith("#/components/schemas/"), ref
+        assert ref.rsplit("/", 1)[1] in doc["components"]["schemas"], ref
+
+
+def test_no_text_a_request_carries_may_hold_nul(client, world: World):
+    """The request guard refuses a NUL anywhere (PostgreSQL cannot store one), so the
+    document refuses it too: in every text of a body or a query, and in the keys and
+    strings of a value a model takes as any JSON (a widget's settings)."""
+    org, ids = world.org, world.ids
+    doc = _doc(client)
+    checked, offenders = 0, []
+    for path, method, op in operations(doc):
+        body = body_schema(doc, op) or {}
+        for name, prop in body.get("properties", {}).items():
+            if "string" in types(prop):
+                wrong: Any = "a\x00b"
+            elif "JsonValue" in str(prop):
+                wrong = {"a\x00b": ["c"]}
+            else:
+                continue
+            checked += 1
+            if validator(doc, prop).is_valid(wrong):
+                offenders.append(f"document: {method.upper()} {path} {name}")
+            resp = client.open(
+                url(path, ids), method=method.upper(), json={name: wrong}, headers=org.headers
+            )
+            if resp.status_code != 400 or name not in _fields(resp):
+                offenders.append(f"API: {method.upper()} {path} {name} {resp.status_code}")
+        for param in op.get("parameters", []):
+            if param["in"] != "query" or "string" not in types(param["schema"]):
+                continue
+            checked += 1
+            if validator(doc, param["schema"]).is_valid("a\x00b"):
+                offenders.append(f"document: {method.upper()} {path} ?{param['name']}")
+    assert not offenders, "\n".join(offenders)
+    assert checked >= 100
+
+
+_WRONG_TYPE = {"integer": "5", "date": 0, "date-time": 0}
+
+
+def _kind(prop: dict) -> str | None:
+    for option in prop.get("anyOf", [prop]):
+        if option.get("type") == "integer":
+            return "integer"
+        if option.get("format") in ("date", "date-time"):
+            return option["format"]
+    return None
+
+
+def test_a_json_body_is_read_with_json_types(client, world: World):
+    """``{"due_date": 0}`` used to be taken as 1970-01-01 and ``{"top_n": "5"}`` as 5:
+    a JSON body is read with the document's types, so a number is no date and text no
+    integer (HTML forms still send text, which their model converts)."""
+    org, ids = world.org, world.ids
+    doc = _doc(client)
+    checked, offenders = 0, []
+    for path, method, op in operations(doc):
+        body = body_schema(doc, op) or {}
+        for name, prop in body.get("properties", {}).items():
+            kind = _kind(prop)
+            if kind is None:
+                continue
+            wrong = _WRONG_TYPE[kind]
+            assert not validator(doc, prop).is_valid(wrong), (path, name, prop)
+            resp = client.open(
+                url(path, ids), method=method.upper(), json={name: wrong}, headers=org.headers
+            )
+            checked += 1
+            if resp.status_code != 400 or name not in _fields(resp):
+                offenders.append(f"{method.upper()} {path} {name}={wrong!r}: {resp.status_code}")
+    assert not offenders, "\n".join(offenders)
+    assert checked >= 10  # due_date, start_date, end_date, position, top_n, ...
+
+
+def test_a_whole_number_written_with_a_point_is_an_integer(client, world: World):
+    """JSON Schema counts ``46.0`` as an integer, and so does the API."""
+    org, ids = world.org, world.ids
+    resp = client.post(
+        org.url(f"/dashboards/{ids['dashboard_id']}/widgets"),
+        json={"title": "Top", "top_n": 46.0},
+        headers=org.headers,
+    )
+    assert resp.status_code == 201, resp.get_json()
+    assert resp.get_json()["top_n"] == 46
+
+
+def test_a_refusal_by_the_service_is_422_and_by_the_model_400(client, world: World):
+    """400 says the request breaks the document (the input model refused it); a
+    request the document calls valid that the service refuses on its meaning is 422.
+    HTML pages answer the same refusals with 400 as before."""
+    org, ids = world.org, world.ids
+    tasks = org.url(f"/projects/{ids['project_id']}/tasks")
+    resp = client.get(tasks, query_string={"pql": "priority ="}, headers=org.headers)
+    assert resp.status_code == 422 and "pql" in _fields(resp), resp.get_json()
+    other = client.post(
+        org.url("/projects"), json={"name": "Other", "identifier": "OTH"}, headers=org.headers
+    ).get_json()
+    states = client.get(org.url(f"/projects/{other['id']}/states"), headers=org.headers)
+    foreign_state = states.get_json()[0]["id"]
+    resp = client.post(tasks, json={"title": "T", "state_id": foreign_state}, headers=org.headers)
+    assert resp.status_code == 422 and "state_id" in _fields(resp), resp.get_json()
+    resp = client.post(org.url("/domains"), json={"domain": "no dots"}, headers=org.headers)
+    assert resp.status_code == 422 and "domain" in _fields(resp), resp.get_json()
+    resp = client.post(tasks, json={"title": "T" * 501}, headers=org.headers)
+    assert resp.status_code == 400 and "title" in _fields(resp), resp.get_json()
+    login(client, org.owner_email)
+    page = client.post(f"/o/{org.slug}/settings/domains", data={"domain": "no dots"})
+    assert page.status_code == 400
+
+
+def test_a_field_the_api_needs_is_required_in_the_document(client, world: World):
+    """``POST /domains`` and ``PUT /sso`` used to take ``{}`` in the document while the
+    service refused it (it words what to enter): where ``{}`` is refused naming a field,
+    the document refuses ``{}`` too."""
+    org, ids = world.org, world.ids
+    doc = _doc(client)
+    checked, offenders = 0, []
+    for path, method, op in operations(doc):
+        body = body_schema(doc, op)
+        if body is None:
+            continue
+        resp = client.open(url(path, ids), method=method.upper(), json={}, headers=org.headers)
+        if not _fields(resp):
+            continue
+        checked += 1
+        if validator(doc, body).is_valid({}):
+            offenders.append(f"{method.upper()} {path}: {resp.status_code} {_fields(resp)}")
+    assert not offenders, "\n".join(offenders)
+    assert checked >= 15
+
+
+def test_a_widget_top_n_is_the_range_the_document_says(client, world: World):
+    """``top_n`` was typed "any" while the service refused ``0``: the document now says
+    an integer from 1 to 50, or null, and the API takes exactly that."""
+    org, ids = world.org, world.ids
+    doc = _doc(client)
+    prop = doc["components"]["schemas"]["WidgetIn"]["properties"]["top_n"]
+    widgets = org.url(f"/dashboards/{ids['dashboard_id']}/widgets")
+    for value in (1, 50, None, 0, 51, 2.5, "5"):
+        valid = validator(doc, prop).is_valid(value)
+        resp = client.post(widgets, json={"title": "T", "top_n": value}, headers=org.headers)
+        assert valid == (resp.status_code == 201), (value, valid, resp.get_json())
+        assert valid == (value in (1, 50, None)), (value, prop)

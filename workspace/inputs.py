@@ -152,11 +152,17 @@ def parse_body(model: type[M]) -> M:
             "Send the request body as JSON with 'Content-Type: application/json'."
         )
     data = request.get_json(silent=True)
+    # Input errors, not a service's: 400 wherever parse_body is called (a view that
+    # reads its body itself, too), never the 422 of a refusal on the request's meaning.
     if data is None:
-        raise ServiceError("The request body is not valid JSON.")
+        raise _body_error("The request body is not valid JSON.")
     if not isinstance(data, dict):
-        raise ServiceError("The request body must be a JSON object.")
+        raise _body_error("The request body must be a JSON object.")
     return validate(model, data, "Some fields are missing or invalid.", json_types=True)
+
+
+def _body_error(message: str) -> InputError:
+    return InputError(message, [{"field": "body", "message": message}])
 
 
 def validate(model: type[M], data: Any, message: str, *, json_types: bool = False) -> M:

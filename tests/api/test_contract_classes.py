@@ -182,3 +182,13 @@ def test_a_widget_top_n_is_the_range_the_document_says(client, world: World):
         resp = client.post(widgets, json={"title": "T", "top_n": value}, headers=org.headers)
         assert valid == (resp.status_code == 201), (value, valid, resp.get_json())
         assert valid == (value in (1, 50, None)), (value, prop)
+
+
+def test_a_body_that_is_no_json_object_is_400_where_a_view_reads_it_itself(client, world):
+    """``POST /ldap/test`` reads its optional body in the view: malformed JSON there is
+    the request's fault (400), not a refusal on its meaning (422)."""
+    org = world.org
+    headers = {**org.headers, "Content-Type": "application/json"}
+    for body in ("{not json", "[1, 2]"):
+        resp = client.post(org.url("/ldap/test"), data=body, headers=headers)
+        assert resp.status_code == 400 and "body" in _fields(resp), resp.get_json()

@@ -158,14 +158,18 @@ def parse_body(model: type[M]) -> M:
         raise _body_error("The request body is not valid JSON.")
     if not isinstance(data, dict):
         raise _body_error("The request body must be a JSON object.")
-    return validate(model, data, "Some fields are missing or invalid.", json_types=True)
+    return validate(
+        model, data, "Some fields are missing or invalid.", json_types=True, as_sent=True
+    )
 
 
 def _body_error(message: str) -> InputError:
     return InputError(message, [{"field": "body", "message": message}])
 
 
-def validate(model: type[M], data: Any, message: str, *, json_types: bool = False) -> M:
+def validate(
+    model: type[M], data: Any, message: str, *, json_types: bool = False, as_sent: bool = False
+) -> M:
     """``model`` from ``data``, or an :class:`InputError` naming each field at fault.
 
     ``json_types``: ``data`` is a JSON body, read with the document's types (pydantic's
@@ -174,8 +178,14 @@ def validate(model: type[M], data: Any, message: str, *, json_types: bool = Fals
     string's text, which the model converts, but a boolean field still takes only a
     boolean (:func:`parse_form` and :func:`parse_query` turn the checkbox's spellings
     into one first).
+
+    ``as_sent``: a text's length is counted as it was sent, as the document's
+    ``maxLength`` counts it (the model strips whitespace before it counts); an HTML
+    form's padding is forgiven.
     """
     errors = [] if json_types else _not_booleans(model, data)
+    if as_sent:
+        errors += _too_long(model, data)
     try:
         if json_types:
             result = model.model_validate_json(json.dumps(_whole_numbers(data)), strict=True)
@@ -201,6 +211,27 @@ def _not_booleans(model: type[BaseModel], data: Any) -> list[dict[str, str]]:
         if value is not None and not isinstance(value, bool):
             errors.append({"field": key, "message": "Input should be true or false"})
     return errors
+
+
+@functools.cache
+def _max_lengths(model: type[BaseModel]) -> dict[str, int]:
+    """Each text field's ``maxLength`` in the document."""
+    lengths = {}
+    for name, prop in model.model_json_schema(mode="validation").get("properties", {}).items():
+        for option in prop.get("anyOf", [prop]):
+            if option.get("type") == "string" and "maxLength" in option:
+                lengths[name] = option["maxLength"]
+    return lengths
+
+
+def _too_long(model: type[BaseModel], data: Any) -> list[dict[str, str]]:
+    if not isinstance(data, Mapping):
+        return []
+    return [
+        {"field": name, "message": f"String should have at most {limit} characters"}
+        for name, limit in _max_lengths(model).items()
+        if isinstance(data.get(name), str) and len(data[name]) > limit
+    ]
 
 
 def _whole_numbers(data: Any) -> Any:
@@ -263,7 +294,7 @@ def parse_form(model: type[M], form: Mapping[str, Any] | None = None) -> M:
 def parse_query(model: type[M]) -> M:
     """The query string through its model (repeated keys for list fields)."""
     data = _form_booleans(model, _from_multidict(model, request.args, blank_is_absent=False))
-    return validate(model, data, "Some query parameters are invalid.")
+    return validate(model, data, "Some query parameters are invalid.", as_sent=True)
 
 
 #: The key for a message that belongs to no single field (shown above the form).

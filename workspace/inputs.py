@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import types
 import typing
 from collections.abc import Mapping
@@ -179,13 +180,14 @@ def validate(
     boolean (:func:`parse_form` and :func:`parse_query` turn the checkbox's spellings
     into one first).
 
-    ``as_sent``: a text's length is counted as it was sent, as the document's
-    ``maxLength`` counts it (the model strips whitespace before it counts); an HTML
-    form's padding is forgiven.
+    ``as_sent``: a text is checked as it was sent against the document's
+    ``maxLength``, ``pattern`` and id format (the model strips whitespace first, and
+    Python reads an id in more spellings than the document's); an HTML form's padding
+    is forgiven.
     """
     errors = [] if json_types else _not_booleans(model, data)
     if as_sent:
-        errors += _too_long(model, data)
+        errors += _not_as_sent(model, data)
     try:
         if json_types:
             result = model.model_validate_json(json.dumps(_whole_numbers(data)), strict=True)
@@ -213,25 +215,50 @@ def _not_booleans(model: type[BaseModel], data: Any) -> list[dict[str, str]]:
     return errors
 
 
+#: The one spelling of an id the document's ``"format": "uuid"`` takes (Python's UUID
+#: also reads braces, ``urn:uuid:`` and 32 bare hex digits).
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+
+
 @functools.cache
-def _max_lengths(model: type[BaseModel]) -> dict[str, int]:
-    """Each text field's ``maxLength`` in the document."""
-    lengths = {}
+def _texts(model: type[BaseModel]) -> dict[str, tuple[dict[str, Any], bool]]:
+    """Each text field's schema in the document, and whether the field is a list of
+    such texts."""
+    texts = {}
     for name, prop in model.model_json_schema(mode="validation").get("properties", {}).items():
         for option in prop.get("anyOf", [prop]):
-            if option.get("type") == "string" and "maxLength" in option:
-                lengths[name] = option["maxLength"]
-    return lengths
+            if option.get("type") == "string":
+                texts[name] = (option, False)
+            elif option.get("type") == "array" and option.get("items", {}).get("type") == "string":
+                texts[name] = (option["items"], True)
+    return texts
 
 
-def _too_long(model: type[BaseModel], data: Any) -> list[dict[str, str]]:
+def _breaks(rule: dict[str, Any], text: str) -> str | None:
+    """What the text, as sent, breaks of its schema's length, pattern and id format."""
+    if "maxLength" in rule and len(text) > rule["maxLength"]:
+        return f"String should have at most {rule['maxLength']} characters"
+    if "pattern" in rule and not re.search(rule["pattern"], text):
+        return f"String should match pattern '{rule['pattern']}'"
+    if rule.get("format") == "uuid" and not _UUID.fullmatch(text):
+        return "Input should be a valid UUID, such as 1b4e28ba-2fa1-11d2-883f-0016d3cca427"
+    return None
+
+
+def _not_as_sent(model: type[BaseModel], data: Any) -> list[dict[str, str]]:
+    """The texts that break the document as sent, before the model strips them."""
     if not isinstance(data, Mapping):
         return []
-    return [
-        {"field": name, "message": f"String should have at most {limit} characters"}
-        for name, limit in _max_lengths(model).items()
-        if isinstance(data.get(name), str) and len(data[name]) > limit
-    ]
+    errors = []
+    for name, (rule, many) in _texts(model).items():
+        value = data.get(name)
+        texts = value if many and isinstance(value, list) else [value]
+        for index, text in enumerate(texts):
+            problem = _breaks(rule, text) if isinstance(text, str) else None
+            if problem:
+                errors.append({"field": f"{name}.{index}" if many else name, "message": problem})
+                break
+    return errors
 
 
 def _whole_numbers(data: Any) -> Any:

@@ -230,3 +230,60 @@ def test_a_text_is_as_long_as_it_was_sent(client, world: World):
                 offenders.append(f"{method.upper()} {path} ?{param['name']}: {resp.status_code}")
     assert not offenders, "\n".join(offenders)
     assert checked >= 50
+
+
+def _uuid_option(schema: dict) -> dict | None:
+    for option in schema.get("anyOf", [schema]):
+        if option.get("format") == "uuid" or option.get("items", {}).get("format") == "uuid":
+            return option
+    return None
+
+
+def test_an_id_is_spelt_as_the_document_says(client, world: World):
+    """Python reads an id as 32 bare hex digits, in braces or after ``urn:uuid:``;
+    the document's ``"format": "uuid"`` does not, and neither does the API."""
+    org, ids = world.org, world.ids
+    doc = _doc(client)
+    bare = "0" * 32
+    checked, offenders = 0, []
+    for path, method, op in operations(doc):
+        body = body_schema(doc, op) or {}
+        for name, prop in body.get("properties", {}).items():
+            option = _uuid_option(prop)
+            if option is None:
+                continue
+            many = option.get("type") == "array"
+            resp = client.open(
+                url(path, ids),
+                method=method.upper(),
+                json={name: [bare] if many else bare},
+                headers=org.headers,
+            )
+            checked += 1
+            field = f"{name}.0" if many else name
+            if resp.status_code != 400 or field not in _fields(resp):
+                offenders.append(f"{method.upper()} {path} {name}: {resp.status_code}")
+        for param in op.get("parameters", []):
+            if param["in"] != "query" or _uuid_option(param["schema"]) is None:
+                continue
+            resp = client.open(
+                url(path, ids),
+                method=method.upper(),
+                query_string={param["name"]: bare},
+                headers=org.headers,
+            )
+            checked += 1
+            if resp.status_code != 400 or param["name"] not in _fields(resp):
+                offenders.append(f"{method.upper()} {path} ?{param['name']}: {resp.status_code}")
+    assert not offenders, "\n".join(offenders)
+    assert checked >= 20
+
+
+def test_a_pattern_holds_for_the_text_as_sent(client, world: World):
+    """A state's colour is ``#`` and six hex digits; with a space before it the model
+    used to strip it and take it."""
+    org, ids = world.org, world.ids
+    states = org.url(f"/projects/{ids['project_id']}/states")
+    body = {"name": "Review", "category": "started", "color": " #aabbcc"}
+    resp = client.post(states, json=body, headers=org.headers)
+    assert resp.status_code == 400 and "color" in _fields(resp), resp.get_json()

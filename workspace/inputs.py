@@ -218,6 +218,19 @@ def _not_booleans(model: type[BaseModel], data: Any) -> list[dict[str, str]]:
 #: The one spelling of an id the document's ``"format": "uuid"`` takes (Python's UUID
 #: also reads braces, ``urn:uuid:`` and 32 bare hex digits).
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+#: The spellings of ``"format": "date"`` and ``"date-time"`` (RFC 3339); pydantic also
+#: reads ``"0"`` as 1970-01-01.
+_DATE = r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
+_FORMATS = {
+    "uuid": (_UUID, "Input should be a valid UUID, such as 1b4e28ba-2fa1-11d2-883f-0016d3cca427"),
+    "date": (re.compile(_DATE), "Input should be a date like 2026-03-01"),
+    "date-time": (
+        re.compile(
+            _DATE + r"[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})"
+        ),
+        "Input should be a time like 2026-03-01T00:00:00Z (with Z or an offset)",
+    ),
+}
 
 
 @functools.cache
@@ -235,13 +248,14 @@ def _texts(model: type[BaseModel]) -> dict[str, tuple[dict[str, Any], bool]]:
 
 
 def _breaks(rule: dict[str, Any], text: str) -> str | None:
-    """What the text, as sent, breaks of its schema's length, pattern and id format."""
+    """What the text, as sent, breaks of its schema's length, pattern and format."""
     if "maxLength" in rule and len(text) > rule["maxLength"]:
         return f"String should have at most {rule['maxLength']} characters"
     if "pattern" in rule and not re.search(rule["pattern"], text):
         return f"String should match pattern '{rule['pattern']}'"
-    if rule.get("format") == "uuid" and not _UUID.fullmatch(text):
-        return "Input should be a valid UUID, such as 1b4e28ba-2fa1-11d2-883f-0016d3cca427"
+    spelling, message = _FORMATS.get(rule.get("format", ""), (None, ""))
+    if spelling is not None and not spelling.fullmatch(text):
+        return message
     return None
 
 

@@ -81,7 +81,10 @@ def _answer(access: Access, preview_context: dict, status: int):
     """HTMX swaps only 2xx answers, so the fragment carries its error itself; without
     JavaScript the whole page, the result under its form."""
     if htmx:
-        return render_template("identity/_sync_preview.html", **preview_context)
+        project_names = {p.id: p.name for p in projects.list_projects(access.org.id)}
+        return render_template(
+            "identity/_sync_preview.html", project_names=project_names, **preview_context
+        )
     context = _context(access) | preview_context
     return render_template("identity/group_sync.html", errors={}, form={}, **context), status
 
@@ -109,7 +112,6 @@ def sso_preview(org: str, access: Access):
             )
     except ServiceError as exc:
         error = " ".join(field_errors(exc).values())
-    project_list = projects.list_projects(access.org.id)
     return _answer(
         access,
         {
@@ -119,7 +121,6 @@ def sso_preview(org: str, access: Access):
             "preview_error": error,
             "preview_email": email,
             "preview_groups": raw_groups,
-            "project_names": {p.id: p.name for p in project_list},
         },
         400 if error else 200,
     )
@@ -137,7 +138,6 @@ def directory_preview(org: str, access: Access):
         result = directory_groups.preview(access.org.id, form.username)
     except ServiceError as exc:
         error, status = " ".join(field_errors(exc).values()), exc.status
-    project_list = projects.list_projects(access.org.id)
     return _answer(
         access,
         {
@@ -145,7 +145,6 @@ def directory_preview(org: str, access: Access):
             "directory_preview": result,
             "directory_error": error,
             "preview_username": username,
-            "project_names": {p.id: p.name for p in project_list},
         },
         status,
     )

@@ -99,7 +99,8 @@ def operation(
 
     def decorate(view: Callable) -> Callable:
         spec.description = (view.__doc__ or "").strip()
-        wants_access = "access" in inspect.signature(view).parameters
+        params = inspect.signature(view).parameters
+        wants_access = "access" in params
 
         @functools.wraps(view)
         @transactional
@@ -113,6 +114,11 @@ def operation(
                 g.access = access
                 if wants_access:
                     kwargs["access"] = access
+                # The project and task the URL names, loaded once by the gate.
+                if "project" in params:
+                    kwargs["project"] = access.project
+                if "task" in params:
+                    kwargs["task"] = access.task
             elif auth:
                 api_account()
             if body is not None:

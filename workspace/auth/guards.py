@@ -1,9 +1,11 @@
 """The page gate: sign-in required, the org loaded and the declared action checked,
 one transaction per request.
 
-    @bp.post("/o/<org>/projects/<uuid:project_id>/settings")
-    @page(action="project.edit")
-    def project_settings(org, project_id, access): ...
+    @bp.post("/o/<org>/projects/<uuid:project_id>/settings/states")
+    @page(action="project.manage_workflow", form=StateCreate, invalid=settings_form("new-state"))
+    def add_state(project, form, access):
+        state = workflow.create_state(project, form.name, ..., actor_id=access.account.id)
+        return done(project, f"State '{state.name}' added.", "states")
 
 The JSON API's twin is :func:`workspace.api.operations.operation`.
 """
@@ -12,15 +14,18 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
 from flask import g, redirect, request, url_for
+from pydantic import BaseModel
 
 from workspace.auth.sessions import current_account
+from workspace.errors import NotFoundError, ServiceError
+from workspace.inputs import parse_form, parse_query, with_checkboxes
 from workspace.security.permissions import authorize_route, org_access
-from workspace.transaction import transactional
+from workspace.transaction import discard_pending, transactional
 
 #: The URL argument that names the org on every HTML org route.
 ORG_ARG = "org"
@@ -50,32 +55,67 @@ def signin_redirect():
     return redirect(url_for("auth.signin", next=request.full_path.rstrip("?")))
 
 
-def page(action: str | None = None) -> Callable:
+def page(
+    action: str | None = None,
+    *,
+    form: type[BaseModel] | None = None,
+    invalid: Callable[..., Any] | None = None,
+    checkboxes: tuple[str, ...] = (),
+) -> Callable:
     """Declare an HTML route: signed in, and for ``/o/<org>/`` routes the ``action``
     this page performs (anonymous → sign-in, not a member → 404, not allowed → 403).
-    The view receives ``access`` when it names that parameter."""
+
+    The view names what it needs and gets only that: the URL's arguments, ``access``,
+    the ``project`` and ``task`` the URL names (loaded once by the gate), and ``form``,
+    the request parsed with the input model ``form`` (the query string of a GET, the
+    form body otherwise). When parsing or the view raises a :class:`ServiceError`
+    other than a 404, ``invalid`` answers instead, named the same way plus ``error``:
+    it renders the form again with the errors beside their fields and the error's 4xx
+    status, after what the request wrote so far is discarded. ``checkboxes`` names the
+    form's boxes: a browser sends nothing for an unticked one, read here as false."""
 
     def decorate(view: Callable) -> Callable:
-        wants_access = "access" in inspect.signature(view).parameters
-
         @functools.wraps(view)
         @transactional
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
+        def wrapper(**url_args: Any) -> Any:
             account = current_account()
             if account is None:
                 return signin_redirect()
-            if ORG_ARG in kwargs:
+            given: dict[str, Any] = dict(url_args)
+            if ORG_ARG in url_args:
                 if action is None:
                     raise RuntimeError(f"{view.__name__}: an org page must declare an action")
-                access = org_access(kwargs[ORG_ARG], account)
+                access = org_access(url_args[ORG_ARG], account)
                 g.access = access  # the nav and error page show the org even on a 403
-                access = authorize_route(access, action, kwargs)
+                access = authorize_route(access, action, url_args)
                 g.access = access
-                if wants_access:
-                    kwargs["access"] = access
-            return view(*args, **kwargs)
+                given.update(access=access, project=access.project, task=access.task)
+            try:
+                if form is not None:
+                    given["form"] = (
+                        parse_query(form)
+                        if request.method == "GET"
+                        else parse_form(form, with_checkboxes(request.form, *checkboxes))
+                    )
+                return call_with(view, given)
+            except NotFoundError:
+                raise
+            except ServiceError as exc:
+                if invalid is None:
+                    raise
+                discard_pending("the form is shown again with its errors")
+                return call_with(invalid, {**given, "error": exc})
 
         wrapper.permission_action = action  # type: ignore[attr-defined]
+        wrapper.page_form = form  # type: ignore[attr-defined]
         return wrapper
 
     return decorate
+
+
+def call_with(function: Callable, given: Mapping[str, Any]) -> Any:
+    """Call ``function`` with those of ``given`` that it names as parameters."""
+    names = inspect.signature(function).parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in names.values()):
+        return function(**given)
+    return function(**{name: value for name, value in given.items() if name in names})

@@ -21,7 +21,16 @@ from typing import Any
 
 from sqlalchemy import select
 
-from workspace.core.models import Account, Org, OrgMember, OrgRole, ProjectMember, ProjectRole
+from workspace.core.models import (
+    Account,
+    Org,
+    OrgMember,
+    OrgRole,
+    Project,
+    ProjectMember,
+    ProjectRole,
+    Task,
+)
 from workspace.core.orgs import active_membership, find_org
 from workspace.core.projects import get_project
 from workspace.core.tasks import get_task, get_task_by_key
@@ -133,6 +142,10 @@ class Access:
     member: OrgMember
     #: The action the route declared; object loaders check against it.
     action: str | None = field(default=None, compare=False)
+    #: The project and task the URL names, loaded once by the gate so no view loads
+    #: them again (a task's project is its own).
+    project: Project | None = field(default=None, compare=False)
+    task: Task | None = field(default=None, compare=False)
 
     @property
     def role(self) -> OrgRole:
@@ -225,26 +238,29 @@ def can_object(access: Access, obj: Any, action: str) -> bool:
     return True
 
 
-def project_in_url(access: Access, url_args: Mapping[str, Any]) -> uuid.UUID | None:
-    """The project a URL names, directly or through its task (by id or by its key,
-    ``/tasks/WEB-12``); 404 when it is not in
-    the caller's org (never a 403 that would confirm it exists elsewhere)."""
+def objects_in_url(
+    access: Access, url_args: Mapping[str, Any]
+) -> tuple[Project | None, Task | None]:
+    """The project and task a URL names, the task by id or by its key
+    (``/tasks/WEB-12``); 404 when either is not in the caller's org (never a 403 that
+    would confirm it exists elsewhere)."""
     if "project_id" in url_args:
-        return get_project(access.org.id, url_args["project_id"]).id
+        return get_project(access.org.id, url_args["project_id"]), None
+    task = None
     if "task_id" in url_args:
-        return get_task(access.org.id, url_args["task_id"]).project_id
-    if "task_key" in url_args:
-        return get_task_by_key(access.org.id, url_args["task_key"]).project_id
-    return None
+        task = get_task(access.org.id, url_args["task_id"])
+    elif "task_key" in url_args:
+        task = get_task_by_key(access.org.id, url_args["task_key"])
+    return (task.project, task) if task is not None else (None, None)
 
 
 def authorize_route(access: Access, action: str, url_args: Mapping[str, Any]) -> Access:
     """The gate every org route passes: the declared ``action`` against the caller's
-    roles and the project the URL names. Returns the access, remembering the action
-    for object loaders."""
+    roles and the project the URL names. Returns the access with the action (for
+    object loaders) and the objects the URL names."""
     rule = ACTIONS[action]
-    project_id = project_in_url(access, url_args) if rule.project_role else None
-    if rule.project_role is not None and project_id is None:
+    project, task = objects_in_url(access, url_args)
+    if rule.project_role is not None and project is None:
         raise RuntimeError(f"action {action!r} needs a project in the URL")
-    require(access, action, project_id)
-    return replace(access, action=action)
+    require(access, action, project.id if project is not None else None)
+    return replace(access, action=action, project=project, task=task)

@@ -18,11 +18,13 @@ from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-from flask import g, redirect, request, url_for
+from flask import g, redirect, render_template, request, url_for
+from jinja2_fragments.flask import render_block
 from pydantic import BaseModel
 
 from workspace.auth.sessions import current_account
 from workspace.errors import NotFoundError, ServiceError
+from workspace.extensions import htmx
 from workspace.inputs import parse_form, parse_query, with_checkboxes
 from workspace.security.permissions import authorize_route, org_access
 from workspace.transaction import discard_pending, transactional
@@ -61,6 +63,7 @@ def page(
     form: type[BaseModel] | None = None,
     invalid: Callable[..., Any] | None = None,
     checkboxes: tuple[str, ...] = (),
+    block: str | None = None,
 ) -> Callable:
     """Declare an HTML route: signed in, and for ``/o/<org>/`` routes the ``action``
     this page performs (anonymous → sign-in, not a member → 404, not allowed → 403).
@@ -72,7 +75,9 @@ def page(
     other than a 404, ``invalid`` answers instead, named the same way plus ``error``:
     it renders the form again with the errors beside their fields and the error's 4xx
     status, after what the request wrote so far is discarded. ``checkboxes`` names the
-    form's boxes: a browser sends nothing for an unticked one, read here as false."""
+    form's boxes: a browser sends nothing for an unticked one, read here as false.
+    ``block`` names the block of the page template an HTMX request is answered with
+    (:func:`render`), so a partial needs no file of its own."""
 
     def decorate(view: Callable) -> Callable:
         @functools.wraps(view)
@@ -81,6 +86,7 @@ def page(
             account = current_account()
             if account is None:
                 return signin_redirect()
+            g.page_block = block
             given: dict[str, Any] = dict(url_args)
             if ORG_ARG in url_args:
                 if action is None:
@@ -119,3 +125,12 @@ def call_with(function: Callable, given: Mapping[str, Any]) -> Any:
     if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in names.values()):
         return function(**given)
     return function(**{name: value for name, value in given.items() if name in names})
+
+
+def render(template: str, *, status: int = 200, **context: Any) -> tuple[str, int]:
+    """The page ``template``; for an HTMX request to a route that declared a
+    ``block``, only that block of it, rendered with the same context."""
+    block = g.get("page_block")
+    if block and htmx:
+        return render_block(template, block, **context), status
+    return render_template(template, **context), status

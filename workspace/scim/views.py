@@ -5,9 +5,9 @@ the whole page comes back."""
 
 from __future__ import annotations
 
-from flask import Blueprint, current_app, flash, redirect, render_template, url_for
+from flask import Blueprint, current_app, flash, redirect, url_for
 
-from workspace.auth.guards import page
+from workspace.auth.guards import page, render
 from workspace.extensions import htmx
 from workspace.scim import tokens
 from workspace.security.permissions import Access
@@ -18,15 +18,15 @@ _ACTION = "org.manage_settings"
 _PAGE = {"nav_active": "settings", "settings_active": "scim_pages.settings"}
 
 
-def _render(access: Access, new_token: str | None = None, status: int = 200):
-    context = {
-        "info": tokens.token_info(access.org.id),
-        "new_token": new_token,
-        "base_url": f"{current_app.config['BASE_URL']}/scim/v2/orgs/{access.org.id}",
-    }
-    if htmx:
-        return render_template("scim/_token_panel.html", **context), status
-    return render_template("scim/settings.html", **_PAGE, **context), status
+def _render(access: Access, new_token: str | None = None):
+    """The page, or for HTMX its token panel (the route's declared block)."""
+    return render(
+        "scim/settings.html",
+        **_PAGE,
+        info=tokens.token_info(access.org.id),
+        new_token=new_token,
+        base_url=f"{current_app.config['BASE_URL']}/scim/v2/orgs/{access.org.id}",
+    )
 
 
 @bp.get("/o/<org>/settings/scim", endpoint="settings")
@@ -37,7 +37,7 @@ def settings_page(org: str, access: Access):
 
 
 @bp.post("/o/<org>/settings/scim/token")
-@page(action=_ACTION)
+@page(action=_ACTION, block="token_panel")
 def generate_token(org: str, access: Access):
     """A new token, shown in this response only; the old one stops working."""
     _, raw = tokens.generate_token(access.org.id, access.account.id)
@@ -45,7 +45,7 @@ def generate_token(org: str, access: Access):
 
 
 @bp.post("/o/<org>/settings/scim/token/revoke")
-@page(action=_ACTION)
+@page(action=_ACTION, block="token_panel")
 def revoke_token(org: str, access: Access):
     """Cut the IdP off now."""
     revoked = tokens.revoke_token(access.org.id, access.account.id)

@@ -7,6 +7,8 @@ from typing import Any
 from flask import Response, json
 from werkzeug.exceptions import HTTPException
 
+from workspace.errors import ServiceError
+
 PROBLEM_TYPE = "application/problem+json"
 
 _TITLES = {
@@ -35,6 +37,7 @@ class ApiError(Exception):
         title: str | None = None,
         type_: str = "about:blank",
         allow: list[str] | None = None,
+        extra: dict[str, Any] | None = None,
     ) -> None:
         super().__init__(detail)
         self.status = status
@@ -44,6 +47,8 @@ class ApiError(Exception):
         self.type = type_
         #: A 405's methods the URL does answer (RFC 9110: the ``Allow`` header is required).
         self.allow = allow
+        #: Members the problem type adds to the standard ones (RFC 9457 §3.2).
+        self.extra = extra or {}
 
 
 def problem_response(error: ApiError) -> Response:
@@ -55,12 +60,18 @@ def problem_response(error: ApiError) -> Response:
     }
     if error.errors:
         body["errors"] = error.errors
+    body.update(error.extra)
     response = Response(json.dumps(body), status=error.status, mimetype=PROBLEM_TYPE)
     if error.status == 401:
         response.headers["WWW-Authenticate"] = 'Bearer realm="workspace"'
     if error.allow:
         response.headers["Allow"] = ", ".join(error.allow)
     return response
+
+
+def service_problem(error: ServiceError) -> Response:
+    """A service's refusal as problem+json, with the members its ``to_problem`` says."""
+    return problem_response(ApiError(**error.to_problem()))
 
 
 def from_http_exception(exc: HTTPException) -> ApiError:

@@ -20,9 +20,9 @@ from datetime import datetime, timedelta
 from flask import current_app, has_app_context
 from sqlalchemy import exists, select, update
 
-from workspace.auth.login import complete_login
 from workspace.auth.models import AccountIdentityLink, SignInLink
 from workspace.auth.passwords import MIN_LENGTH, set_password
+from workspace.auth.signin import SignInRefused
 from workspace.core import accounts
 from workspace.core.emails import email_domain
 from workspace.core.events import record_event
@@ -250,23 +250,35 @@ def usable_link(raw: str | None) -> UsableLink | None:
 
 def use_link(
     raw: str | None, password: str | None = None, *, signed_in: Account | None = None
-) -> Org:
-    """Consume the link once. A sign-in link signs its person in (a session with
-    method ``invite``), setting their password when they chose one. A join link
-    needs ``signed_in`` to be its account, and makes it a member. Atomic: the link is
-    marked used by one conditional UPDATE, so of two tabs only one succeeds; the
-    other gets :data:`UNUSABLE` (a 410). Records ``member.invite_used`` (and the
-    login). Raises before consuming anything when the password is too short or the
-    wrong account is signed in. Opening a link of the org that verified the
-    address's domain proves the address: the account is marked email-verified."""
+) -> tuple[Org, Account | None]:
+    """Consume the link once. Returns the org and, for a sign-in link, the account
+    the caller signs in (``finish`` with method ``invite``), having set its password
+    when they chose one; None for a join link, which needs ``signed_in`` to be its
+    account and makes it a member. Atomic: the link is marked used by one conditional
+    UPDATE, so of two tabs only one succeeds; the other gets :data:`UNUSABLE` (a 410).
+    Records ``member.invite_used``. Refuses (:class:`SignInRefused`) before consuming
+    anything when the password is too short or the wrong account is signed in; a link
+    that cannot be used is ``link_unusable`` (410), whatever the reason.
+    Opening a link of the org that verified the address's domain proves the address:
+    the account is marked email-verified."""
+    unusable = SignInRefused(UNUSABLE, reason="link_unusable", status=410)
     usable = usable_link(raw)
     if usable is None:
-        raise LinkUnusable()
+        raise unusable
     link = usable.row
     if usable.join and (signed_in is None or signed_in.id != link.account_id):
-        raise SignInFirst(link.account.email)
+        raise SignInRefused(
+            f"Sign in to {link.account.email} first, the way you usually sign in to it, "
+            "then open this link again.",
+            reason="sign_in_first",
+            status=401,
+        )
     if password and not usable.join and len(password) < MIN_LENGTH:
-        raise ServiceError(f"A password needs at least {MIN_LENGTH} characters.", field="password")
+        raise SignInRefused(
+            f"A password needs at least {MIN_LENGTH} characters.",
+            reason="short_password",
+            status=400,
+        )
     now = utcnow()
     claimed = db.session.execute(
         update(SignInLink)
@@ -279,7 +291,7 @@ def use_link(
         .execution_options(synchronize_session=False)
     ).rowcount
     if claimed != 1:
-        raise LinkUnusable()
+        raise unusable
     account = link.account
     org = db.session.get(Org, link.org_id)
     if _domain_owner(account.email) == org.id:
@@ -296,28 +308,5 @@ def use_link(
         password_set=bool(password) and not usable.join,
         joined=usable.join,
     )
-    if not usable.join:
-        complete_login(org, account, method="invite")
     db.session.flush()
-    return org
-
-
-class SignInFirst(ServiceError):
-    """A join link opened by anyone but its account's holder, signed in (401)."""
-
-    status = 401
-
-    def __init__(self, email: str) -> None:
-        super().__init__(
-            f"Sign in to {email} first, the way you usually sign in to it, then open "
-            "this link again."
-        )
-
-
-class LinkUnusable(ServiceError):
-    """Unknown, used, expired or no longer valid: one answer for all (410)."""
-
-    status = 410
-
-    def __init__(self) -> None:
-        super().__init__(UNUSABLE)
+    return org, None if usable.join else account

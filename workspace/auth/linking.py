@@ -12,7 +12,6 @@ account once and confirms; SCIM, which has nobody to ask, is refused instead.
 from __future__ import annotations
 
 import uuid
-from datetime import timedelta
 
 from sqlalchemy import exists, select
 
@@ -22,7 +21,9 @@ from workspace.auth.models import (
     IdentitySource,
     PendingIdentityLink,
 )
-from workspace.core.accounts import add_member
+from workspace.auth.passwords import check_password
+from workspace.auth.signin import PENDING_LIFETIME, SignInRefused
+from workspace.core.accounts import MembershipEnded, add_member
 from workspace.core.emails import email_domain
 from workspace.core.events import record_event
 from workspace.core.models import Account, Org, OrgMember, OrgRole
@@ -33,25 +34,11 @@ from workspace.security import tokens
 from workspace.transaction import commit_early, discard_pending
 from workspace.types import utcnow
 
-#: How long a sign-in waits for its link to be confirmed.
-PENDING_LIFETIME = timedelta(minutes=15)
-#: The cookie that binds a pending link to the browser that signed in.
-COOKIE = "ws_link"
-
 SOURCE_NAMES = {
     IdentitySource.SSO: "single sign-on",
     IdentitySource.LDAP: "directory (LDAP)",
     IdentitySource.SCIM: "SCIM provisioning",
 }
-
-
-class LinkRequired(Exception):
-    """A sign-in through an org's source met an existing account that is not linked
-    to it. The pending link is committed; ``raw`` goes to the browser as a cookie."""
-
-    def __init__(self, raw: str, org: Org, source: str) -> None:
-        super().__init__(f"Confirm linking your account to {org.name}'s {source_name(source)}.")
-        self.raw, self.org_name, self.source = raw, org.name, source
 
 
 def source_name(source: str) -> str:
@@ -117,9 +104,10 @@ def domain_is_verified(org_id: uuid.UUID, email: str) -> bool:
 # -- pending links --------------------------------------------------------------------
 
 
-def request_link(account: Account, org: Org, source: str, next_path: str | None) -> LinkRequired:
+def request_link(account: Account, org: Org, source: str, next_path: str | None) -> SignInRefused:
     """Store a pending link for this sign-in, committed on its own (the refused
-    sign-in's other writes are dropped), and the exception that carries its token."""
+    sign-in's other writes are dropped), and the refusal (``link_required``, 409) that
+    carries its token to the browser."""
     discard_pending("a sign-in that waits for a link confirmation writes nothing else")
     raw = tokens.generate("")
     db.session.add(
@@ -134,7 +122,15 @@ def request_link(account: Account, org: Org, source: str, next_path: str | None)
     )
     record_event(org.id, "auth.link.requested", subject=account.email, source=source)
     commit_early("a pending account link must outlive the sign-in it interrupts")
-    return LinkRequired(raw, org, source)
+    return SignInRefused(
+        f"An account with this email already exists. To let {org.name}'s "
+        f"{source_name(source)} sign you in, confirm the link once by "
+        "signing in to your account in a browser.",
+        reason="link_required",
+        status=409,
+        org_id=org.id,
+        raw=raw,
+    )
 
 
 def pending_for(raw: str | None) -> PendingIdentityLink | None:
@@ -161,14 +157,30 @@ def reauthenticated(pending: PendingIdentityLink, session: AuthSession | None) -
     )
 
 
+def check_proof(pending: PendingIdentityLink, session: AuthSession | None, password: str) -> None:
+    """The holder proves the account with its own credential: its password, or a
+    sign-in after the link was requested (:func:`reauthenticated`)."""
+    if not reauthenticated(pending, session) and not check_password(pending.account, password):
+        raise SignInRefused(
+            "That password is not this account's. Enter the password you sign in "
+            "with, or sign in again with your usual method and come back here.",
+            reason="bad_password",
+            status=401,
+        )
+
+
 def confirm(pending: PendingIdentityLink) -> Org:
     """The holder proved control of the account and confirmed: link it, make it a
-    member, and record both in the org. The caller completes the sign-in."""
+    member, and record both in the org. The caller completes the sign-in. A
+    membership the org deactivated is refused (``deactivated``)."""
     org = db.session.get(Org, pending.org_id)
     account = pending.account
     pending.used_at = utcnow()
     link(account, org.id, pending.source)
-    add_member(org, account, OrgRole.MEMBER, via=pending.source)
+    try:
+        add_member(org, account, OrgRole.MEMBER, via=pending.source)
+    except MembershipEnded as exc:
+        raise SignInRefused(exc.message, reason="deactivated", status=exc.status) from exc
     record_event(
         org.id,
         "auth.link.confirmed",

@@ -1,5 +1,6 @@
-"""The one way every sign-in method ends (Redash style): find or create the account,
-make it an org member, record the login, start the session.
+"""Just-in-time provisioning for the sign-in methods an org's IdP or directory vouches
+for: find or create the account and make it an org member, before
+:func:`workspace.auth.signin.finish` records the login and starts the session.
 
 An org's SSO or directory signs in an existing account only when the account is
 linked to that source (docs/security.md#identity-trust-and-account-linking):
@@ -10,7 +11,6 @@ first use, and any other account waits for its holder to confirm the link
 from __future__ import annotations
 
 from workspace.auth import linking
-from workspace.auth.sessions import start_session
 from workspace.core.accounts import (
     MembershipEnded,
     add_member,
@@ -18,7 +18,6 @@ from workspace.core.accounts import (
     ensure_account,
     find_account,
 )
-from workspace.core.events import record_event
 from workspace.core.models import Account, Org, OrgMember, OrgRole
 from workspace.errors import ForbiddenError
 
@@ -39,9 +38,9 @@ def provision_member(
     its names (docs/scim.md#names).
 
     Raises :class:`MembershipEnded` when the org deactivated the membership (a
-    sign-in never brings it back), and :class:`workspace.auth.linking.LinkRequired`
-    (after committing a pending link) when the email names an account the source may
-    not take over unasked."""
+    sign-in never brings it back), and a :class:`workspace.auth.signin.SignInRefused`
+    (``link_required``, after committing a pending link) when the email names an
+    account the source may not take over unasked."""
     existing = find_account(email)
     if existing is not None and existing.is_agent:
         raise ForbiddenError("Agents do not sign in; they use the agent tool interface.")
@@ -59,12 +58,3 @@ def provision_member(
     linking.link(account, org.id, via)
     member = add_member(org, account, OrgRole.MEMBER, via=via)
     return account, member, existing is None
-
-
-def complete_login(org: Org, account: Account, *, method: str, **details) -> None:
-    """Record the login in the org's events and issue the session cookie; the sign-in
-    request commits both."""
-    record_event(
-        org.id, "auth.login", actor_id=account.id, subject=account.email, method=method, **details
-    )
-    start_session(account, method)

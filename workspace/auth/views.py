@@ -9,9 +9,7 @@ import uuid
 from flask import (
     Blueprint,
     Flask,
-    current_app,
     flash,
-    jsonify,
     redirect,
     render_template,
     request,
@@ -22,15 +20,20 @@ from workspace.auth import api_tokens, invites, linking, signin_limits
 from workspace.auth import models as _models  # noqa: F401  (maps the auth tables)
 from workspace.auth.guards import page, safe_next
 from workspace.auth.passwords import MIN_LENGTH, check_password
-from workspace.auth.schemas import TokenCreate
-from workspace.auth.sessions import current_account, current_session, end_session, start_session
-from workspace.auth.signin import finish
-from workspace.core.accounts import MembershipEnded, canonical_email, find_account
-from workspace.core.events import record_event
+from workspace.auth.schemas import (
+    InviteAccept,
+    LinkConfirm,
+    NextQuery,
+    PasswordSignIn,
+    TokenCreate,
+)
+from workspace.auth.sessions import current_account, current_session, end_session
+from workspace.auth.signin import LINK_COOKIE, SignInRefused, finish, refuse
+from workspace.core.accounts import canonical_email, find_account
 from workspace.core.orgs import find_org, orgs_for_account
 from workspace.errors import InputError, NotFoundError, ServiceError
 from workspace.extensions import limiter
-from workspace.inputs import field_errors, parse_form
+from workspace.inputs import field_errors, parse_form, parse_query
 from workspace.security.permissions import Access
 from workspace.transaction import transactional
 
@@ -43,7 +46,7 @@ _TOO_MANY = "Too many failed sign-in attempts. Wait a few minutes, then try agai
 def _signin_name_key() -> str:
     """Failed password sign-ins are counted per (email, address): the email in its
     canonical form, so ``Owner@acme.test.`` and its full-width spelling share a budget."""
-    raw = request.form.get("email") or ""
+    raw = parse_form(PasswordSignIn).email
     try:
         name = canonical_email(raw)
     except ServiceError:
@@ -67,29 +70,28 @@ def _signin_name_key() -> str:
 )
 @transactional
 def signin():
-    """Email and password sign-in."""
-    next_url = safe_next(request.values.get("next"))
+    """Email and password sign-in, to every org of the account at once."""
     if request.method == "GET":
+        next_url = safe_next(parse_query(NextQuery).next)
         if current_account() is not None:
             return redirect(next_url)
         return render_template("auth/signin.html", next=next_url, email="")
-    email = (request.form.get("email") or "").strip()
-    password = request.form.get("password") or ""
-    account = find_account(email) if email else None
+    form = parse_form(PasswordSignIn)
+    next_url = safe_next(form.next)
+    account = find_account(form.email) if form.email else None
     # check_password runs even for unknown emails so timing does not reveal accounts.
-    if not check_password(account, password) or account.is_agent:
-        return render_template(
-            "auth/signin.html",
-            next=next_url,
-            email=email,
-            error="That email and password do not match an account.",
-        ), 401
-    start_session(account, "password")
-    for org in orgs_for_account(account.id):
-        record_event(
-            org.id, "auth.login", actor_id=account.id, subject=account.email, method="password"
+    if not check_password(account, form.password) or account.is_agent:
+        refused = SignInRefused(
+            "That email and password do not match an account.", reason="bad_password", status=401
         )
-    return redirect(next_url)
+        return refuse(
+            refused,
+            lambda exc: render_template(
+                "auth/signin.html", next=next_url, email=form.email, error=exc.message
+            ),
+        )
+    orgs = orgs_for_account(account.id)
+    return redirect(finish(account, orgs, method="password", next_path=next_url))
 
 
 @bp.post("/signout")
@@ -141,39 +143,6 @@ def revoke_token(org: str, token_id: uuid.UUID, access: Access):
 _LINK_PATH = "/signin/link"
 
 
-def _link_required(exc: linking.LinkRequired):
-    """An SSO or LDAP sign-in met an account its holder must first link: send the
-    browser to the confirmation page, holding the pending link in a cookie bound to
-    this browser (and only to the confirmation page)."""
-    message = (
-        f"An account with this email already exists. To let {exc.org_name}'s "
-        f"{linking.source_name(exc.source)} sign you in, confirm the link once by "
-        "signing in to your account in a browser."
-    )
-    if request.is_json:
-        response = jsonify(
-            type="about:blank",
-            title="Account link required",
-            status=409,
-            detail=message,
-            link_url=url_for("auth.link_account"),
-        )
-        response.status_code = 409
-        response.mimetype = "application/problem+json"
-    else:
-        response = redirect(url_for("auth.link_account"))
-    response.set_cookie(
-        linking.COOKIE,
-        exc.raw,
-        max_age=int(linking.PENDING_LIFETIME.total_seconds()),
-        path=_LINK_PATH,
-        httponly=True,
-        samesite="Lax",
-        secure=current_app.config.get("SESSION_COOKIE_SECURE", False),
-    )
-    return response
-
-
 def _link_page(pending, *, error: str | None = None, status: int = 200):
     if pending is None:
         return render_template("auth/link_account.html", pending=None, error=error), (
@@ -199,34 +168,26 @@ def link_account():
     account with its own credential (its password, or a sign-in with their usual
     method after this link was requested: an older open session is one click, which
     a hostile IdP could lure them into), sees which org and source, and confirms."""
-    pending = linking.pending_for(request.cookies.get(linking.COOKIE))
+    pending = linking.pending_for(request.cookies.get(LINK_COOKIE))
     if request.method == "GET" or pending is None:
         return _link_page(pending)
-    if request.form.get("action") == "cancel":
+    form = parse_form(LinkConfirm)
+    if form.action == "cancel":
         linking.cancel(pending)
         response = redirect(url_for("auth.signin"))
-        response.delete_cookie(linking.COOKIE, path=_LINK_PATH)
-        return response
-    proven = linking.reauthenticated(pending, current_session()) or check_password(
-        pending.account, request.form.get("password") or ""
-    )
-    if not proven:
-        return _link_page(
-            pending,
-            error="That password is not this account's. Enter the password you sign in "
-            "with, or sign in again with your usual method and come back here.",
-            status=401,
+    else:
+        try:
+            linking.check_proof(pending, current_session(), form.password)
+            org = linking.confirm(pending)
+        except SignInRefused as exc:
+            # A wrong proof shows the form again; a refused membership, no form.
+            shown = pending if exc.reason == "bad_password" else None
+            return refuse(exc, lambda exc: _link_page(shown, error=exc.message))
+        target = finish(
+            pending.account, [org], method=pending.source, next_path=pending.next_path, linked=True
         )
-    try:
-        org = linking.confirm(pending)
-    except MembershipEnded as exc:
-        return _link_page(None, error=exc.message, status=403)
-
-    target = finish(
-        org, pending.account, method=pending.source, next_path=pending.next_path, linked=True
-    )
-    response = redirect(target)
-    response.delete_cookie(linking.COOKIE, path=_LINK_PATH)
+        response = redirect(target)
+    response.delete_cookie(LINK_COOKIE, path=_LINK_PATH)
     return response
 
 
@@ -270,17 +231,18 @@ def invite(token: str):
     if request.method == "GET":
         return _invite_page(invites.usable_link(token), token)
     try:
-        org = invites.use_link(
-            token, request.form.get("password") or None, signed_in=current_account()
+        password = parse_form(InviteAccept).password
+        org, account = invites.use_link(token, password, signed_in=current_account())
+    except SignInRefused as exc:
+        # A link that cannot be used is no longer usable here either: the 410 page.
+        return refuse(
+            exc, lambda exc: _invite_page(invites.usable_link(token), token, error=exc.message)
         )
-    except invites.LinkUnusable:
-        return _invite_page(None, token)
-    except ServiceError as exc:
-        return _invite_page(invites.usable_link(token), token, error=exc.message, status=exc.status)
+    if account is not None:
+        finish(account, [org], method="invite", next_path=None)
     flash(f"Welcome to {org.name}.", "success")
     return redirect(url_for("core_pages.org_home", org=org.slug))
 
 
 def init_app(app: Flask) -> None:
     app.register_blueprint(bp)
-    app.register_error_handler(linking.LinkRequired, _link_required)

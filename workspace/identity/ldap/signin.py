@@ -220,6 +220,8 @@ def directory_login(org: Org, username: str, password: str) -> tuple[Account, bo
             given_name=person.given_name,
             family_name=person.family_name,
         )
+    except SignInRefused:
+        raise  # a link its holder confirms first
     except MembershipEnded as exc:
         raise refused("deactivated", exc.message, exc.status) from None
     except ServiceError as exc:

@@ -22,7 +22,7 @@ from flask import (
 )
 from flask_limiter import RateLimitExceeded
 
-from workspace.api.problems import ApiError, problem_response
+from workspace.api.problems import service_problem
 from workspace.auth import signin_limits
 from workspace.auth.guards import safe_next
 from workspace.auth.signin import SignInRefused, finish, refuse
@@ -103,9 +103,10 @@ def login():
     try:
         account, created = directory_login(org, username, fields["password"])
     except SignInRefused as exc:
-        refuse(attributed(exc, org, username, request.remote_addr))
-        return _answer(exc, fields)
-    target = finish(org, account, method="ldap", next_path=fields["next"], account_created=created)
+        return _answer(attributed(exc, org, username, request.remote_addr), fields)
+    target = finish(
+        account, [org], method="ldap", next_path=fields["next"], account_created=created
+    )
     if request.is_json:
         return jsonify(ok=True, redirect=target)
     return redirect(target)
@@ -122,17 +123,21 @@ def _unknown_org(org_ref: str) -> SignInRefused:
 
 
 def _answer(exc: SignInRefused, fields: dict[str, str]):
-    """A refusal as problem+json for a JSON client, else the sign-in page again."""
+    """Refuse (:func:`workspace.auth.signin.refuse`), answering problem+json to a JSON
+    client, else the sign-in page again."""
     if request.is_json:
-        return problem_response(ApiError(exc.status, exc.message, title="Sign-in refused"))
-    return render_template(
-        "auth/signin.html",
-        next=safe_next(fields.get("next")),
-        email="",
-        ldap_error=exc.message,
-        ldap_org=fields.get("org", ""),
-        ldap_username=fields.get("username", ""),
-    ), exc.status
+        return refuse(exc, service_problem)
+    return refuse(
+        exc,
+        lambda exc: render_template(
+            "auth/signin.html",
+            next=safe_next(fields.get("next")),
+            email="",
+            ldap_error=exc.message,
+            ldap_org=fields.get("org", ""),
+            ldap_username=fields.get("username", ""),
+        ),
+    )
 
 
 @bp.errorhandler(RateLimitExceeded)
@@ -145,7 +150,6 @@ def too_many(_error: RateLimitExceeded):
     if org is not None:
         # The org's admins see the lockout in the audit log, as they see failures.
         attributed(exc, org, fields["username"].strip(), request.remote_addr)
-    refuse(exc)
     return _answer(exc, fields)
 
 

@@ -171,6 +171,8 @@ def callback(
             family_name=_name_part(profile, "family_name"),
             next_path=attempt.next_path,
         )
+    except SignInRefused:
+        raise  # a link its holder confirms first
     except MembershipEnded as exc:
         raise _refused(exc.message, reason="deactivated", org_id=org_id) from exc
     except ServiceError as exc:

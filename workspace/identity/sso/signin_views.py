@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from flask import (
     Blueprint,
-    Response,
     current_app,
     jsonify,
     redirect,
@@ -17,11 +16,13 @@ from flask import (
     request,
 )
 
-from workspace.api.problems import ApiError, problem_response
+from workspace.api.problems import service_problem
 from workspace.auth.guards import safe_next
 from workspace.auth.signin import SignInRefused, finish, refuse
 from workspace.extensions import limiter
 from workspace.identity.sso import signin, state
+from workspace.identity.sso.signin_schemas import SsoCallbackQuery, SsoStartQuery
+from workspace.inputs import parse_query
 from workspace.transaction import transactional
 
 bp = Blueprint("sso_auth", __name__, url_prefix="/auth/sso")
@@ -34,13 +35,8 @@ def _wants_html() -> bool:
     return best == "text/html"
 
 
-def _reject(exc: SignInRefused, *, html: bool) -> Response | tuple:
-    refuse(exc)
-    if html:
-        return render_template(
-            "identity/sso_rejected.html", message=exc.message, status=exc.status
-        ), exc.status
-    return problem_response(ApiError(exc.status, exc.message, title="Sign-in refused"))
+def _rejected_page(exc: SignInRefused) -> str:
+    return render_template("identity/sso_rejected.html", message=exc.message, status=exc.status)
 
 
 @bp.get("/start")
@@ -49,16 +45,13 @@ def _reject(exc: SignInRefused, *, html: bool) -> Response | tuple:
 def start():
     """Find the org's enabled SSO for the email or domain and send the browser there."""
     html = _wants_html()
+    query = parse_query(SsoStartQuery)
     binding = request.cookies.get(state.BINDING_COOKIE) or state.new_binding()
-    next_path = safe_next(request.args.get("next"), default="") or None
+    next_path = safe_next(query.next, default="") or None
     try:
-        url = signin.start(
-            request.args.get("domain") or request.args.get("email"),
-            binding=binding,
-            next_path=next_path,
-        )
+        url = signin.start(query.domain or query.email, binding=binding, next_path=next_path)
     except SignInRefused as exc:
-        return _reject(exc, html=html)
+        return refuse(exc, _rejected_page if html else service_problem)
     response = redirect(url, code=302) if html else jsonify({"authorization_url": url})
     response.set_cookie(
         state.BINDING_COOKIE,
@@ -77,19 +70,20 @@ def start():
 @transactional
 def callback():
     """Where the IdP sends the browser back: finish the sign-in or say why not."""
+    query = parse_query(SsoCallbackQuery)
     try:
         result = signin.callback(
-            state_value=request.args.get("state"),
+            state_value=query.state,
             binding=request.cookies.get(state.BINDING_COOKIE),
-            code=request.args.get("code"),
-            error=request.args.get("error"),
+            code=query.code,
+            error=query.error,
         )
     except SignInRefused as exc:
-        return _reject(exc, html=True)
+        return refuse(exc, _rejected_page)
     sync = result.sync
     target = finish(
-        result.org,
         result.account,
+        [result.org],
         method="sso",
         next_path=result.next_path,
         account_created=result.created,

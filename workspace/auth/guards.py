@@ -23,7 +23,7 @@ from jinja2_fragments.flask import render_block
 from pydantic import BaseModel
 
 from workspace.auth.sessions import current_account
-from workspace.errors import NotFoundError, ServiceError
+from workspace.errors import ServiceError
 from workspace.extensions import htmx
 from workspace.inputs import parse_form, parse_query, with_checkboxes
 from workspace.security.permissions import authorize_route, org_access
@@ -71,8 +71,8 @@ def page(
     The view names what it needs and gets only that: the URL's arguments, ``access``,
     the ``project`` and ``task`` the URL names (loaded once by the gate), and ``form``,
     the request parsed with the input model ``form`` (the query string of a GET, the
-    form body otherwise). When parsing or the view raises a :class:`ServiceError`
-    other than a 404, ``invalid`` answers instead, named the same way plus ``error``:
+    form body otherwise). When parsing or the view raises a :class:`ServiceError`,
+    ``invalid`` answers instead, named the same way plus ``error``:
     it renders the form again with the errors beside their fields and the error's 4xx
     status, after what the request wrote so far is discarded. ``checkboxes`` names the
     form's boxes: a browser sends nothing for an unticked one, read here as false.
@@ -104,8 +104,6 @@ def page(
                         else parse_form(form, with_checkboxes(request.form, *checkboxes))
                     )
                 return call_with(view, given)
-            except NotFoundError:
-                raise
             except ServiceError as exc:
                 if invalid is None:
                     raise

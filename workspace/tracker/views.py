@@ -8,8 +8,6 @@ a 4xx status, so the request's transaction rolls back.
 
 from __future__ import annotations
 
-import uuid
-
 from flask import (
     Blueprint,
     Response,
@@ -23,11 +21,11 @@ from flask import (
 from workspace.auth.guards import page
 from workspace.auth.sessions import current_account
 from workspace.core import accounts, orgs, projects, task_lists, tasks, workflow
-from workspace.core.models import Priority, TaskKind
+from workspace.core.models import Priority, Project, Task, TaskKind
 from workspace.core.schemas import OrgCreate, ProjectCreate, TaskCreate, TaskPatch
 from workspace.errors import ServiceError
 from workspace.extensions import htmx
-from workspace.inputs import field_errors, parse_form
+from workspace.inputs import field_errors
 from workspace.security.permissions import Access, can
 from workspace.tracker import listing
 from workspace.tracker.home import task_counts
@@ -35,22 +33,24 @@ from workspace.tracker.home import task_counts
 bp = Blueprint("core_pages", __name__)
 
 
-@bp.route("/orgs/new", methods=["GET", "POST"])
+@bp.get("/orgs/new")
 @page()
 def new_org():
     """Create an organization; the creator becomes its owner."""
-    if request.method == "GET":
-        return render_template("tracker/new_org.html", errors={}, name="", slug="")
-    try:
-        form = parse_form(OrgCreate)
-        org = orgs.create_org(form.name, current_account(), form.slug)
-    except ServiceError as exc:
-        return render_template(
-            "tracker/new_org.html",
-            errors=field_errors(exc),
-            name=request.form.get("name", ""),
-            slug=request.form.get("slug", ""),
-        ), exc.status
+    return render_template("tracker/new_org.html", errors={}, values={})
+
+
+def _new_org_again(error: ServiceError):
+    values = request.form.to_dict()
+    return render_template(
+        "tracker/new_org.html", errors=field_errors(error), values=values
+    ), error.status
+
+
+@bp.post("/orgs/new")
+@page(form=OrgCreate, invalid=_new_org_again)
+def create_org(form: OrgCreate):
+    org = orgs.create_org(form.name, current_account(), form.slug)
     flash(f"{org.name} is ready.", "success")
     return redirect(url_for("core_pages.org_home", org=org.slug))
 
@@ -73,30 +73,27 @@ def org_home(org: str, access: Access):
     )
 
 
-def _projects_page(access: Access, errors: dict[str, str] | None = None, status: int = 200):
+def _projects_page(access: Access, error: ServiceError | None = None):
+    """The projects page; after a refused create, with the errors and what was typed."""
     return render_template(
         "tracker/projects.html",
         nav_active="projects",
-        errors=errors or {},
-        form=request.form if errors else {},
+        errors=field_errors(error) if error else {},
+        form=request.form if error else {},
         project_list=projects.list_projects(access.org.id),
-    ), status
+    ), (error.status if error else 200)
 
 
 @bp.get("/o/<org>/projects", endpoint="projects")
 @page(action="project.read")
-def projects_page(org: str, access: Access):
+def projects_page(access: Access):
     return _projects_page(access)
 
 
 @bp.post("/o/<org>/projects")
-@page(action="project.create")
-def create_project(org: str, access: Access):
-    try:
-        form = parse_form(ProjectCreate)
-        project = projects.create_project(access.org.id, access.account.id, **form.model_dump())
-    except ServiceError as exc:
-        return _projects_page(access, field_errors(exc), exc.status)
+@page(action="project.create", form=ProjectCreate, invalid=_projects_page)
+def create_project(org: str, form: ProjectCreate, access: Access):
+    project = projects.create_project(access.org.id, access.account.id, **form.model_dump())
     return redirect(url_for("core_pages.project", org=org, project_id=project.id))
 
 
@@ -113,7 +110,7 @@ def _task_page_context(access: Access, project) -> dict:
 
 def _project_page(
     access: Access,
-    proj,
+    proj: Project,
     query: listing.ListPageQuery | None = None,
     *,
     errors: dict[str, str] | None = None,
@@ -160,66 +157,64 @@ def query_errors_in(errors: dict[str, str]) -> bool:
 
 @bp.get("/o/<org>/projects/<uuid:project_id>")
 @page(action="project.read")
-def project(org: str, project_id: uuid.UUID, access: Access):
+def project(project: Project, access: Access):
     """A project's tasks: search, PQL filter, sort, category tab, 50 at a time; or,
     with ``view=board``, a column per state."""
-    return _project_page(access, projects.get_project(access.org.id, project_id))
+    return _project_page(access, project)
 
 
 @bp.get("/o/<org>/projects/<uuid:project_id>/board")
 @page(action="project.read")
-def board(org: str, project_id: uuid.UUID, access: Access):
+def board(project: Project, access: Access):
     """The project's board: the list page with ``view=board``."""
     query, errors = listing.parse_list_query(request.args)
     query = query.model_copy(update={"view": "board"})
-    proj = projects.get_project(access.org.id, project_id)
-    return _project_page(access, proj, query, errors=errors)
+    return _project_page(access, project, query, errors=errors)
+
+
+def _task_refused(error: ServiceError, project: Project, access: Access):
+    if htmx:
+        # The page's error flash shows a plain-text body as it is.
+        message = " ".join(field_errors(error).values())
+        return Response(message, status=422, mimetype="text/plain")
+    return _project_page(access, project, errors=field_errors(error), status=422)
 
 
 @bp.post("/o/<org>/projects/<uuid:project_id>/tasks")
-@page(action="task.write")
-def create_task(org: str, project_id: uuid.UUID, access: Access):
-    proj = projects.get_project(access.org.id, project_id)
-    try:
-        form = parse_form(TaskCreate)
-        task = tasks.create_task(proj, access.account.id, **form.model_dump())
-    except ServiceError as exc:
-        if htmx:
-            # The page's error flash shows a plain-text body as it is.
-            message = " ".join(field_errors(exc).values())
-            return Response(message, status=422, mimetype="text/plain")
-        return _project_page(access, proj, errors=field_errors(exc), status=422)
+@page(action="task.write", form=TaskCreate, invalid=_task_refused)
+def create_task(org: str, project: Project, form: TaskCreate, access: Access):
+    task = tasks.create_task(project, access.account.id, **form.model_dump())
     if htmx:
         return render_template(
-            "tracker/_task_row.html", task=task, **_task_page_context(access, proj)
+            "tracker/_task_row.html", task=task, **_task_page_context(access, project)
         )
-    return redirect(url_for("core_pages.project", org=org, project_id=proj.id))
+    return redirect(url_for("core_pages.project", org=org, project_id=project.id))
+
+
+def _bulk_refused(error: ServiceError, project: Project, access: Access):
+    query, _ = listing.parse_list_query(request.form)
+    errors = {"bulk": " ".join(field_errors(error).values())}
+    return _project_page(access, project, query, errors=errors, status=error.status)
 
 
 @bp.post("/o/<org>/projects/<uuid:project_id>/tasks/bulk")
-@page(action="task.write")
-def bulk_edit(org: str, project_id: uuid.UUID, access: Access):
+@page(action="task.write", form=listing.BulkEdit, invalid=_bulk_refused)
+def bulk_edit(org: str, project: Project, form: listing.BulkEdit, access: Access):
     """Change the state, assignee or priority of the selected tasks, all or nothing;
     back to the same list (its search, filter, sort and tab) afterwards."""
-    proj = projects.get_project(access.org.id, project_id)
-    query, _ = listing.parse_list_query(request.form)
-    try:
-        form = parse_form(listing.BulkEdit)
-        changed = tasks.bulk_update_tasks(proj, access.account.id, form.task_ids, form.changes())
-    except ServiceError as exc:
-        errors = {"bulk": " ".join(field_errors(exc).values())}
-        return _project_page(access, proj, query, errors=errors, status=exc.status)
+    changed = tasks.bulk_update_tasks(project, access.account.id, form.task_ids, form.changes())
     flash(f"Updated {len(changed)} task{'s' if len(changed) != 1 else ''}.", "success")
-    return redirect(url_for("core_pages.project", org=org, project_id=proj.id, **query.url_args()))
+    query, _ = listing.parse_list_query(request.form)
+    return redirect(
+        url_for("core_pages.project", org=org, project_id=project.id, **query.url_args())
+    )
 
 
 @bp.post("/o/<org>/tasks/<uuid:task_id>/state")
-@page(action="task.write")
-def change_state(org: str, task_id: uuid.UUID, access: Access):
+@page(action="task.write", form=TaskPatch)
+def change_state(org: str, task: Task, form: TaskPatch, access: Access):
     """Move a task to another state; answers the updated row to HTMX (or, from the
     board, ``view=board`` in the query string, the board again)."""
-    task = tasks.get_task(access.org.id, task_id)
-    form = parse_form(TaskPatch)
     if form.state_id is None:
         raise ServiceError("Choose a state.", field="state_id")
     tasks.update_task(task, access.account.id, {"state_id": form.state_id})

@@ -27,7 +27,7 @@ from workspace.core.schemas import (
     StateCreate,
     StatePatch,
 )
-from workspace.errors import ServiceError
+from workspace.errors import NotFoundError, ServiceError
 from workspace.inputs import field_errors
 from workspace.security.permissions import Access, can
 
@@ -70,6 +70,8 @@ def _again(key: str):
     ``key`` names (``state-{state_id}`` takes the id from the URL)."""
 
     def invalid(error: ServiceError, access: Access, project: Project, **url: Any):
+        if isinstance(error, NotFoundError):
+            raise error  # a state, cycle or module the URL names is gone: not a form error
         name = key.format(**url)
         errors = {name: field_errors(error)}
         values = {name: request.form} if request.method == "POST" else None

@@ -33,7 +33,10 @@ class MemberPatch(InputModel):
     active: bool = absent()
 
 
-class RoleChange(InputModel):
+class RoleChange(MemberListQuery):
+    """A member's new role, from their row; the list's search and page travel along so
+    the admin goes back to the list they were on."""
+
     role: OrgRole
 
 

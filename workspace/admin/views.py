@@ -17,7 +17,6 @@ from flask import (
     current_app,
     flash,
     redirect,
-    render_template,
     request,
     stream_with_context,
     url_for,
@@ -26,23 +25,27 @@ from flask import (
 from workspace.admin import audit, members
 from workspace.admin.schemas import InvitationCreate, MemberListQuery, OrgSettings, RoleChange
 from workspace.auth import invites
-from workspace.auth.guards import page
+from workspace.auth.guards import page, render
 from workspace.core import events, orgs
 from workspace.core.models import OrgRole
 from workspace.core.schemas import AuditLogFilter
 from workspace.errors import ServiceError
 from workspace.inputs import FORM, field_errors, parse_form
 from workspace.security.permissions import Access
-from workspace.transaction import discard_pending
 
 bp = Blueprint("admin_pages", __name__)
 
 PAGE_SIZE = 50
 
+SETTINGS = "/o/<org>/settings"
+MEMBERS = SETTINGS + "/members"
+_MANAGE = "org.manage_members"
 
-def _general_page(access: Access, errors: dict[str, str] | None = None, form=None):
-    return render_template(
+
+def _general_page(access: Access, form=None, errors: dict[str, str] | None = None, status=200):
+    return render(
         "settings/general.html",
+        status=status,
         nav_active="settings",
         settings_active="admin_pages.settings",
         zones=orgs.time_zones(),
@@ -51,17 +54,21 @@ def _general_page(access: Access, errors: dict[str, str] | None = None, form=Non
     )
 
 
-@bp.route("/o/<org>/settings", methods=["GET", "POST"])
+def _settings_refused(access: Access, error: ServiceError):
+    return _general_page(access, request.form, field_errors(error), error.status)
+
+
+@bp.get(SETTINGS)
 @page(action="org.manage_settings")
-def settings(org: str, access: Access):
+def settings(access: Access):
     """Settings > General: rename the org and set its time zone; the slug stays."""
-    if request.method == "GET":
-        return _general_page(access)
-    try:
-        form = parse_form(OrgSettings)
-        orgs.update_org(access.org, access.account.id, **form.model_dump())
-    except ServiceError as exc:
-        return _general_page(access, field_errors(exc), request.form), exc.status
+    return _general_page(access)
+
+
+@bp.post(SETTINGS, endpoint="save_settings")
+@page(action="org.manage_settings", form=OrgSettings, invalid=_settings_refused)
+def save_settings(org: str, access: Access, form: OrgSettings):
+    orgs.update_org(access.org, access.account.id, **form.model_dump())
     flash("Settings saved.", "success")
     return redirect(url_for("admin_pages.settings", org=org))
 
@@ -71,24 +78,26 @@ def settings(org: str, access: Access):
 
 def _members_page(
     access: Access,
+    query: MemberListQuery | None = None,
     *,
     errors: dict[str, str] | None = None,
     row_errors: dict | None = None,
     invitation: invites.Invitation | None = None,
     invite_form=None,
     reactivate=None,
+    status: int = 200,
 ):
-    try:
-        query = parse_form(MemberListQuery, request.args)
-    except ServiceError:
-        query = MemberListQuery()
+    """The list (``query``: its search and page; the first page of everyone without),
+    the invitation form, and what the last action refused or made."""
+    query = query or MemberListQuery()
     listing, has_next = members.list_page(access.org.id, search=query.q or None, page=query.page)
     link = None
     if invitation is not None and invitation.token:
         link = _invite_url(invitation.token)
     roles = [r for r in OrgRole if r != OrgRole.OWNER or access.role == OrgRole.OWNER]
-    return render_template(
+    return render(
         "settings/members.html",
+        status=status,
         nav_active="settings",
         settings_active="admin_pages.settings_members",
         listing=listing,
@@ -109,126 +118,136 @@ def _invite_url(token: str) -> str:
     return base.rstrip("/") + url_for("auth.invite", token=token)
 
 
-def _back_to_members(org: str):
+def _back_to_members(org: str, query: MemberListQuery):
     """Back to the list the admin was on (its search and page travel in the form)."""
-    args = {k: v for k in ("q", "page") if (v := request.form.get(k))}
-    return redirect(url_for("admin_pages.settings_members", org=org, **args))
+    page_no = query.page if query.page > 1 else None
+    return redirect(
+        url_for("admin_pages.settings_members", org=org, q=query.q or None, page=page_no)
+    )
 
 
-@bp.get("/o/<org>/settings/members")
-@page(action="org.manage_members")
-def settings_members(org: str, access: Access):
-    """Settings > Members: search, pages of 50, roles, deactivation and invitations."""
+def _first_page(access: Access):
+    """A search or page number the list cannot read shows the first page of everyone."""
     return _members_page(access)
 
 
-@bp.post("/o/<org>/settings/members/invite", endpoint="invite_member")
-@page(action="org.manage_members")
-def invite_member(org: str, access: Access):
+@bp.get(MEMBERS)
+@page(action=_MANAGE, form=MemberListQuery, invalid=_first_page)
+def settings_members(access: Access, form: MemberListQuery):
+    """Settings > Members: search, pages of 50, roles, deactivation and invitations."""
+    return _members_page(access, form)
+
+
+def _invite_refused(access: Access, error: ServiceError):
+    return _members_page(
+        access,
+        errors=field_errors(error),
+        invite_form=request.form,
+        reactivate=error.member if isinstance(error, invites.DeactivatedMember) else None,
+        status=error.status,
+    )
+
+
+@bp.post(MEMBERS + "/invite", endpoint="invite_member")
+@page(action=_MANAGE, form=InvitationCreate, invalid=_invite_refused)
+def invite_member(access: Access, form: InvitationCreate):
     """Invite by email; the one-time link is rendered on this answer only."""
-    try:
-        form = parse_form(InvitationCreate)
-        invitation = invites.invite(
-            access.org, access.member, form.email, name=form.name, role=form.role
-        )
-    except invites.DeactivatedMember as exc:
-        return _members_page(
-            access, errors=field_errors(exc), invite_form=request.form, reactivate=exc.member
-        ), exc.status
-    except ServiceError as exc:
-        return _members_page(access, errors=field_errors(exc), invite_form=request.form), exc.status
+    invitation = invites.invite(
+        access.org, access.member, form.email, name=form.name, role=form.role
+    )
     return _members_page(access, invitation=invitation)
 
 
-def _row_refused(access: Access, member_id: uuid.UUID, exc: ServiceError):
-    discard_pending("a refused member change renders the list again, unchanged")
-    message = exc.message
+def _row_refused(access: Access, member_id: uuid.UUID, error: ServiceError):
+    """The list again, the refusal above it and beside the member's row."""
+    message = error.message
     return _members_page(
-        access, errors={FORM: message}, row_errors={member_id: message}
-    ), exc.status
+        access, errors={FORM: message}, row_errors={member_id: message}, status=error.status
+    )
 
 
-@bp.post("/o/<org>/settings/members/<uuid:member_id>/role", endpoint="member_role")
-@page(action="org.manage_members")
-def member_role(org: str, member_id: uuid.UUID, access: Access):
-    try:
-        form = parse_form(RoleChange)
-        member = members.change_role(access, member_id, form.role)
-    except ServiceError as exc:
-        return _row_refused(access, member_id, exc)
+@bp.post(MEMBERS + "/<uuid:member_id>/role", endpoint="member_role")
+@page(action=_MANAGE, form=RoleChange, invalid=_row_refused)
+def member_role(org: str, member_id: uuid.UUID, access: Access, form: RoleChange):
+    member = members.change_role(access, member_id, form.role)
     flash(f"{member.account.name} is now {member.role}.", "success")
-    return _back_to_members(org)
+    return _back_to_members(org, form)
 
 
-@bp.post("/o/<org>/settings/members/<uuid:member_id>/deactivate", endpoint="member_deactivate")
-@page(action="org.manage_members")
-def member_deactivate(org: str, member_id: uuid.UUID, access: Access):
-    try:
-        member = members.set_active(access, member_id, False)
-    except ServiceError as exc:
-        return _row_refused(access, member_id, exc)
+@bp.post(MEMBERS + "/<uuid:member_id>/deactivate", endpoint="member_deactivate")
+@page(action=_MANAGE, form=MemberListQuery, invalid=_row_refused)
+def member_deactivate(org: str, member_id: uuid.UUID, access: Access, form: MemberListQuery):
+    member = members.set_active(access, member_id, False)
     flash(
         f"{member.account.name} is deactivated: their API tokens for this organization "
         "are revoked and they can no longer open it.",
         "success",
     )
-    return _back_to_members(org)
+    return _back_to_members(org, form)
 
 
-@bp.post("/o/<org>/settings/members/<uuid:member_id>/reactivate", endpoint="member_reactivate")
-@page(action="org.manage_members")
-def member_reactivate(org: str, member_id: uuid.UUID, access: Access):
-    try:
-        member = members.set_active(access, member_id, True)
-    except ServiceError as exc:
-        return _row_refused(access, member_id, exc)
+@bp.post(MEMBERS + "/<uuid:member_id>/reactivate", endpoint="member_reactivate")
+@page(action=_MANAGE, form=MemberListQuery, invalid=_row_refused)
+def member_reactivate(org: str, member_id: uuid.UUID, access: Access, form: MemberListQuery):
+    member = members.set_active(access, member_id, True)
     flash(f"{member.account.name} is active again, as a member.", "success")
-    return _back_to_members(org)
+    return _back_to_members(org, form)
 
 
-@bp.get("/o/<org>/settings/events", endpoint="events")
-@page(action="org.manage_settings")
-def events_page(org: str, access: Access):
-    """Settings > Audit log: filters by kind, actor and dates (org time zone), 50 a page."""
-    errors: dict[str, str] = {}
-    try:
-        form = parse_form(AuditLogFilter, request.args)  # blank filters count as none
-    except ServiceError as exc:
-        errors, form = field_errors(exc), AuditLogFilter()
+# -- audit log -------------------------------------------------------------------------
+
+
+def _audit_filter() -> AuditLogFilter:
+    # Not the gate's form=: its query parsing refuses the blank boxes a browser sends,
+    # which count as no filter (test_blank_filter_boxes_count_as_no_filter).
+    return parse_form(AuditLogFilter, request.args)
+
+
+def _events_page(access: Access, form: AuditLogFilter, errors=None, status: int = 200):
     tz = _org_zone(access)
     rows = events.list_events(
         access.org.id, **_event_filters(form, tz), limit=PAGE_SIZE + 1, offset=form.offset
     )
     args = {k: v for k, v in request.args.items() if k != "offset" and v}
-    return render_template(
+    return render(
         "settings/events.html",
+        status=status,
         nav_active="settings",
         settings_active="admin_pages.events",
         rows=audit.describe(access.org.id, rows[:PAGE_SIZE]),
         form=form,
         args=args,
-        errors=errors,
+        errors=errors or {},
         tz=tz,
         kinds=events.kind_prefixes(access.org.id),
         actors=events.actors(access.org.id),
         older=form.offset + PAGE_SIZE if len(rows) > PAGE_SIZE else None,
         newer=max(form.offset - PAGE_SIZE, 0) if form.offset else None,
-    ), (400 if errors else 200)
+    )
 
 
-@bp.get("/o/<org>/settings/events.csv", endpoint="events_csv")
-@page(action="org.manage_settings")
-def events_csv(org: str, access: Access):
+def _unfiltered(access: Access, error: ServiceError):
+    """Filters it cannot read: every event, with the message by each field."""
+    return _events_page(access, AuditLogFilter(), field_errors(error), error.status)
+
+
+@bp.get(SETTINGS + "/events", endpoint="events")
+@page(action="org.manage_settings", invalid=_unfiltered)
+def events_page(access: Access):
+    """Settings > Audit log: filters by kind, actor and dates (org time zone), 50 a page."""
+    return _events_page(access, _audit_filter())
+
+
+def _csv_refused(error: ServiceError):
+    lines = "; ".join(f"{k}: {v}" for k, v in field_errors(error).items())
+    return Response(lines + "\n", status=400, mimetype="text/plain")
+
+
+@bp.get(SETTINGS + "/events.csv", endpoint="events_csv")
+@page(action="org.manage_settings", invalid=_csv_refused)
+def events_csv(access: Access):
     """The filtered audit log as CSV, streamed, at most ``EXPORT_CAP`` rows."""
-    try:
-        form = parse_form(AuditLogFilter, request.args)
-    except ServiceError as exc:
-        return Response(
-            "; ".join(f"{k}: {v}" for k, v in field_errors(exc).items()) + "\n",
-            status=400,
-            mimetype="text/plain",
-        )
-    org_id, filters = access.org.id, _event_filters(form, _org_zone(access))
+    org_id, filters = access.org.id, _event_filters(_audit_filter(), _org_zone(access))
 
     def generate() -> Iterator[str]:
         yield _csv_line(["time_utc", "event", "actor", "subject", "details"])

@@ -77,6 +77,13 @@ class AskIn(InputModel):
     project_id: uuid.UUID | None = Field(None, description="Only this project's tasks.")
 
 
+class AskForm(AskIn):
+    """The Ask box's form: asked on a dashboard's page, it names that dashboard, which
+    the answer offers first for saving."""
+
+    dashboard_id: uuid.UUID | None = None
+
+
 class SaveAnswerIn(InputModel):
     """An answer saved as a widget (the Ask box's "Save as widget" form)."""
 

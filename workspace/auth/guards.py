@@ -23,9 +23,9 @@ from jinja2_fragments.flask import render_block
 from pydantic import BaseModel
 
 from workspace.auth.sessions import current_account
-from workspace.errors import ServiceError
+from workspace.errors import NotFoundError, ServiceError
 from workspace.extensions import htmx
-from workspace.inputs import parse_form, parse_query, with_checkboxes
+from workspace.inputs import field_errors, parse_form, parse_query, with_checkboxes
 from workspace.security.permissions import authorize_route, org_access
 from workspace.transaction import discard_pending, transactional
 
@@ -132,3 +132,25 @@ def render(template: str, *, status: int = 200, **context: Any) -> tuple[str, in
     if block and htmx:
         return render_block(template, block, **context), status
     return render_template(template, **context), status
+
+
+def form_again(
+    render_page: Callable[..., Any], key: str, *, url_ids: bool = False
+) -> Callable[..., Any]:
+    """The ``invalid`` answer of a page with several forms: ``render_page`` (called
+    like a view, plus ``errors``, ``values`` and ``status``) with the error beside the
+    form ``key`` names and what was typed kept; ``"state-{state_id}"`` takes the id
+    from the URL. With ``url_ids`` a 404 stays the error page: an id in the URL that
+    names nothing is not a mistake in the form."""
+
+    def invalid(error: ServiceError, **given: Any) -> Any:
+        if url_ids and isinstance(error, NotFoundError):
+            raise error
+        name = key.format(**given)
+        values = {name: request.form} if request.method != "GET" else None
+        errors = {name: field_errors(error)}
+        return call_with(
+            render_page, {**given, "errors": errors, "values": values, "status": error.status}
+        )
+
+    return invalid

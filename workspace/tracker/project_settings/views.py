@@ -13,9 +13,9 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from flask import Blueprint, flash, redirect, render_template, request, url_for
+from flask import Blueprint, flash, redirect, render_template, url_for
 
-from workspace.auth.guards import page
+from workspace.auth.guards import form_again, page
 from workspace.core import planning, projects, workflow
 from workspace.core.models import Project, StateCategory
 from workspace.core.schemas import (
@@ -27,8 +27,7 @@ from workspace.core.schemas import (
     StateCreate,
     StatePatch,
 )
-from workspace.errors import NotFoundError, ServiceError
-from workspace.inputs import field_errors
+from workspace.errors import ServiceError
 from workspace.security.permissions import Access, can
 
 bp = Blueprint("project_settings", __name__)
@@ -65,21 +64,6 @@ def _settings_page(
     return html, status
 
 
-def _again(key: str):
-    """The gate's ``invalid`` answer: the page again with the error beside the form
-    ``key`` names (``state-{state_id}`` takes the id from the URL)."""
-
-    def invalid(error: ServiceError, access: Access, project: Project, **url: Any):
-        if isinstance(error, NotFoundError):
-            raise error  # a state, cycle or module the URL names is gone: not a form error
-        name = key.format(**url)
-        errors = {name: field_errors(error)}
-        values = {name: request.form} if request.method == "POST" else None
-        return _settings_page(access, project, errors=errors, values=values, status=error.status)
-
-    return invalid
-
-
 def _done(org: str, project: Project, message: str, anchor: str):
     flash(message, "success")
     url = url_for("project_settings.general", org=org, project_id=project.id, _anchor=anchor)
@@ -95,7 +79,7 @@ def general(access: Access, project: Project):
 
 
 @bp.post(SETTINGS)
-@page(action="project.edit", form=ProjectPatch, invalid=_again("project"))
+@page(action="project.edit", form=ProjectPatch, invalid=form_again(_settings_page, "project"))
 def save_general(org: str, project: Project, form: ProjectPatch, access: Access):
     # The form sends both boxes: a blank one is read as absent, and means empty.
     projects.update_project(
@@ -105,7 +89,7 @@ def save_general(org: str, project: Project, form: ProjectPatch, access: Access)
 
 
 @bp.post(SETTINGS + "/archive")
-@page(action="project.edit", form=ArchiveForm, invalid=_again("archive"))
+@page(action="project.edit", form=ArchiveForm, invalid=form_again(_settings_page, "archive"))
 def archive(org: str, project: Project, form: ArchiveForm, access: Access):
     projects.update_project(project, access.account.id, archived=form.archived)
     message = (
@@ -120,7 +104,11 @@ def archive(org: str, project: Project, form: ArchiveForm, access: Access):
 
 
 @bp.post(SETTINGS + "/states")
-@page(action="project.manage_workflow", form=StateCreate, invalid=_again("new-state"))
+@page(
+    action="project.manage_workflow",
+    form=StateCreate,
+    invalid=form_again(_settings_page, "new-state"),
+)
 def add_state(org: str, project: Project, form: StateCreate, access: Access):
     state = workflow.create_state(
         project, form.name, form.category, form.color, actor_id=access.account.id
@@ -129,7 +117,11 @@ def add_state(org: str, project: Project, form: StateCreate, access: Access):
 
 
 @bp.post(SETTINGS + "/states/<uuid:state_id>")
-@page(action="project.manage_workflow", form=StatePatch, invalid=_again("state-{state_id}"))
+@page(
+    action="project.manage_workflow",
+    form=StatePatch,
+    invalid=form_again(_settings_page, "state-{state_id}", url_ids=True),
+)
 def update_state(org: str, project: Project, state_id: uuid.UUID, form: StatePatch, access: Access):
     """Rename (``name``) or move up/down (``position``)."""
     if form.category is not None:
@@ -147,7 +139,7 @@ def update_state(org: str, project: Project, state_id: uuid.UUID, form: StatePat
 @page(
     action="project.manage_workflow",
     form=StateCategoryForm,
-    invalid=_again("category-{state_id}"),
+    invalid=form_again(_settings_page, "category-{state_id}", url_ids=True),
 )
 def confirm_category(project: Project, state_id: uuid.UUID, form: StateCategoryForm):
     """What a new category would move, before anything changes."""
@@ -166,7 +158,7 @@ def confirm_category(project: Project, state_id: uuid.UUID, form: StateCategoryF
     action="project.manage_workflow",
     form=StateCategoryForm,
     checkboxes=("confirm",),
-    invalid=_again("category-{state_id}"),
+    invalid=form_again(_settings_page, "category-{state_id}", url_ids=True),
 )
 def recategorize(
     org: str, project: Project, state_id: uuid.UUID, form: StateCategoryForm, access: Access
@@ -193,7 +185,10 @@ def recategorize(
 
 
 @bp.post(SETTINGS + "/states/<uuid:state_id>/delete")
-@page(action="project.manage_workflow", invalid=_again("state-{state_id}"))
+@page(
+    action="project.manage_workflow",
+    invalid=form_again(_settings_page, "state-{state_id}", url_ids=True),
+)
 def delete_state(org: str, project: Project, state_id: uuid.UUID, access: Access):
     state = workflow.get_state(project, state_id)
     name = state.name
@@ -205,7 +200,11 @@ def delete_state(org: str, project: Project, state_id: uuid.UUID, access: Access
 
 
 @bp.post(SETTINGS + "/cycles")
-@page(action="project.manage_workflow", form=CycleCreate, invalid=_again("new-cycle"))
+@page(
+    action="project.manage_workflow",
+    form=CycleCreate,
+    invalid=form_again(_settings_page, "new-cycle"),
+)
 def add_cycle(org: str, project: Project, form: CycleCreate, access: Access):
     cycle = planning.create_cycle(
         project, form.name, form.start_date, form.end_date, actor_id=access.account.id
@@ -214,7 +213,11 @@ def add_cycle(org: str, project: Project, form: CycleCreate, access: Access):
 
 
 @bp.post(SETTINGS + "/cycles/<uuid:cycle_id>")
-@page(action="project.manage_workflow", form=CycleCreate, invalid=_again("cycle-{cycle_id}"))
+@page(
+    action="project.manage_workflow",
+    form=CycleCreate,
+    invalid=form_again(_settings_page, "cycle-{cycle_id}", url_ids=True),
+)
 def update_cycle(
     org: str, project: Project, cycle_id: uuid.UUID, form: CycleCreate, access: Access
 ):
@@ -225,7 +228,11 @@ def update_cycle(
 
 
 @bp.post(SETTINGS + "/modules")
-@page(action="project.manage_workflow", form=ModuleCreate, invalid=_again("new-module"))
+@page(
+    action="project.manage_workflow",
+    form=ModuleCreate,
+    invalid=form_again(_settings_page, "new-module"),
+)
 def add_module(org: str, project: Project, form: ModuleCreate, access: Access):
     module = planning.create_module(
         project, form.name, form.description, actor_id=access.account.id
@@ -234,7 +241,11 @@ def add_module(org: str, project: Project, form: ModuleCreate, access: Access):
 
 
 @bp.post(SETTINGS + "/modules/<uuid:module_id>")
-@page(action="project.manage_workflow", form=ModuleCreate, invalid=_again("module-{module_id}"))
+@page(
+    action="project.manage_workflow",
+    form=ModuleCreate,
+    invalid=form_again(_settings_page, "module-{module_id}", url_ids=True),
+)
 def update_module(
     org: str, project: Project, module_id: uuid.UUID, form: ModuleCreate, access: Access
 ):

@@ -114,8 +114,7 @@ def init_app(app: Flask) -> None:
     def response_headers(response):
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         if request.path.startswith("/static/"):
-            # A cache key, not a page's input: any other value just misses
-            # (tests/test_web.py::test_an_unknown_fingerprint_or_none_is_revalidated).
+            # A cache key, not a page's input: any other value misses (tests/test_web.py).
             version = request.args.get("v")
             filename = (request.view_args or {}).get("filename", "")
             fresh = version is not None and version == static_fingerprint(filename)

@@ -198,8 +198,7 @@ def member_reactivate(org: str, member_id: uuid.UUID, access: Access, form: Memb
 
 
 def _audit_filter() -> AuditLogFilter:
-    # Not the gate's form=: its query parsing refuses the blank boxes a browser sends,
-    # which count as no filter (test_blank_filter_boxes_count_as_no_filter).
+    # Not form=: a browser sends blank boxes, which the gate would refuse (test_audit_log).
     return parse_form(AuditLogFilter, request.args)
 
 

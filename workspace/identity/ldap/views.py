@@ -3,14 +3,16 @@ test button and its result. The directory preview is on the Group sync page
 (``workspace.identity.group_sync_pages``).
 
 Forms post back to the same address and work without JavaScript; with HTMX the test
-button swaps in just its result (``identity/ldap_test_result.html``).
+button swaps in just its result (the page's ``test_result`` block).
 """
 
 from __future__ import annotations
 
-from flask import Blueprint, flash, redirect, render_template, request, url_for
+from typing import Any
 
-from workspace.auth.guards import page
+from flask import Blueprint, flash, redirect, request, url_for
+
+from workspace.auth.guards import page, render
 from workspace.core.models.domains import verified_domain_names
 from workspace.errors import ServiceError
 from workspace.extensions import htmx
@@ -19,136 +21,111 @@ from workspace.identity.ldap.models import (
     DEFAULT_EMAIL_ATTRIBUTE,
     DEFAULT_FAMILY_NAME_ATTRIBUTE,
     DEFAULT_GIVEN_NAME_ATTRIBUTE,
-    LdapConnection,
     connection_for,
 )
 from workspace.identity.ldap.schemas import LdapConnectionIn
-from workspace.inputs import field_errors, parse_form, with_checkboxes
+from workspace.inputs import field_errors
 from workspace.security.permissions import Access
 
 bp = Blueprint("ldap_pages", __name__)
 
 _ACTION = "org.manage_settings"
-_TEXT_FIELDS = (
-    "server_uri",
-    "bind_dn",
-    "search_base",
-    "search_filter",
-    "email_attribute",
-    "given_name_attribute",
-    "family_name_attribute",
-    "ca_cert",
-    "group_search_base",
-    "group_membership",
-)
+_URL = "/o/<org>/settings/ldap"
 _CHECKBOXES = ("use_tls", "sync_groups_on_login", "remove_stale_synced_memberships")
+#: The form before anything is saved: what most directories use.
+_NEW = {
+    "search_filter": "(&(objectClass=user)(sAMAccountName={username}))",
+    "email_attribute": DEFAULT_EMAIL_ATTRIBUTE,
+    "given_name_attribute": DEFAULT_GIVEN_NAME_ATTRIBUTE,
+    "family_name_attribute": DEFAULT_FAMILY_NAME_ATTRIBUTE,
+    "use_tls": True,
+}
 
 
-def _form_from_row(row: LdapConnection | None) -> dict[str, str | bool]:
-    if row is None:
-        return {
-            "server_uri": "",
-            "bind_dn": "",
-            "search_base": "",
-            "search_filter": "(&(objectClass=user)(sAMAccountName={username}))",
-            "email_attribute": DEFAULT_EMAIL_ATTRIBUTE,
-            "given_name_attribute": DEFAULT_GIVEN_NAME_ATTRIBUTE,
-            "family_name_attribute": DEFAULT_FAMILY_NAME_ATTRIBUTE,
-            "use_tls": True,
-            "ca_cert": "",
-            "sync_groups_on_login": False,
-            "remove_stale_synced_memberships": False,
-            "group_search_base": "",
-            "group_membership": "auto",
-        }
-    form: dict[str, str | bool] = {name: getattr(row, name) or "" for name in _TEXT_FIELDS}
-    for name in _CHECKBOXES:
-        form[name] = getattr(row, name)
-    return form
+def _back(org: str):
+    return redirect(url_for("ldap_pages.settings", org=org))
 
 
-def _form_as_typed() -> dict[str, str | bool]:
-    """What the admin typed, to show again beside the messages (never the password)."""
-    form: dict[str, str | bool] = {name: request.form.get(name, "") for name in _TEXT_FIELDS}
-    for name in _CHECKBOXES:
-        form[name] = request.form.get(name) in ("1", "on", "true")
-    return form
-
-
-def _posted() -> LdapConnectionIn:
-    """The posted form through the API's input model (raises InputError)."""
-    return parse_form(LdapConnectionIn, with_checkboxes(request.form, *_CHECKBOXES))
-
-
-def _posted_input() -> service.ConnectionInput:
-    return _posted().to_input()
-
-
-def _render(
+def _page(
     org: str,
     access: Access,
-    form: dict[str, str | bool],
+    form: Any = None,
     *,
     errors: dict[str, str] | None = None,
     result: service.TestResult | None = None,
     status: int = 200,
 ):
-    return render_template(
+    """The page, or for HTMX the route's block (the test result). ``form`` is what the
+    admin typed (the password is never shown); absent, the saved connection."""
+    connection = connection_for(access.org.id)
+    return render(
         "identity/ldap.html",
         nav_active="settings",
         settings_active="ldap_pages.settings",
         org_slug=org,
-        connection=connection_for(access.org.id),
+        connection=connection,
         verified_domains=sorted(verified_domain_names(access.org.id)),
-        form=form,
+        form=form if form is not None else connection or _NEW,
         errors=errors or {},
         result=result,
-    ), status
-
-
-@bp.route("/o/<org>/settings/ldap", methods=["GET", "POST"], endpoint="settings")
-@page(action=_ACTION)
-def settings(org: str, access: Access):
-    """Show the directory settings; POST saves them (blank password keeps the old)."""
-    if request.method == "GET":
-        return _render(org, access, _form_from_row(connection_for(access.org.id)))
-    try:
-        posted = _posted()
-        group_settings = groups.check_group_settings(posted.group_settings())
-        row = service.save_connection(access.org.id, posted.to_input(), actor_id=access.account.id)
-        groups.save_group_settings(row, group_settings, actor_id=access.account.id)
-    except ServiceError as exc:
-        return _render(org, access, _form_as_typed(), errors=field_errors(exc), status=400)
-    flash("LDAP settings saved. Run the connection test to check them.", "success")
-    return redirect(url_for("ldap_pages.settings", org=org))
-
-
-@bp.post("/o/<org>/settings/ldap/test", endpoint="test")
-@page(action=_ACTION)
-def test(org: str, access: Access):
-    """Test the settings in the form (unsaved edits included) against the directory.
-    Writes nothing."""
-    errors: dict[str, str] = {}
-    try:
-        result = service.test_connection(access.org.id, _posted_input())
-    except ServiceError as exc:
-        errors = field_errors(exc)
-        result = service.TestResult(False, " ".join(errors.values()), reason="invalid_input")
-    if htmx:
-        # HTMX swaps only 2xx answers; the result says what to fix.
-        return render_template("identity/ldap_test_result.html", result=result)
-    return _render(
-        org, access, _form_as_typed(), errors=errors, result=result, status=400 if errors else 200
+        status=status,
     )
 
 
-@bp.post("/o/<org>/settings/ldap/delete", endpoint="delete")
+@bp.get(_URL, endpoint="settings")
 @page(action=_ACTION)
+def settings(org: str, access: Access):
+    """Show the directory settings."""
+    return _page(org, access)
+
+
+def _not_saved(org: str, access: Access, error: ServiceError):
+    return _page(org, access, request.form, errors=field_errors(error), status=400)
+
+
+@bp.post(_URL, endpoint="save")
+@page(action=_ACTION, form=LdapConnectionIn, checkboxes=_CHECKBOXES, invalid=_not_saved)
+def save(org: str, access: Access, form: LdapConnectionIn):
+    """Save the directory settings (a blank password keeps the old)."""
+    group_settings = groups.check_group_settings(form.group_settings())
+    row = service.save_connection(access.org.id, form.to_input(), actor_id=access.account.id)
+    groups.save_group_settings(row, group_settings, actor_id=access.account.id)
+    flash("LDAP settings saved. Run the connection test to check them.", "success")
+    return _back(org)
+
+
+def _not_tested(org: str, access: Access, error: ServiceError):
+    errors = field_errors(error)
+    result = service.TestResult(False, " ".join(errors.values()), reason="invalid_input")
+    # HTMX swaps only 2xx answers; the result says what to fix.
+    status = 200 if htmx else 400
+    return _page(org, access, request.form, errors=errors, result=result, status=status)
+
+
+@bp.post(_URL + "/test", endpoint="test")
+@page(
+    action=_ACTION,
+    form=LdapConnectionIn,
+    checkboxes=_CHECKBOXES,
+    invalid=_not_tested,
+    block="test_result",
+)
+def test(org: str, access: Access, form: LdapConnectionIn):
+    """Test the settings in the form (unsaved edits included) against the directory.
+    Writes nothing."""
+    result = service.test_connection(access.org.id, form.to_input())
+    return _page(org, access, request.form, result=result)
+
+
+def _not_deleted(org: str, error: ServiceError):
+    flash(error.message, "error")
+    return _back(org)
+
+
+@bp.post(_URL + "/delete", endpoint="delete")
+@page(action=_ACTION, invalid=_not_deleted)
 def delete(org: str, access: Access):
     """Remove the connection: directory sign-in stops for this org."""
-    try:
-        service.delete_connection(access.org.id, actor_id=access.account.id)
-        flash("LDAP connection removed. Directory sign-in is off.", "success")
-    except ServiceError as exc:
-        flash(exc.message, "error")
-    return redirect(url_for("ldap_pages.settings", org=org))
+    service.delete_connection(access.org.id, actor_id=access.account.id)
+    flash("LDAP connection removed. Directory sign-in is off.", "success")
+    return _back(org)

@@ -23,20 +23,17 @@ _ACTION = "org.manage_settings"
 _PAGE = {"nav_active": "settings", "settings_active": "domains_pages.domains"}
 
 
-def _page(access: Access, errors: dict[str, str] | None = None, status: int = 200):
-    """The list and the add form; after a refusal, what was typed beside its error."""
+def _page(access: Access, error: ServiceError | None = None):
+    """The list and the add form; after a refusal (``invalid``), what was typed beside
+    its error."""
     return render(
         "identity/domains.html",
         **_PAGE,
-        errors=errors or {},
+        errors=field_errors(error) if error else {},
         typed=request.form,
         domain_list=service.list_domains(access.org.id),
-        status=status,
+        status=400 if error else 200,
     )
-
-
-def _refused(access: Access, error: ServiceError):
-    return _page(access, field_errors(error), status=400)
 
 
 def _back(org: str):
@@ -51,7 +48,7 @@ def domains_page(access: Access):
 
 
 @bp.post("/o/<org>/settings/domains", endpoint="add_domain")
-@page(action=_ACTION, form=DomainCreate, invalid=_refused)
+@page(action=_ACTION, form=DomainCreate, invalid=_page)
 def add_domain(org: str, access: Access, form: DomainCreate):
     row = service.add_domain(access.org.id, form.domain, actor_id=access.account.id)
     flash(f"{row.domain} added. Create its TXT record, then verify.", "success")

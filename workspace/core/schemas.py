@@ -295,6 +295,13 @@ class CommentCreate(InputModel):
     body: CommentBody
 
 
+class CommentForm(InputModel):
+    """A task page's comment box: a blank one is left to the service, which says
+    "A comment cannot be empty." rather than that a field is missing."""
+
+    body: Annotated[str, StringConstraints(max_length=20000)] = ""
+
+
 class CommentPatch(InputModel):
     """The new text of your own comment (only its author edits it)."""
 

@@ -16,7 +16,8 @@ from werkzeug.datastructures import MultiDict
 
 from workspace.auth.guards import page
 from workspace.core import comments, tasks
-from workspace.core.schemas import CommentCreate, CommentPatch, TaskPatch
+from workspace.core.models import Task
+from workspace.core.schemas import CommentForm, TaskPatch
 from workspace.errors import NotFoundError, ServiceError
 from workspace.extensions import htmx
 from workspace.inputs import field_errors, parse_form
@@ -47,25 +48,21 @@ def _vary(response):
     return response
 
 
-def _task(access: Access, task_key: str):
-    return tasks.get_task_by_key(access.org.id, task_key)
-
-
-def _back(org: str, task, anchor: str = ""):
+def _back(org: str, task: Task, anchor: str = ""):
     url = url_for("task_pages.task", org=org, task_key=task.key)
     return redirect(f"{url}#{anchor}" if anchor else url, code=303)
 
 
-def _full_page(access: Access, task, status: int = 200, **extra):
+def _full_page(access: Access, task: Task, status: int = 200, **extra):
     context = present.page_context(access, task, **extra)
     return render_template("tracker/task/page.html", **context), status
 
 
 @bp.get("/o/<org>/tasks/<task_key>")
 @page(action="task.read")
-def task(org: str, task_key: str, access: Access):
+def task(task: Task, access: Access):
     """The task: its fields, description, and the timeline of comments and changes."""
-    return _full_page(access, _task(access, task_key))
+    return _full_page(access, task)
 
 
 def _change(field: str, form: MultiDict) -> dict:
@@ -82,22 +79,24 @@ def _change(field: str, form: MultiDict) -> dict:
     return patch.model_dump(include={name})
 
 
+def _field_refused(error: ServiceError, access: Access, task: Task, field: str):
+    if field not in present.FIELDS:
+        raise error
+    errors = field_errors(error)
+    errors.setdefault(present.FIELDS[field], errors.pop("form", error.message))
+    if htmx:
+        context = present.page_context(access, task, errors=errors, rejected=request.form)
+        return render_template("tracker/task/_field.html", field=field, **context), 400
+    return _full_page(access, task, 400, errors=errors, rejected=request.form)
+
+
 @bp.post("/o/<org>/tasks/<task_key>/fields/<field>")
-@page(action="task.write")
-def edit_field(org: str, task_key: str, field: str, access: Access):
+@page(action="task.write", invalid=_field_refused)
+def edit_field(org: str, task: Task, field: str, access: Access):
     """Change one field; answers that field (and the timeline) to HTMX."""
     if field not in present.FIELDS:
         raise NotFoundError("No such field on a task.")
-    task = _task(access, task_key)
-    try:
-        tasks.update_task(task, access.account.id, _change(field, request.form))
-    except ServiceError as exc:
-        errors = field_errors(exc)
-        errors.setdefault(present.FIELDS[field], errors.pop("form", exc.message))
-        if htmx:
-            context = present.page_context(access, task, errors=errors, rejected=request.form)
-            return render_template("tracker/task/_field.html", field=field, **context), 400
-        return _full_page(access, task, 400, errors=errors, rejected=request.form)
+    tasks.update_task(task, access.account.id, _change(field, request.form))
     if htmx:
         context = present.page_context(access, task)
         return render_template("tracker/task/_field.html", field=field, oob=True, **context)
@@ -105,11 +104,9 @@ def edit_field(org: str, task_key: str, field: str, access: Access):
 
 
 @bp.post("/o/<org>/tasks/<task_key>/archive")
-@page(action="task.write")
-def archive(org: str, task_key: str, access: Access):
+@page(action="task.write", form=TaskPatch)
+def archive(org: str, task: Task, form: TaskPatch, access: Access):
     """Archive (``archived=true``) or restore (``archived=false``) the task."""
-    task = _task(access, task_key)
-    form = parse_form(TaskPatch)
     if form.archived is None:
         raise ServiceError("Say whether to archive or restore the task.", field="archived")
     tasks.update_task(task, access.account.id, {"archived": form.archived})
@@ -119,9 +116,8 @@ def archive(org: str, task_key: str, access: Access):
 
 @bp.post("/o/<org>/tasks/<task_key>/delete")
 @page(action="task.write")
-def delete(org: str, task_key: str, access: Access):
+def delete(org: str, task: Task, access: Access):
     """Delete the task (it leaves every list; its history stays) and go to its project."""
-    task = _task(access, task_key)
     tasks.delete_task(task, access.account.id)
     flash(f"{task.key} “{task.title}” was deleted.", "success")
     return redirect(url_for("core_pages.project", org=org, project_id=task.project_id), code=303)
@@ -130,14 +126,7 @@ def delete(org: str, task_key: str, access: Access):
 # -- comments ---------------------------------------------------------------------------
 
 
-def _body(model):
-    """The comment form's text through its input model; blank says so in words."""
-    if not request.form.get("body", "").strip():
-        raise ServiceError(comments.EMPTY, field="body")
-    return parse_form(model).body
-
-
-def _discussion(access: Access, task, status: int = 200, **extra):
+def _discussion(access: Access, task: Task, status: int = 200, **extra):
     """The timeline and the comment form: what every comment action answers HTMX."""
     if not htmx:
         if status >= 400:
@@ -147,43 +136,41 @@ def _discussion(access: Access, task, status: int = 200, **extra):
     return render_template("tracker/task/_discussion.html", **context), status
 
 
+def _comment_refused(
+    error: ServiceError, access: Access, task: Task, comment_id: uuid.UUID | None = None
+):
+    """The discussion again with the message under the box it belongs to; an edit of
+    someone else's comment (403) or of a deleted one (409) is no typing mistake."""
+    if comment_id is not None and error.status in (403, 404, 409):
+        raise error
+    errors = field_errors(error)
+    message = errors.get("body") or next(iter(errors.values()))
+    if comment_id is not None:
+        return _discussion(access, task, 400, comment_errors={str(comment_id): message})
+    draft = request.form.to_dict().get("body", "")
+    return _discussion(access, task, 400, comment_errors={"new": message}, draft=draft)
+
+
 @bp.post("/o/<org>/tasks/<task_key>/comments")
-@page(action="task.comment")
-def add_comment(org: str, task_key: str, access: Access):
-    task = _task(access, task_key)
-    try:
-        comments.add_comment(task, access.account.id, _body(CommentCreate))
-    except ServiceError as exc:
-        errors = field_errors(exc)
-        message = errors.get("body") or next(iter(errors.values()))
-        return _discussion(
-            access, task, 400, comment_errors={"new": message}, draft=request.form.get("body", "")
-        )
+@page(action="task.comment", form=CommentForm, invalid=_comment_refused)
+def add_comment(task: Task, form: CommentForm, access: Access):
+    comments.add_comment(task, access.account.id, form.body)
     return _discussion(access, task)
 
 
 @bp.post("/o/<org>/tasks/<task_key>/comments/<uuid:comment_id>")
-@page(action="task.comment")
-def edit_comment(org: str, task_key: str, comment_id: uuid.UUID, access: Access):
+@page(action="task.comment", form=CommentForm, invalid=_comment_refused)
+def edit_comment(task: Task, comment_id: uuid.UUID, form: CommentForm, access: Access):
     """Edit your own comment (anyone else's: 403)."""
-    task = _task(access, task_key)
     comment = comments.get_comment(task, comment_id)
-    try:
-        comments.edit_comment(comment, task, access.account.id, _body(CommentPatch))
-    except ServiceError as exc:
-        if exc.status in (403, 409):
-            raise
-        errors = field_errors(exc)
-        message = errors.get("body") or next(iter(errors.values()))
-        return _discussion(access, task, 400, comment_errors={str(comment_id): message})
+    comments.edit_comment(comment, task, access.account.id, form.body)
     return _discussion(access, task)
 
 
 @bp.post("/o/<org>/tasks/<task_key>/comments/<uuid:comment_id>/delete")
 @page(action="task.comment")
-def delete_comment(org: str, task_key: str, comment_id: uuid.UUID, access: Access):
+def delete_comment(task: Task, comment_id: uuid.UUID, access: Access):
     """Delete your own comment; an org owner or admin may delete anyone's."""
-    task = _task(access, task_key)
     comment = comments.get_comment(task, comment_id)
     comments.delete_comment(comment, task, access.account.id, moderator=access.is_admin)
     return _discussion(access, task)

@@ -29,6 +29,12 @@ class SsoConnectionIn(InputModel):
     extra_scopes: str = Field(default="", max_length=400)
 
 
+class SsoEnabledForm(InputModel):
+    """The settings page's Enable and Disable buttons: Enable sends ``enabled``."""
+
+    enabled: bool = False
+
+
 class SsoConnectionOut(OutputModel):
     email_domain: str
     issuer_url: str

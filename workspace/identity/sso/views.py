@@ -5,85 +5,86 @@ delete. Group sync has its own page (``workspace.identity.group_sync_pages``).
 
 from __future__ import annotations
 
-from flask import Blueprint, flash, redirect, render_template, request, url_for
+from flask import Blueprint, flash, redirect, request, url_for
 
-from workspace.auth.guards import page
-from workspace.errors import ServiceError
+from workspace.auth.guards import page, render
+from workspace.errors import NotFoundError, ServiceError
 from workspace.identity.sso import connection
-from workspace.identity.sso.schemas import SsoConnectionIn
-from workspace.inputs import field_errors, parse_form, with_checkboxes
+from workspace.identity.sso.schemas import SsoConnectionIn, SsoEnabledForm
+from workspace.inputs import field_errors
 from workspace.security.permissions import Access
-from workspace.transaction import discard_pending
 
 bp = Blueprint("sso_pages", __name__)
 
 _ACTION = "org.manage_settings"
+_URL = "/o/<org>/settings/sso"
 
 
-def _checked(name: str) -> bool:
-    return request.form.get(name) in ("1", "on", "true", "yes")
-
-
-def _connection_input(access: Access) -> connection.ConnectionInput:
-    """The posted form through the API's input model. The connection-level sync
-    settings (docs/sso.md) are not toggles in this UI: the stored ones are kept."""
-    form = parse_form(SsoConnectionIn, with_checkboxes(request.form, "enabled"))
+def _page(
+    access: Access,
+    error: ServiceError | None = None,
+    report: connection.DiscoveryReport | None = None,
+):
+    """The page; after a refusal (``invalid``), what was typed beside its errors."""
     conn = connection.get_connection(access.org.id)
-    return connection.ConnectionInput(
-        **form.model_dump(exclude={"sync_groups_on_login", "remove_stale_synced_memberships"}),
-        sync_groups_on_login=conn.sync_groups_on_login if conn else True,
-        remove_stale_synced_memberships=conn.remove_stale_synced_memberships if conn else False,
-    )
-
-
-@bp.route("/o/<org>/settings/sso", methods=["GET", "POST"], endpoint="sso")
-@page(action=_ACTION)
-def sso_page(org: str, access: Access):
-    """Read or save the org's OIDC connection."""
-    errors: dict[str, str] = {}
-    report, form = None, None
-    if request.method == "POST":
-        try:
-            conn = connection.save_connection(
-                access.org.id, _connection_input(access), actor_id=access.account.id
-            )
-        except ServiceError as exc:
-            discard_pending("a refused save keeps nothing it half wrote")
-            errors, form = field_errors(exc), request.form
-        else:
-            report = connection.check_discovery(conn)
-            flash("Single sign-on settings saved.", "success")
-    conn = connection.get_connection(access.org.id)
-    return render_template(
+    return render(
         "identity/sso.html",
         nav_active="settings",
         settings_active="sso_pages.sso",
         conn=conn,
-        form=form,
-        errors=errors,
+        form=request.form if error else None,
+        errors=field_errors(error) if error else {},
         report=report,
         default_redirect_uri=connection.default_redirect_uri(),
         domain_verified=connection.domain_is_verified(conn) if conn else False,
-    ), 400 if errors else 200
+        status=400 if error else 200,
+    )
 
 
-@bp.post("/o/<org>/settings/sso/enabled")
+@bp.get(_URL, endpoint="sso")
 @page(action=_ACTION)
-def sso_set_enabled(org: str, access: Access):
-    enable = _checked("enabled")
-    try:
-        connection.set_enabled(access.org.id, enable, actor_id=access.account.id)
-        flash("Single sign-on enabled." if enable else "Single sign-on disabled.", "success")
-    except ServiceError as exc:
-        if exc.status == 404:
-            raise
-        flash(exc.message, "error")
+def sso_page(access: Access):
+    """Read the org's OIDC connection."""
+    return _page(access)
+
+
+@bp.post(_URL, endpoint="save")
+@page(action=_ACTION, form=SsoConnectionIn, checkboxes=("enabled",), invalid=_page)
+def save(access: Access, form: SsoConnectionIn):
+    """Save the connection and check the issuer's discovery document. The
+    connection-level sync settings (docs/sso.md) are not toggles in this UI: the stored
+    ones are kept."""
+    conn = connection.get_connection(access.org.id)
+    data = connection.ConnectionInput(
+        **form.model_dump(exclude={"sync_groups_on_login", "remove_stale_synced_memberships"}),
+        sync_groups_on_login=conn.sync_groups_on_login if conn else True,
+        remove_stale_synced_memberships=conn.remove_stale_synced_memberships if conn else False,
+    )
+    conn = connection.save_connection(access.org.id, data, actor_id=access.account.id)
+    flash("Single sign-on settings saved.", "success")
+    return _page(access, report=connection.check_discovery(conn))
+
+
+def _back(org: str, error: ServiceError | None = None):
+    """To the page, with the refusal as a flash; a missing connection is a 404."""
+    if isinstance(error, NotFoundError):
+        raise error
+    if error:
+        flash(error.message, "error")
     return redirect(url_for("sso_pages.sso", org=org))
 
 
-@bp.post("/o/<org>/settings/sso/delete")
+@bp.post(_URL + "/enabled")
+@page(action=_ACTION, form=SsoEnabledForm, invalid=_back)
+def sso_set_enabled(org: str, access: Access, form: SsoEnabledForm):
+    connection.set_enabled(access.org.id, form.enabled, actor_id=access.account.id)
+    flash("Single sign-on enabled." if form.enabled else "Single sign-on disabled.", "success")
+    return _back(org)
+
+
+@bp.post(_URL + "/delete")
 @page(action=_ACTION)
 def sso_delete(org: str, access: Access):
     connection.delete_connection(access.org.id, actor_id=access.account.id)
     flash("Single sign-on connection deleted.", "success")
-    return redirect(url_for("sso_pages.sso", org=org))
+    return _back(org)

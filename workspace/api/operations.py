@@ -28,6 +28,7 @@ from workspace.api.auth import api_access, api_account
 from workspace.api.problems import ApiError
 from workspace.errors import InputError, ServiceError
 from workspace.inputs import parse_body, parse_query
+from workspace.routes import call_with
 from workspace.security.permissions import authorize_route
 from workspace.transaction import transactional
 
@@ -99,8 +100,7 @@ def operation(
 
     def decorate(view: Callable) -> Callable:
         spec.description = (view.__doc__ or "").strip()
-        params = inspect.signature(view).parameters
-        wants_access = "access" in params
+        wants_access = "access" in inspect.signature(view).parameters
 
         @functools.wraps(view)
         @transactional
@@ -115,10 +115,7 @@ def operation(
                 if wants_access:
                     kwargs["access"] = access
                 # The project and task the URL names, loaded once by the gate.
-                if "project" in params:
-                    kwargs["project"] = access.project
-                if "task" in params:
-                    kwargs["task"] = access.task
+                kwargs.update(project=access.project, task=access.task)
             elif auth:
                 api_account()
             if body is not None:
@@ -127,7 +124,7 @@ def operation(
             if query is not None:
                 kwargs["query"] = parse_query(query)
             try:
-                result = view(**kwargs)
+                result = call_with(view, kwargs)
             except InputError:
                 raise
             except ServiceError as exc:

@@ -13,8 +13,7 @@ The JSON API's twin is :func:`workspace.api.operations.operation`.
 from __future__ import annotations
 
 import functools
-import inspect
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -26,6 +25,7 @@ from workspace.auth.sessions import current_account
 from workspace.errors import NotFoundError, ServiceError
 from workspace.extensions import htmx
 from workspace.inputs import field_errors, parse_form, parse_query, with_checkboxes
+from workspace.routes import call_with
 from workspace.security.permissions import authorize_route, org_access
 from workspace.transaction import discard_pending, transactional
 
@@ -115,14 +115,6 @@ def page(
         return wrapper
 
     return decorate
-
-
-def call_with(function: Callable, given: Mapping[str, Any]) -> Any:
-    """Call ``function`` with those of ``given`` that it names as parameters."""
-    names = inspect.signature(function).parameters
-    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in names.values()):
-        return function(**given)
-    return function(**{name: value for name, value in given.items() if name in names})
 
 
 def render(template: str, *, status: int = 200, **context: Any) -> tuple[str, int]:

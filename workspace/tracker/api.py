@@ -21,6 +21,7 @@ from workspace.core import (
     tasks,
     workflow,
 )
+from workspace.core.models import Project, Task
 from workspace.core.schemas import (
     CycleCreate,
     CycleOut,
@@ -52,13 +53,13 @@ bp = api_blueprint("core_api", __name__, "/api/v1/orgs/<uuid:org_id>")
 
 @bp.get("")
 @operation("Read the organization", tag="org", action="org.read", response=OrgOut)
-def read_org(org_id: uuid.UUID, access: Access):
+def read_org(access: Access):
     return OrgOut.model_validate(access.org)
 
 
 @bp.get("/members")
 @operation("List the org's active members", tag="org", action="org.read", response=list[MemberOut])
-def list_members(org_id: uuid.UUID, access: Access):
+def list_members(access: Access):
     return [MemberOut.model_validate(m) for m in accounts.list_members(access.org.id)]
 
 
@@ -70,7 +71,7 @@ def list_members(org_id: uuid.UUID, access: Access):
     query=EventQuery,
     response=list[EventOut],
 )
-def list_events(org_id: uuid.UUID, access: Access, query: EventQuery):
+def list_events(access: Access, query: EventQuery):
     """Narrow by kind prefix, the acting account and a UTC time range; page with
     ``limit``/``offset``. ``actor_id`` is null for the IdP, the directory or the system."""
     rows = events.list_events(
@@ -96,7 +97,7 @@ def list_events(org_id: uuid.UUID, access: Access, query: EventQuery):
     query=ProjectListQuery,
     response=list[ProjectOut],
 )
-def list_projects(org_id: uuid.UUID, access: Access, query: ProjectListQuery):
+def list_projects(access: Access, query: ProjectListQuery):
     """Active projects by name; ``include_archived=true`` lists archived ones too."""
     rows = projects.list_projects(access.org.id, include_archived=query.include_archived)
     return [ProjectOut.model_validate(p) for p in rows]
@@ -112,15 +113,15 @@ def list_projects(org_id: uuid.UUID, access: Access, query: ProjectListQuery):
     status=201,
     errors=(400, 401, 404, 409),
 )
-def create_project(org_id: uuid.UUID, access: Access, body: ProjectCreate):
+def create_project(access: Access, body: ProjectCreate):
     project = projects.create_project(access.org.id, access.account.id, **body.model_dump())
     return ProjectOut.model_validate(project)
 
 
 @bp.get("/projects/<uuid:project_id>")
 @operation("Read a project", tag="projects", action="project.read", response=ProjectOut)
-def read_project(org_id: uuid.UUID, project_id: uuid.UUID, access: Access):
-    return ProjectOut.model_validate(projects.get_project(access.org.id, project_id))
+def read_project(project: Project, access: Access):
+    return ProjectOut.model_validate(project)
 
 
 @bp.patch("/projects/<uuid:project_id>")
@@ -131,9 +132,9 @@ def read_project(org_id: uuid.UUID, project_id: uuid.UUID, access: Access):
     body=ProjectPatch,
     response=ProjectOut,
 )
-def update_project(org_id: uuid.UUID, project_id: uuid.UUID, access: Access, body: ProjectPatch):
+def update_project(project: Project, access: Access, body: ProjectPatch):
     project = projects.update_project(
-        projects.get_project(access.org.id, project_id),
+        project,
         access.account.id,
         name=body.name,
         description=body.description,
@@ -144,8 +145,8 @@ def update_project(org_id: uuid.UUID, project_id: uuid.UUID, access: Access, bod
 
 @bp.delete("/projects/<uuid:project_id>")
 @operation("Delete a project and its tasks", tag="projects", action="project.edit", status=204)
-def delete_project(org_id: uuid.UUID, project_id: uuid.UUID, access: Access):
-    projects.delete_project(projects.get_project(access.org.id, project_id), access.account.id)
+def delete_project(project: Project, access: Access):
+    projects.delete_project(project, access.account.id)
 
 
 @bp.get("/projects/<uuid:project_id>/members")
@@ -155,8 +156,7 @@ def delete_project(org_id: uuid.UUID, project_id: uuid.UUID, access: Access):
     action="project.read",
     response=list[ProjectMemberOut],
 )
-def list_project_members(org_id: uuid.UUID, project_id: uuid.UUID, access: Access):
-    project = projects.get_project(access.org.id, project_id)
+def list_project_members(project: Project, access: Access):
     return [ProjectMemberOut.model_validate(m) for m in projects.list_project_members(project.id)]
 
 
@@ -170,11 +170,9 @@ def list_project_members(org_id: uuid.UUID, project_id: uuid.UUID, access: Acces
     status=201,
     errors=(400, 401, 403, 404, 409),
 )
-def add_project_member(
-    org_id: uuid.UUID, project_id: uuid.UUID, access: Access, body: ProjectMemberCreate
-):
+def add_project_member(project: Project, access: Access, body: ProjectMemberCreate):
     member = projects.set_project_member(
-        projects.get_project(access.org.id, project_id),
+        project,
         body.account_id,
         body.role,
         actor_id=access.account.id,
@@ -190,10 +188,7 @@ def add_project_member(
     status=204,
     errors=(400, 401, 403, 404, 409),
 )
-def remove_project_member(
-    org_id: uuid.UUID, project_id: uuid.UUID, member_id: uuid.UUID, access: Access
-):
-    project = projects.get_project(access.org.id, project_id)
+def remove_project_member(project: Project, member_id: uuid.UUID, access: Access):
     projects.remove_project_member(
         projects.get_project_member(project, member_id), access.account.id
     )
@@ -209,8 +204,7 @@ def remove_project_member(
     action="project.read",
     response=list[StateOut],
 )
-def list_states(org_id: uuid.UUID, project_id: uuid.UUID, access: Access):
-    project = projects.get_project(access.org.id, project_id)
+def list_states(project: Project, access: Access):
     return [StateOut.model_validate(s) for s in workflow.list_states(project.id)]
 
 
@@ -224,9 +218,9 @@ def list_states(org_id: uuid.UUID, project_id: uuid.UUID, access: Access):
     status=201,
     errors=(400, 401, 403, 404, 409),
 )
-def create_state(org_id: uuid.UUID, project_id: uuid.UUID, access: Access, body: StateCreate):
+def create_state(project: Project, access: Access, body: StateCreate):
     state = workflow.create_state(
-        projects.get_project(access.org.id, project_id),
+        project,
         body.name,
         body.category,
         body.color,
@@ -239,8 +233,7 @@ def create_state(org_id: uuid.UUID, project_id: uuid.UUID, access: Access, body:
 @operation(
     "List a project's cycles", tag="workflow", action="project.read", response=list[CycleOut]
 )
-def list_cycles(org_id: uuid.UUID, project_id: uuid.UUID, access: Access):
-    project = projects.get_project(access.org.id, project_id)
+def list_cycles(project: Project, access: Access):
     return [CycleOut.model_validate(c) for c in planning.list_cycles(project.id)]
 
 
@@ -254,9 +247,9 @@ def list_cycles(org_id: uuid.UUID, project_id: uuid.UUID, access: Access):
     status=201,
     errors=(400, 401, 403, 404, 409),
 )
-def create_cycle(org_id: uuid.UUID, project_id: uuid.UUID, access: Access, body: CycleCreate):
+def create_cycle(project: Project, access: Access, body: CycleCreate):
     cycle = planning.create_cycle(
-        projects.get_project(access.org.id, project_id),
+        project,
         body.name,
         body.start_date,
         body.end_date,
@@ -269,8 +262,7 @@ def create_cycle(org_id: uuid.UUID, project_id: uuid.UUID, access: Access, body:
 @operation(
     "List a project's modules", tag="workflow", action="project.read", response=list[ModuleOut]
 )
-def list_modules(org_id: uuid.UUID, project_id: uuid.UUID, access: Access):
-    project = projects.get_project(access.org.id, project_id)
+def list_modules(project: Project, access: Access):
     return [ModuleOut.model_validate(m) for m in planning.list_modules(project.id)]
 
 
@@ -284,9 +276,9 @@ def list_modules(org_id: uuid.UUID, project_id: uuid.UUID, access: Access):
     status=201,
     errors=(400, 401, 403, 404, 409),
 )
-def create_module(org_id: uuid.UUID, project_id: uuid.UUID, access: Access, body: ModuleCreate):
+def create_module(project: Project, access: Access, body: ModuleCreate):
     module = planning.create_module(
-        projects.get_project(access.org.id, project_id),
+        project,
         body.name,
         body.description,
         actor_id=access.account.id,
@@ -305,10 +297,7 @@ def create_module(org_id: uuid.UUID, project_id: uuid.UUID, access: Access, body
     query=TaskListQuery,
     response=TaskPage,
 )
-def list_project_tasks(
-    org_id: uuid.UUID, project_id: uuid.UUID, access: Access, query: TaskListQuery
-):
-    project = projects.get_project(access.org.id, project_id)
+def list_project_tasks(project: Project, access: Access, query: TaskListQuery):
     flt = task_lists.TaskFilter(
         **query.model_dump(exclude={"limit", "offset", "project_id", "q", "pql", "sort", "dir"}),
         project_id=project.id,
@@ -340,16 +329,15 @@ def list_project_tasks(
     response=TaskOut,
     status=201,
 )
-def create_task(org_id: uuid.UUID, project_id: uuid.UUID, access: Access, body: TaskCreate):
-    project = projects.get_project(access.org.id, project_id)
+def create_task(project: Project, access: Access, body: TaskCreate):
     task = tasks.create_task(project, access.account.id, **body.model_dump())
     return TaskOut.model_validate(task)
 
 
 @bp.get("/tasks/<uuid:task_id>")
 @operation("Read a task", tag="tasks", action="task.read", response=TaskOut)
-def read_task(org_id: uuid.UUID, task_id: uuid.UUID, access: Access):
-    return TaskOut.model_validate(tasks.get_task(access.org.id, task_id))
+def read_task(task: Task, access: Access):
+    return TaskOut.model_validate(task)
 
 
 @bp.patch("/tasks/<uuid:task_id>")
@@ -360,8 +348,7 @@ def read_task(org_id: uuid.UUID, task_id: uuid.UUID, access: Access):
     body=TaskPatch,
     response=TaskOut,
 )
-def update_task(org_id: uuid.UUID, task_id: uuid.UUID, access: Access, body: TaskPatch):
-    task = tasks.get_task(access.org.id, task_id)
+def update_task(task: Task, access: Access, body: TaskPatch):
     tasks.update_task(task, access.account.id, body.model_dump(include=body.model_fields_set))
     return TaskOut.model_validate(task)
 
@@ -373,5 +360,5 @@ def update_task(org_id: uuid.UUID, task_id: uuid.UUID, access: Access, body: Tas
     action="task.write",
     status=204,
 )
-def delete_task(org_id: uuid.UUID, task_id: uuid.UUID, access: Access):
-    tasks.delete_task(tasks.get_task(access.org.id, task_id), access.account.id)
+def delete_task(task: Task, access: Access):
+    tasks.delete_task(task, access.account.id)

@@ -11,7 +11,8 @@ import uuid
 
 from workspace.api import operation
 from workspace.api.blueprints import api_blueprint
-from workspace.core import planning, projects, workflow
+from workspace.core import planning, workflow
+from workspace.core.models import Project
 from workspace.core.schemas import (
     CycleOut,
     CyclePatch,
@@ -36,13 +37,10 @@ _WRITE_ERRORS = (400, 401, 403, 404, 409)
     response=StateChangeOut,
     errors=_WRITE_ERRORS,
 )
-def update_state(
-    org_id: uuid.UUID, project_id: uuid.UUID, state_id: uuid.UUID, access: Access, body: StatePatch
-):
+def update_state(project: Project, state_id: uuid.UUID, access: Access, body: StatePatch):
     """Only the fields sent change. A new ``category`` moves every task in the state
     with it (their completion time is set or cleared and each gets a state history
     row); ``moved_tasks`` says how many. ``position`` is the 0-based board place."""
-    project = projects.get_project(access.org.id, project_id)
     state = workflow.get_state(project, state_id)
     moved = workflow.update_state(
         project,
@@ -65,10 +63,9 @@ def update_state(
     status=204,
     errors=_WRITE_ERRORS,
 )
-def delete_state(org_id: uuid.UUID, project_id: uuid.UUID, state_id: uuid.UUID, access: Access):
+def delete_state(project: Project, state_id: uuid.UUID, access: Access):
     """Refused (409) while tasks are in it, for the default state and for the
     project's last completed state."""
-    project = projects.get_project(access.org.id, project_id)
     workflow.delete_state(project, workflow.get_state(project, state_id), access.account.id)
 
 
@@ -81,12 +78,9 @@ def delete_state(org_id: uuid.UUID, project_id: uuid.UUID, state_id: uuid.UUID, 
     response=CycleOut,
     errors=_WRITE_ERRORS,
 )
-def update_cycle(
-    org_id: uuid.UUID, project_id: uuid.UUID, cycle_id: uuid.UUID, access: Access, body: CyclePatch
-):
+def update_cycle(project: Project, cycle_id: uuid.UUID, access: Access, body: CyclePatch):
     """Only the fields sent change; ``null`` clears a date. The end is never before
     the start."""
-    project = projects.get_project(access.org.id, project_id)
     cycle = planning.update_cycle(
         project,
         planning.get_cycle(project, cycle_id),
@@ -106,13 +100,11 @@ def update_cycle(
     errors=_WRITE_ERRORS,
 )
 def update_module(
-    org_id: uuid.UUID,
-    project_id: uuid.UUID,
+    project: Project,
     module_id: uuid.UUID,
     access: Access,
     body: ModulePatch,
 ):
-    project = projects.get_project(access.org.id, project_id)
     module = planning.update_module(
         project,
         planning.get_module(project, module_id),

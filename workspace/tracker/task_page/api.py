@@ -9,6 +9,7 @@ import uuid
 from workspace.api import operation
 from workspace.api.blueprints import api_blueprint
 from workspace.core import comments, tasks
+from workspace.core.models import Task
 from workspace.core.schemas import ActivityOut, CommentCreate, CommentOut, CommentPatch
 from workspace.security.permissions import Access
 
@@ -22,8 +23,7 @@ bp = api_blueprint("task_page_api", __name__, "/api/v1/orgs/<uuid:org_id>")
     action="task.read",
     response=list[ActivityOut],
 )
-def task_activity(org_id: uuid.UUID, task_id: uuid.UUID, access: Access):
-    task = tasks.get_task(access.org.id, task_id)
+def task_activity(task: Task, access: Access):
     return [ActivityOut.model_validate(a) for a in tasks.task_activity(task)]
 
 
@@ -34,8 +34,7 @@ def task_activity(org_id: uuid.UUID, task_id: uuid.UUID, access: Access):
     action="task.read",
     response=list[CommentOut],
 )
-def list_comments(org_id: uuid.UUID, task_id: uuid.UUID, access: Access):
-    task = tasks.get_task(access.org.id, task_id)
+def list_comments(task: Task, access: Access):
     return [CommentOut.model_validate(c) for c in comments.list_comments(task)]
 
 
@@ -48,10 +47,8 @@ def list_comments(org_id: uuid.UUID, task_id: uuid.UUID, access: Access):
     response=CommentOut,
     status=201,
 )
-def add_comment(org_id: uuid.UUID, task_id: uuid.UUID, access: Access, body: CommentCreate):
-    comment = comments.add_comment(
-        tasks.get_task(access.org.id, task_id), access.account.id, body.body
-    )
+def add_comment(task: Task, access: Access, body: CommentCreate):
+    comment = comments.add_comment(task, access.account.id, body.body)
     return CommentOut.model_validate(comment)
 
 
@@ -64,11 +61,8 @@ def add_comment(org_id: uuid.UUID, task_id: uuid.UUID, access: Access, body: Com
     response=CommentOut,
     errors=(400, 401, 403, 404, 409),
 )
-def edit_comment(
-    org_id: uuid.UUID, task_id: uuid.UUID, comment_id: uuid.UUID, access: Access, body: CommentPatch
-):
+def edit_comment(task: Task, comment_id: uuid.UUID, access: Access, body: CommentPatch):
     """Only the author edits a comment (403 for anyone else, 409 once it is deleted)."""
-    task = tasks.get_task(access.org.id, task_id)
     comment = comments.edit_comment(
         comments.get_comment(task, comment_id), task, access.account.id, body.body
     )
@@ -83,9 +77,8 @@ def edit_comment(
     status=204,
     errors=(401, 403, 404, 409),
 )
-def delete_comment(org_id: uuid.UUID, task_id: uuid.UUID, comment_id: uuid.UUID, access: Access):
+def delete_comment(task: Task, comment_id: uuid.UUID, access: Access):
     """The comment keeps its place in the timeline as "comment deleted"."""
-    task = tasks.get_task(access.org.id, task_id)
     comments.delete_comment(
         comments.get_comment(task, comment_id), task, access.account.id, moderator=access.is_admin
     )

@@ -1,0 +1,18 @@
+"""What the two request wrappers (``@page`` for HTML, ``@operation`` for JSON) share:
+a view names what it needs and is handed only that."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping
+from typing import Any
+
+
+def call_with(function: Callable, given: Mapping[str, Any]) -> Any:
+    """Call ``function`` with those of ``given`` that it names as parameters (all of
+    them when it takes ``**kwargs``): the URL's arguments, ``access``, the ``project``
+    and ``task`` the gate loaded, the parsed ``body``, ``query`` or ``form``."""
+    names = inspect.signature(function).parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in names.values()):
+        return function(**given)
+    return function(**{name: value for name, value in given.items() if name in names})

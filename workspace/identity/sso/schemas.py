@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import uuid
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from workspace.inputs import InputModel, OutputModel, needed
 
@@ -108,6 +108,21 @@ class SyncPreviewIn(InputModel):
         if self.email is not None and self.member_id is not None:
             raise ValueError("give exactly one of email or member_id")
         return self
+
+
+class SyncPreviewForm(SyncPreviewIn):
+    """The Group sync page's preview: the groups typed one per line, since a name may
+    hold commas (an Active Directory DN such as CN=Eng,OU=Groups,DC=acme,DC=com), and
+    whether the provider is to send no groups claim at all."""
+
+    no_claim: bool = False
+
+    @field_validator("groups", mode="before")
+    @classmethod
+    def _one_per_line(cls, value: Any) -> Any:
+        if not isinstance(value, list):
+            return value
+        return [line.strip() for text in value for line in str(text).splitlines() if line.strip()]
 
 
 class RoleChangeOut(OutputModel):

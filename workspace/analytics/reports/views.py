@@ -195,24 +195,15 @@ def _pivot(scope: Scope, query: PivotQuery, _account: uuid.UUID) -> dict[str, An
 
 
 def _custom(scope: Scope, query: CustomQuery, account: uuid.UUID) -> dict[str, Any]:
-    result = service.custom_chart(
-        scope,
-        account,
-        metric=query.metric,
-        dimension=query.dimension,
-        status=query.status,
-        priority=query.priority,
-        pql=query.filter,
-    )
-    total_href = links.custom_links(
-        result["points"],
-        scope,
-        metric=query.metric,
-        dimension=query.dimension,
-        status=query.status,
-        priority=query.priority,
-        pql=query.filter,
-    )
+    chart = {
+        "metric": query.metric,
+        "dimension": query.dimension,
+        "status": query.status,
+        "priority": query.priority,
+        "pql": query.filter,
+    }
+    result = service.custom_chart(scope, account, **chart)
+    total_href = links.custom_links(result["points"], scope, **chart)
     return {
         "result": result,
         "empty": not result["points"],

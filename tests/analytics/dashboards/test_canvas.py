@@ -287,6 +287,7 @@ def test_search_too_long_is_refused_by_the_field(client, world: World):
     assert resp.status_code == 400
     html = resp.get_data(as_text=True)
     assert 'id="dashboard-search-error"' in html and ">Kept</a>" in html
+    assert 'value="' + "x" * 201 + '"' in html  # the box keeps it, to be shortened
 
 
 # -- top N ----------------------------------------------------------------------------

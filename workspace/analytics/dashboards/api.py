@@ -154,8 +154,8 @@ def make_private(org_id: uuid.UUID, dashboard_id: uuid.UUID, access: Access):
 )
 def add_widget(org_id: uuid.UUID, dashboard_id: uuid.UUID, access: Access, body: WidgetIn):
     dashboard = service.load_dashboard(access, dashboard_id)
-    raw = {k: getattr(body, k) for k in body.model_fields_set}
-    widget = widgets.add_widget(dashboard, access.org, access.account.id, raw)
+    sent = body.model_dump(exclude_unset=True)
+    widget = widgets.add_widget(dashboard, access.org, access.account.id, sent)
     return WidgetOut.model_validate(widget)
 
 
@@ -177,9 +177,9 @@ def update_widget(
 ):
     dashboard = service.load_dashboard(access, dashboard_id)
     widget = service.get_widget(dashboard, widget_id)
-    raw = {k: getattr(body, k) for k in body.model_fields_set if k != "position"}
+    sent = body.model_dump(exclude_unset=True, exclude={"position"})
     widget = widgets.update_widget(
-        widget, access.org, access.account.id, raw, position=body.position
+        widget, access.org, access.account.id, sent, position=body.position
     )
     return WidgetOut.model_validate(widget)
 

@@ -1,15 +1,24 @@
-"""JSON shapes of dashboards and widgets (docs/api.md#record-shapes)."""
+"""JSON shapes of dashboards and widgets (docs/api.md#record-shapes), and the one
+validator of what is sent to them: the JSON API's bodies, the pages' forms, and the
+seed's and the agents' widget settings all go through these models
+(docs/architecture.md, "Input models: default or refuse")."""
 
 from __future__ import annotations
 
+import math
 import uuid
 from typing import Annotated, Any, Literal
 
-from pydantic import BeforeValidator, Field, ValidationError, field_validator
+from pydantic import BeforeValidator, Field, ValidationError, WithJsonSchema, field_validator
 from pydantic_core import PydanticCustomError
 
-from workspace.analytics.dashboards.service import TOP_N_DEFAULT, TOP_N_MAX, TOP_N_MIN
+from workspace.analytics.dashboards.models import SPANS
+from workspace.analytics.dashboards.service import MAX_TITLE
+from workspace.analytics.vocabulary import CHART_TYPES, DIMENSIONS, METRICS
 from workspace.inputs import InputModel, OutputModel, QueryModel, absent
+
+#: Top N per widget (docs/dashboards.md#widgets): blank is the default the charts use.
+TOP_N_MIN, TOP_N_MAX, TOP_N_DEFAULT = 1, 50, 10
 
 Name = Annotated[str, Field(min_length=1, max_length=200)]
 PQL = Annotated[str | None, Field(max_length=2000)]
@@ -26,6 +35,76 @@ def _whole_number(value: Any) -> Any:
 
 
 Position = Annotated[int, Field(ge=0), BeforeValidator(_whole_number)]
+
+
+def _setting(kind: Any, pick: Any, says: str, recognized: tuple[Any, ...] = ()) -> Any:
+    """A widget setting whose unrecognized value is its default
+    (docs/dashboards.md#widgets): ``pick`` turns any JSON value into one of ``kind``
+    itself, so a JSON body's text meets no strict check of pydantic's (the note on
+    :class:`InputModel`). The document takes any JSON value, as the API does, and
+    names what it recognizes in ``examples``: an ``enum`` would call ``"radar"`` invalid
+    while the API takes it as ``bar``."""
+    schema = {"description": says, **({"examples": list(recognized)} if recognized else {})}
+    return Annotated[kind, BeforeValidator(pick), WithJsonSchema(schema)]
+
+
+def _choice(choices: tuple[str, ...]) -> Any:
+    """One of ``choices`` (any case, spaces around), else the first."""
+
+    def pick(value: Any) -> str:
+        value = value.strip().lower() if isinstance(value, str) else value
+        return value if value in choices else choices[0]
+
+    says = f"{', '.join(choices[:-1])} or {choices[-1]}; any other value is {choices[0]}."
+    return _setting(Literal[choices], pick, says, choices)
+
+
+def _span(value: Any) -> int | float:
+    """1 or 2; any other value is 1, but a number that is not finite (1e400 read as
+    infinity, Infinity, NaN, also written as text) stays as it is, for the service to
+    refuse (:func:`widgets.widget_values`): it is no span at all, and ``int()`` of it
+    would raise (docs/security.md#limits). The document takes any JSON value here, so
+    that is a refusal on the request's meaning, a 422 on the API, and not the model's
+    400."""
+    number = value
+    if isinstance(value, str):
+        try:
+            number = float(value.strip())
+        except ValueError:
+            number = None
+    if isinstance(number, float) and not math.isfinite(number):
+        return number
+    try:
+        span = int(value)
+    except (TypeError, ValueError):
+        return SPANS[0]
+    return span if span in SPANS else SPANS[0]
+
+
+def _project(value: Any) -> uuid.UUID | None:
+    """An id, else None (org-wide); whether it names a project of this org is the
+    service's check, which needs the database (:func:`service.project_in_org`)."""
+    if not value:
+        return None
+    try:
+        return value if isinstance(value, uuid.UUID) else uuid.UUID(str(value))
+    except ValueError:
+        return None
+
+
+ChartType = _choice(CHART_TYPES)
+Metric = _choice(METRICS)
+Dimension = _choice(DIMENSIONS)
+Span = _setting(
+    Literal[SPANS] | float,  # type: ignore[valid-type]
+    _span,
+    "1 or 2 columns; any other value is 1, but a number that is not finite is refused.",
+    SPANS,
+)
+ProjectId = _setting(
+    uuid.UUID | None, _project, "The id of a project of this org; any other value is org-wide."
+)
+Title = Annotated[str | None, Field(max_length=MAX_TITLE)]
 
 
 class WidgetOut(OutputModel):
@@ -52,6 +131,8 @@ class DashboardOut(OutputModel):
 
 
 class DashboardCreate(InputModel):
+    """Also the page's settings form, which always sends both."""
+
     name: Name
     pql_filter: PQL = None
 
@@ -64,17 +145,20 @@ class DashboardPatch(InputModel):
 
 
 class WidgetIn(InputModel):
-    """Every property optional: a missing or unrecognized value falls back to the
-    default (chart_type bar, metric count, dimension status, span 1, org-wide);
-    only a PQL error in ``filter`` is refused."""
+    """Every property optional: a missing or unrecognized value is the default
+    (chart_type bar, metric count, dimension status, span 1, org-wide, and a blank
+    title "Tasks by status" after the metric and dimension). Refused: a span that is no
+    finite number, a top_n out of range, a title too long, and a PQL error in
+    ``filter`` (compiled by the service, which also makes another org's project
+    org-wide)."""
 
-    title: Annotated[str | None, Field(max_length=200)] = None
-    chart_type: Any = None
-    metric: Any = None
-    dimension: Any = None
-    project_id: Any = None
+    title: Title = None
+    chart_type: ChartType = CHART_TYPES[0]
+    metric: Metric = METRICS[0]
+    dimension: Dimension = DIMENSIONS[0]
+    project_id: ProjectId = None
     filter: PQL = None
-    span: Any = None
+    span: Span = SPANS[0]
     #: 1..50, or null for the default (10); anything else is refused (400). A form's
     #: blank field is null.
     top_n: Annotated[int, Field(ge=TOP_N_MIN, le=TOP_N_MAX)] | None = None
@@ -101,6 +185,13 @@ class WidgetPatch(WidgetIn):
     position: Position = absent()
 
 
+class WidgetForm(WidgetIn):
+    """The widget page's form (and its preview's query string): :class:`WidgetIn` and
+    the button pressed; anything but "preview" saves."""
+
+    action: _choice(("save", "preview")) = "save"  # type: ignore[valid-type]
+
+
 class WidgetOrder(InputModel):
     widget_ids: list[uuid.UUID]
 
@@ -113,6 +204,18 @@ class DashboardSearch(QueryModel):
 class ViewQuery(QueryModel):
     #: Ephemeral PQL for this view only; never saved.
     filter: str | None = None
+
+
+class ViewForm(QueryModel):
+    """A grid form's hidden ``view_filter``: the view an owner's action returns to."""
+
+    view_filter: str | None = None
+
+
+class MoveForm(QueryModel):
+    """A card's "Move earlier" / "Move later"; anything but "earlier" is later."""
+
+    direction: _choice(("later", "earlier")) = "later"  # type: ignore[valid-type]
 
 
 class PointOut(OutputModel):

@@ -1,6 +1,7 @@
-"""Dashboard operations (docs/dashboards.md): loading, the list, a widget's settings
-checked, and creating, copying, changing and deleting dashboards; the widget writes
-are :mod:`workspace.analytics.dashboards.widgets`.
+"""Dashboard operations (docs/dashboards.md): loading, the list, the checks of a
+filter and a widget's project that need the database, and creating, copying,
+changing and deleting dashboards; the widget writes are
+:mod:`workspace.analytics.dashboards.widgets`.
 
 Reading: the owner sees their dashboards; any org member sees Workspace ones; a
 private dashboard is a 404 to everyone but its owner, so its existence never leaks.
@@ -13,9 +14,7 @@ commits.
 
 from __future__ import annotations
 
-import math
 import uuid
-from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -23,13 +22,13 @@ from typing import Any
 from sqlalchemy import func, or_, select
 
 from workspace.analytics.dashboards import limits
-from workspace.analytics.dashboards.models import SPANS, Dashboard, Visibility, Widget
+from workspace.analytics.dashboards.models import Dashboard, Visibility, Widget
 from workspace.analytics.pql import PQLError, compile_pql
 from workspace.analytics.scope import make_scope
-from workspace.analytics.vocabulary import CHART_TYPES, DIMENSIONS, METRIC_LABELS, METRICS
+from workspace.analytics.vocabulary import METRIC_LABELS
 from workspace.core.events import record_event
 from workspace.core.models import Account, Org, Project
-from workspace.errors import NotFoundError, ServiceError
+from workspace.errors import NotFoundError
 from workspace.extensions import db
 from workspace.security.permissions import Access, require_object
 
@@ -44,10 +43,6 @@ WIDGET_FIELDS = (
     "top_n",
 )
 MAX_TITLE = 200
-#: Top N per widget (docs/dashboards.md#widgets): blank is the default the charts use.
-TOP_N_MIN, TOP_N_MAX, TOP_N_DEFAULT = 1, 50, 10
-#: The longest name search the list accepts.
-MAX_SEARCH = 200
 
 
 # -- loading and permission ---------------------------------------------------------------
@@ -92,9 +87,6 @@ def dashboard_summaries(
     """What :func:`list_dashboards` returns, with the owner's name and the widget count,
     optionally only names containing ``search`` (case-insensitive): one statement,
     however many dashboards (no query per row)."""
-    search = (search or "").strip()
-    if len(search) > MAX_SEARCH:
-        raise ServiceError(f"Keep the search under {MAX_SEARCH} characters.", field="q")
     widget_count = (
         select(func.count(Widget.id))
         .where(Widget.dashboard_id == Dashboard.id)
@@ -147,11 +139,14 @@ def widget_settings(widget: Widget) -> dict[str, Any]:
     return {key: getattr(widget, key) for key in WIDGET_FIELDS}
 
 
-# -- validation -----------------------------------------------------------------------
+# -- the checks that need the database -------------------------------------------------
+#
+# Everything else a request sends is checked by its input model (schemas.py) alone.
 
 
 def check_pql(text: str | None, org: Org, account_id: uuid.UUID, field: str) -> str | None:
-    """Blank is no filter; otherwise it must compile (a 400 naming line and column)."""
+    """Blank is no filter; otherwise it must compile, else a refusal naming the line
+    and column (422 on the API, 400 on a page)."""
     if text is None or not text.strip():
         return None
     try:
@@ -162,114 +157,15 @@ def check_pql(text: str | None, org: Org, account_id: uuid.UUID, field: str) -> 
     return text.strip()
 
 
-def widget_values(
-    org: Org, account_id: uuid.UUID, raw: Mapping[str, Any], current: Mapping[str, Any]
-) -> dict[str, Any]:
-    """Widget settings from ``raw`` (only the keys present change ``current``).
-
-    docs/dashboards.md: a missing or unrecognized value falls back to the default (bar, count,
-    status, span 1, org-wide) instead of failing; only a PQL error is refused.
-    """
-    values = dict(current)
-    for key in WIDGET_FIELDS:
-        if key in raw:
-            values[key] = raw[key]
-    values["chart_type"] = _choice(values.get("chart_type"), CHART_TYPES)
-    values["metric"] = _choice(values.get("metric"), METRICS)
-    values["dimension"] = _choice(values.get("dimension"), DIMENSIONS)
-    values["span"] = _span(values.get("span"))
-    values["project_id"] = _project(org.id, values.get("project_id"))
-    values["top_n"] = _top_n(values.get("top_n"))
-    raw_filter = values.get("filter")
-    values["filter"] = check_pql(
-        raw_filter if isinstance(raw_filter, str) else None, org, account_id, "filter"
-    )
-    title = values.get("title")
-    title = title.replace("\x00", "").strip() if isinstance(title, str) else ""
-    if len(title) > MAX_TITLE:
-        raise ServiceError(f"Keep the title to {MAX_TITLE} characters.", field="title")
-    values["title"] = title or default_title(values["metric"], values["dimension"])
-    return values
+def project_in_org(org_id: uuid.UUID, project_id: uuid.UUID | None) -> uuid.UUID | None:
+    """``project_id`` if it names a project of this org, else None (org-wide): another
+    org's id never leaks."""
+    project = db.session.get(Project, project_id) if project_id else None
+    return project_id if project is not None and project.org_id == org_id else None
 
 
 def default_title(metric: str, dimension: str) -> str:
     return f"{METRIC_LABELS[metric]} by {dimension}"
-
-
-def _choice(value: Any, allowed: tuple[str, ...]) -> str:
-    value = value.strip().lower() if isinstance(value, str) else value
-    return value if value in allowed else allowed[0]
-
-
-def _span(value: Any) -> int:
-    """1 or 2; any other value falls back to 1, but a number that is not finite
-    (1e400 read as infinity, Infinity, NaN, also written as text) is refused: it is no
-    span at all, and ``int()`` of it would raise (docs/security.md#limits)."""
-    if isinstance(value, str):
-        try:
-            number: Any = float(value.strip())
-        except ValueError:
-            number = None
-    else:
-        number = value
-    if isinstance(number, float) and not math.isfinite(number):
-        allowed = " or ".join(str(s) for s in SPANS)
-        raise ServiceError(f"The span must be a finite number: {allowed}.", field="span")
-    try:
-        span = int(value)
-    except (TypeError, ValueError):
-        return 1
-    return span if span in SPANS else 1
-
-
-def _top_n(value: Any) -> int | None:
-    """1..50 categories, or None (blank) for the default. Unlike the other settings a
-    wrong number is refused, naming the field: silently showing 10 instead of the 500
-    asked for would hide what the user meant."""
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return None
-    message = (
-        f"Show between {TOP_N_MIN} and {TOP_N_MAX} categories, "
-        f"or leave it blank for {TOP_N_DEFAULT}."
-    )
-    if isinstance(value, bool):
-        raise ServiceError(message, field="top_n")
-    if isinstance(value, str):
-        try:
-            value = int(value.strip())
-        except ValueError:
-            raise ServiceError(message, field="top_n") from None
-    if isinstance(value, float):
-        if not value.is_integer():
-            raise ServiceError(message, field="top_n")
-        value = int(value)
-    if not isinstance(value, int) or not TOP_N_MIN <= value <= TOP_N_MAX:
-        raise ServiceError(message, field="top_n")
-    return value
-
-
-def _project(org_id: uuid.UUID, value: Any) -> uuid.UUID | None:
-    """A project of this org, else None (org-wide): another org's id never leaks."""
-    if not value:
-        return None
-    try:
-        project_id = value if isinstance(value, uuid.UUID) else uuid.UUID(str(value))
-    except ValueError:
-        return None
-    project = db.session.get(Project, project_id)
-    return project.id if project is not None and project.org_id == org_id else None
-
-
-def _name(name: Any) -> str:
-    name = name.strip() if isinstance(name, str) else ""
-    if not name:
-        raise ServiceError("Give the dashboard a name.", field="name")
-    if len(name) > 200:
-        raise ServiceError("Keep the name under 200 characters.", field="name")
-    if "\x00" in name:
-        # PostgreSQL text cannot hold NUL; refuse it rather than fail on insert.
-        raise ServiceError("Remove the NUL character from the name.", field="name")
-    return name
 
 
 # -- dashboards -----------------------------------------------------------------------
@@ -282,7 +178,7 @@ def create_dashboard(
     dashboard = Dashboard(
         org_id=org.id,
         owner_id=owner_id,
-        name=_name(name),
+        name=name,
         visibility=Visibility.PRIVATE,
         pql_filter=check_pql(pql_filter, org, owner_id, "pql_filter"),
     )
@@ -333,7 +229,7 @@ def update_dashboard(
     checked before either changes, so a refused update leaves the dashboard as it was."""
     changes = {}
     if name is not _UNSET:
-        changes["name"] = _name(name)
+        changes["name"] = name
     if pql_filter is not _UNSET:
         changes["pql_filter"] = check_pql(pql_filter, org, actor_id, "pql_filter")
     for key, value in changes.items():

@@ -7,6 +7,7 @@ write records an audit event and flushes; the request commits.
 
 from __future__ import annotations
 
+import math
 import uuid
 from collections.abc import Mapping
 from typing import Any
@@ -14,18 +15,43 @@ from typing import Any
 from sqlalchemy import update
 
 from workspace.analytics.dashboards import limits
-from workspace.analytics.dashboards.models import Dashboard, Widget
+from workspace.analytics.dashboards.models import SPANS, Dashboard, Widget
+from workspace.analytics.dashboards.schemas import WidgetIn
 from workspace.analytics.dashboards.service import (
+    check_pql,
     copy_name,
+    default_title,
     get_widget,
+    project_in_org,
     widget_settings,
-    widget_values,
 )
 from workspace.core.events import record_event
 from workspace.core.models import Org
 from workspace.errors import NotFoundError, ServiceError
 from workspace.extensions import db
+from workspace.inputs import validate
 from workspace.types import utcnow
+
+
+def widget_values(
+    org: Org, account_id: uuid.UUID, sent: Mapping[str, Any], current: Mapping[str, Any]
+) -> dict[str, Any]:
+    """A widget's settings: ``current`` (a new widget has none: the defaults) changed
+    by those ``sent`` names. :class:`WidgetIn` reads them as it reads a request, the one
+    validator of their shape (the API's body and the page's form arrive read already;
+    the seed's and the agents' settings are read here). Then the checks that need the
+    database, or that the document cannot say: a span must be finite (the model keeps
+    1e400 and NaN for this refusal), a project of another org is org-wide, and the
+    filter must compile."""
+    given = validate(WidgetIn, dict(sent), "Some widget settings are invalid.")
+    values = {**given.model_dump(), **current, **given.model_dump(exclude_unset=True)}
+    if not math.isfinite(values["span"]):
+        allowed = " or ".join(str(s) for s in SPANS)
+        raise ServiceError(f"The span must be a finite number: {allowed}.", field="span")
+    values["project_id"] = project_in_org(org.id, values["project_id"])
+    values["filter"] = check_pql(values["filter"], org, account_id, "filter")
+    values["title"] = values["title"] or default_title(values["metric"], values["dimension"])
+    return values
 
 
 def lock_dashboard(dashboard: Dashboard) -> None:

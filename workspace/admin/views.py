@@ -30,7 +30,7 @@ from workspace.core import events, orgs
 from workspace.core.models import OrgRole
 from workspace.core.schemas import AuditLogFilter
 from workspace.errors import ServiceError
-from workspace.inputs import FORM, field_errors, parse_form
+from workspace.inputs import FORM, field_errors
 from workspace.security.permissions import Access
 
 bp = Blueprint("admin_pages", __name__)
@@ -197,11 +197,6 @@ def member_reactivate(org: str, member_id: uuid.UUID, access: Access, form: Memb
 # -- audit log -------------------------------------------------------------------------
 
 
-def _audit_filter() -> AuditLogFilter:
-    # Not form=: a browser sends blank boxes, which the gate would refuse (test_audit_log).
-    return parse_form(AuditLogFilter, request.args)
-
-
 def _events_page(access: Access, form: AuditLogFilter, errors=None, status: int = 200):
     tz = _org_zone(access)
     rows = events.list_events(
@@ -231,10 +226,10 @@ def _unfiltered(access: Access, error: ServiceError):
 
 
 @bp.get(SETTINGS + "/events", endpoint="events")
-@page(action="org.manage_settings", invalid=_unfiltered)
-def events_page(access: Access):
+@page(action="org.manage_settings", form=AuditLogFilter, invalid=_unfiltered)
+def events_page(form: AuditLogFilter, access: Access):
     """Settings > Audit log: filters by kind, actor and dates (org time zone), 50 a page."""
-    return _events_page(access, _audit_filter())
+    return _events_page(access, form)
 
 
 def _csv_refused(error: ServiceError):
@@ -243,10 +238,10 @@ def _csv_refused(error: ServiceError):
 
 
 @bp.get(SETTINGS + "/events.csv", endpoint="events_csv")
-@page(action="org.manage_settings", invalid=_csv_refused)
-def events_csv(access: Access):
+@page(action="org.manage_settings", form=AuditLogFilter, invalid=_csv_refused)
+def events_csv(form: AuditLogFilter, access: Access):
     """The filtered audit log as CSV, streamed, at most ``EXPORT_CAP`` rows."""
-    org_id, filters = access.org.id, _event_filters(_audit_filter(), _org_zone(access))
+    org_id, filters = access.org.id, _event_filters(form, _org_zone(access))
 
     def generate() -> Iterator[str]:
         yield _csv_line(["time_utc", "event", "actor", "subject", "details"])

@@ -24,7 +24,7 @@ from pydantic import BaseModel
 from workspace.auth.sessions import current_account
 from workspace.errors import NotFoundError, ServiceError
 from workspace.extensions import htmx
-from workspace.inputs import field_errors, parse_form, parse_query, with_checkboxes
+from workspace.inputs import field_errors, parse_form, with_checkboxes
 from workspace.routes import call_with
 from workspace.security.permissions import authorize_route, org_access
 from workspace.transaction import discard_pending, transactional
@@ -71,11 +71,12 @@ def page(
     The view names what it needs and gets only that: the URL's arguments, ``access``,
     the ``project`` and ``task`` the URL names (loaded once by the gate), and ``form``,
     the request parsed with the input model ``form`` (the query string of a GET, the
-    form body otherwise). When parsing or the view raises a :class:`ServiceError`,
-    ``invalid`` answers instead, named the same way plus ``error``:
-    it renders the form again with the errors beside their fields and the error's 4xx
-    status, after what the request wrote so far is discarded. ``checkboxes`` names the
-    form's boxes: a browser sends nothing for an unticked one, read here as false.
+    form body otherwise; a blank box counts as not given). When parsing or the view
+    raises a :class:`ServiceError`, ``invalid`` answers instead, named the same way
+    plus ``error``: it renders the form again with the errors beside their fields and
+    the error's 4xx status, after what the request wrote so far is discarded.
+    ``checkboxes`` names the form's boxes: a browser sends nothing for an unticked
+    one, read here as false.
     ``block`` names the block of the page template an HTMX request is answered with
     (:func:`render`), so a partial needs no file of its own."""
 
@@ -98,11 +99,10 @@ def page(
                 given.update(access=access, project=access.project, task=access.task)
             try:
                 if form is not None:
-                    given["form"] = (
-                        parse_query(form)
-                        if request.method == "GET"
-                        else parse_form(form, with_checkboxes(request.form, *checkboxes))
-                    )
+                    # A GET form's boxes arrive in the query string, blank ones too:
+                    # on a page, as in a posted form, blank means not given.
+                    sent = request.args if request.method == "GET" else request.form
+                    given["form"] = parse_form(form, with_checkboxes(sent, *checkboxes))
                 return call_with(view, given)
             except ServiceError as exc:
                 if invalid is None:

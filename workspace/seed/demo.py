@@ -72,7 +72,7 @@ class Demo:
         return self.stamp.at(self.ago(days, hours), actor_id)
 
     def login(self, account: Account, method: str, days: float) -> None:
-        # complete_login starts a browser session, which needs a request: this writes
+        # signin.finish starts a browser session, which needs a request: this writes
         # the same session row (its raw key thrown away, so no cookie can use it) and
         # the same event, so members show a last sign-in and the log the sign-in.
         with self.at(days, self.rng.uniform(0, 8)) as stamp:

@@ -58,18 +58,6 @@ TASK_COLUMNS = [
     "archived_at",
     "deleted_at",
 ]
-ACTIVITY_COLUMNS = [
-    "id",
-    "org_id",
-    "task_id",
-    "actor_id",
-    "field",
-    "old_value",
-    "new_value",
-    "old_category",
-    "new_category",
-    "created_at",
-]
 
 
 def task_columns() -> list[str]:

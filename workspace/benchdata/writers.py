@@ -21,7 +21,8 @@ import psycopg
 from sqlalchemy import text
 
 from workspace.analytics import consistency
-from workspace.benchdata.rows import ACTIVITY_COLUMNS, OrgPlan
+from workspace.benchdata.rows import OrgPlan
+from workspace.core.models.tasks import ACTIVITY_COLUMNS
 from workspace.extensions import db
 
 T = TypeVar("T")

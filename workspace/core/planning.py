@@ -10,8 +10,14 @@ from typing import Any
 from sqlalchemy import select
 
 from workspace.core.models import Cycle, Module, Project
-from workspace.core.workflow import clean_name, unique_name, unique_other, workflow_event
-from workspace.errors import NotFoundError, ServiceError
+from workspace.core.workflow import (
+    clean_name,
+    in_project,
+    unique_name,
+    unique_other,
+    workflow_event,
+)
+from workspace.errors import ServiceError
 from workspace.extensions import db
 
 
@@ -63,10 +69,7 @@ def create_module(
 
 
 def get_cycle(project: Project, cycle_id: uuid.UUID) -> Cycle:
-    cycle = db.session.get(Cycle, cycle_id)
-    if cycle is None or cycle.project_id != project.id:
-        raise NotFoundError("No such cycle in this project.")
-    return cycle
+    return in_project(Cycle, project, cycle_id, "cycle")
 
 
 def update_cycle(
@@ -95,10 +98,7 @@ def update_cycle(
 
 
 def get_module(project: Project, module_id: uuid.UUID) -> Module:
-    module = db.session.get(Module, module_id)
-    if module is None or module.project_id != project.id:
-        raise NotFoundError("No such module in this project.")
-    return module
+    return in_project(Module, project, module_id, "module")
 
 
 def update_module(

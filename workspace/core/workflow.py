@@ -13,6 +13,7 @@ from sqlalchemy import case, func, insert, literal, select, update
 from workspace.core.events import record_event
 from workspace.core.models import Project, State, StateCategory, Task, TaskActivity
 from workspace.core.models.projects import CLOSED_CATEGORIES
+from workspace.core.models.tasks import ACTIVITY_COLUMNS
 from workspace.dbfunctions import equals_ignoring_case, random_uuid
 from workspace.errors import ConflictError, NotFoundError, ServiceError
 from workspace.extensions import db
@@ -72,6 +73,14 @@ def unique_other(model, row, name: str, noun: str) -> None:
         raise ConflictError(f"This project already has a {noun} named '{name}'.", field="name")
 
 
+def in_project(model, project: Project, row_id: uuid.UUID, noun: str):
+    """The ``model`` row ``row_id`` of ``project``; another project's is not found."""
+    row = db.session.get(model, row_id)
+    if row is None or row.project_id != project.id:
+        raise NotFoundError(f"No such {noun} in this project.")
+    return row
+
+
 # -- states -------------------------------------------------------------------------------
 
 
@@ -111,10 +120,7 @@ def create_state(
 
 
 def get_state(project: Project, state_id: uuid.UUID) -> State:
-    state = db.session.get(State, state_id)
-    if state is None or state.project_id != project.id:
-        raise NotFoundError("No such state in this project.")
-    return state
+    return in_project(State, project, state_id, "state")
 
 
 def state_task_counts(project_id: uuid.UUID) -> dict[uuid.UUID, int]:
@@ -171,6 +177,17 @@ def _others_in(state: State, category: str) -> int:
     )
 
 
+def _last_completed(state: State) -> str | None:
+    """Why ``state`` may not stop being completed: it is the project's only completed
+    state (a project keeps one). None when another completed state remains."""
+    if state.category == _DONE and not _others_in(state, _DONE):
+        return (
+            f"'{state.name}' is the project's only completed state; add another completed "
+            "state first."
+        )
+    return None
+
+
 def _check_recategorize(state: State, category: StateCategory) -> None:
     if state.category == category:
         return
@@ -179,12 +196,8 @@ def _check_recategorize(state: State, category: StateCategory) -> None:
             f"'{state.name}' is the state new tasks start in; it cannot be completed or cancelled.",
             field="category",
         )
-    if state.category == _DONE and not _others_in(state, _DONE):
-        raise ServiceError(
-            f"'{state.name}' is the project's only completed state; add another completed "
-            "state first.",
-            field="category",
-        )
+    if refusal := _last_completed(state):
+        raise ServiceError(refusal, field="category")
 
 
 def _recategorize(
@@ -220,18 +233,7 @@ def _recategorize(
     moved = tasks_in_state(state)
     db.session.execute(
         insert(TaskActivity).from_select(
-            [
-                "id",
-                "org_id",
-                "task_id",
-                "actor_id",
-                "field",
-                "old_value",
-                "new_value",
-                "old_category",
-                "new_category",
-                "created_at",
-            ],
+            ACTIVITY_COLUMNS,
             select(
                 random_uuid(),
                 Task.org_id,
@@ -335,12 +337,8 @@ def delete_state(project: Project, state: State, actor_id: uuid.UUID | None) -> 
             f"{count} {noun} in '{state.name}'; move them to another state first.",
             field="state_id",
         )
-    if state.category == _DONE and not _others_in(state, _DONE):
-        raise ConflictError(
-            f"'{state.name}' is the project's only completed state; add another completed "
-            "state first.",
-            field="state_id",
-        )
+    if refusal := _last_completed(state):
+        raise ConflictError(refusal, field="state_id")
     default = db.session.scalar(
         select(State).where(State.project_id == project.id, State.is_default.is_(True))
     )

@@ -150,13 +150,7 @@ class StateCategoryForm(InputModel):
     confirm: bool = False
 
 
-class StateChangeOut(OutputModel):
-    id: uuid.UUID
-    name: str
-    category: str
-    color: str
-    position: int
-    is_default: bool
+class StateChangeOut(StateOut):
     #: How many tasks changed category with this change (0 unless it changed).
     moved_tasks: int = 0
 

@@ -82,6 +82,15 @@ def _check_refs(project: Project, values: dict[str, Any]) -> None:
         raise ServiceError("Unknown kind.", field="kind")
 
 
+def _history(task: Task, actor_id: uuid.UUID | None, field: str, **values: Any) -> TaskActivity:
+    """Add one row of the task's history: ``actor_id`` changed ``field``."""
+    row = TaskActivity(
+        org_id=task.org_id, task_id=task.id, actor_id=actor_id, field=field, **values
+    )
+    db.session.add(row)
+    return row
+
+
 def _next_sequence(project: Project) -> int:
     # An UPDATE ... RETURNING would be nicer; this form runs on both databases and the
     # row lock it takes serializes concurrent creations within one project.
@@ -140,16 +149,13 @@ def create_task(
     )
     db.session.add(task)
     db.session.flush()
-    db.session.add(
-        TaskActivity(
-            org_id=task.org_id,
-            task_id=task.id,
-            actor_id=actor_id,
-            field="created",
-            new_value=preview(title),
-            new_category=state.category,
-            created_at=now,
-        )
+    _history(
+        task,
+        actor_id,
+        "created",
+        new_value=preview(title),
+        new_category=state.category,
+        created_at=now,
     )
     return task
 
@@ -208,17 +214,15 @@ def update_task(
     written: list[TaskActivity] = []
 
     def log(field: str, old: Any, new: Any, **extra: Any) -> None:
-        row = TaskActivity(
-            org_id=task.org_id,
-            task_id=task.id,
-            actor_id=actor_id,
-            field=field,
+        row = _history(
+            task,
+            actor_id,
+            field,
             old_value=_as_text(old),
             new_value=_as_text(new),
             created_at=now,
             **extra,
         )
-        db.session.add(row)
         written.append(row)
 
     for field, new in changes.items():
@@ -289,15 +293,7 @@ def get_task_by_key(org_id: uuid.UUID, key: str) -> Task:
 def delete_task(task: Task, actor_id: uuid.UUID | None) -> None:
     """Soft delete: the task leaves every list and count; its history stays."""
     task.deleted_at = utcnow()
-    db.session.add(
-        TaskActivity(
-            org_id=task.org_id,
-            task_id=task.id,
-            actor_id=actor_id,
-            field="deleted",
-            new_value="true",
-        )
-    )
+    _history(task, actor_id, "deleted", new_value="true")
 
 
 def bulk_update_tasks(

@@ -72,6 +72,9 @@ def app_session(database_url, tmp_path_factory) -> Iterator[Flask]:
             # Cheap scrypt: verification reads the cost from each hash, so this only
             # makes the many test passwords fast to set and check.
             "PASSWORD_HASH_METHOD": "scrypt:1024:8:1",
+            # Tests that need a worker start one (tests/jobs/conftest.py), so no other
+            # test's first request starts the embedded one.
+            "JOBS_EMBEDDED_WORKER": False,
         }
     )
     with app.app_context():

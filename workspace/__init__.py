@@ -13,6 +13,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 #: Capability packages, in registration order. Each exposes ``init_app(app)``.
 CAPABILITIES = (
+    "workspace.jobs",
     "workspace.tracker",
     "workspace.tracker.search",
     "workspace.auth.views",

@@ -1,0 +1,105 @@
+"""One attempt at one job, in a worker: claim it, run its handler, and record how it
+went (docs/jobs.md#what-a-job-goes-through).
+
+The claim is a conditional UPDATE, so of two deliveries of the same message (the broker
+brought back a message whose worker seemed dead; the sweep sent a lost one again) only
+one runs, and a job already done is never run again. The handler's writes commit in
+the same transaction as ``done``: a worker killed before that commit leaves nothing, and
+the next delivery starts over.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import uuid
+
+from flask import Flask
+from sqlalchemy import or_, select, update
+
+from workspace.extensions import db
+from workspace.jobs.models import Job, JobState, WorkerBeat
+from workspace.jobs.registry import HANDLERS
+from workspace.jobs.service import WORKER_STALE, report_progress
+from workspace.types import utcnow
+
+log = logging.getLogger(__name__)
+
+#: This process's name in job rows and heartbeats: host, pid and a random tail (a pid
+#: is reused after a restart; the tail is not).
+WORKER_ID = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
+
+#: How long a failure message may be in a job's row and on the System page.
+MAX_ERROR = 1000
+
+
+def _claim(job_id: uuid.UUID) -> Job | None:
+    """Take the job for this worker, or None when it is finished or another live
+    worker has it."""
+    now = utcnow()
+    alive = select(WorkerBeat.id).where(WorkerBeat.seen_at >= now - WORKER_STALE)
+    claimable = or_(
+        Job.state.in_((JobState.QUEUED, JobState.RETRYING)),
+        (Job.state == JobState.RUNNING) & or_(Job.worker_id.is_(None), Job.worker_id.not_in(alive)),
+    )
+    claimed = db.session.execute(
+        update(Job)
+        .where(Job.id == job_id, claimable)
+        .values(
+            state=JobState.RUNNING,
+            attempts=Job.attempts + 1,
+            worker_id=WORKER_ID,
+            started_at=now,
+        )
+        .execution_options(synchronize_session=False)
+    )
+    db.session.commit()
+    if not claimed.rowcount:
+        return None
+    return db.session.get(Job, job_id)
+
+
+def run(app: Flask, job_id: str) -> None:
+    """Run one delivery of ``job_id``; raise to have the broker retry it later."""
+    with app.app_context():
+        try:
+            ident = uuid.UUID(job_id)
+        except ValueError:
+            log.error("a job message with no job id: %r", job_id)
+            return
+        job = _claim(ident)
+        if job is None:
+            return
+        if job.attempts > job.max_attempts:
+            # Every delivery so far ended with its worker gone (killed, out of memory):
+            # stop here rather than take more workers down with it.
+            _finish_failed(job, "The worker running this job stopped before it finished.")
+            return
+        handler = HANDLERS.get(job.kind)
+        if handler is None:
+            _finish_failed(job, f"No handler for job kind {job.kind!r} in this worker.", final=True)
+            return
+        try:
+            handler.run(job, lambda done, total, text: report_progress(job.id, done, total, text))
+            job.state, job.finished_at = JobState.DONE, utcnow()
+            db.session.commit()
+        except Exception as exc:
+            db.session.rollback()
+            message = f"{type(exc).__name__}: {exc}"[:MAX_ERROR]
+            log.warning(
+                "job %s (%s) attempt %s failed: %s", job_id, job.kind, job.attempts, message
+            )
+            if not _finish_failed(db.session.get(Job, ident), message):
+                raise
+
+
+def _finish_failed(job: Job, message: str, *, final: bool = False) -> bool:
+    """Record a failed attempt; True when it was the last (the job is dead)."""
+    dead = final or job.attempts >= job.max_attempts
+    job.last_error = message
+    job.state = JobState.DEAD if dead else JobState.RETRYING
+    if dead:
+        job.finished_at = utcnow()
+    db.session.commit()
+    return dead

@@ -1,0 +1,68 @@
+"""Periodic work: each schedule runs once per period however many schedulers run
+(every worker process runs one). A scheduler claims a period by inserting its
+``ScheduleRun`` row; the primary key lets exactly one insert win, and only the winner
+starts the period's job (docs/jobs.md#schedules)."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from sqlalchemy.exc import IntegrityError
+
+from workspace.extensions import db
+from workspace.jobs.models import ScheduleRun
+from workspace.jobs.service import enqueue
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Schedule:
+    name: str
+    every: timedelta
+    kind: str
+    args: dict[str, Any] = field(default_factory=dict)
+
+    def period_start(self, now: datetime) -> datetime:
+        """The start of the period ``now`` falls in, counted from the Unix epoch."""
+        seconds = int(self.every.total_seconds())
+        epoch = int(now.timestamp())
+        return datetime.fromtimestamp(epoch - epoch % seconds, UTC)
+
+
+#: Every schedule by name; capabilities add theirs with :func:`every`.
+SCHEDULES: dict[str, Schedule] = {}
+
+
+def every(period: timedelta, name: str, kind: str, **args: Any) -> Schedule:
+    schedule = Schedule(name, period, kind, args)
+    SCHEDULES[name] = schedule
+    return schedule
+
+
+def fire_due(now: datetime, claimed_by: str) -> list[str]:
+    """Start every schedule whose current period no scheduler has claimed yet; the
+    names of those this scheduler started. Commits each claim on its own."""
+    started = []
+    for schedule in list(SCHEDULES.values()):
+        period = schedule.period_start(now)
+        if db.session.get(ScheduleRun, (schedule.name, period)) is not None:
+            continue  # claimed already: no insert to lose
+        try:
+            job = enqueue(schedule.kind, args=schedule.args)
+            db.session.add(
+                ScheduleRun(
+                    schedule=schedule.name,
+                    period_start=period,
+                    job_id=job.id,
+                    claimed_by=claimed_by,
+                )
+            )
+            db.session.commit()
+            started.append(schedule.name)
+        except IntegrityError:
+            db.session.rollback()  # another scheduler has this period: its job runs
+    return started

@@ -1,0 +1,182 @@
+"""Starting jobs and reading how they went. Like every service, these flush and never
+commit: a job's message goes to the broker only once the request that made it commits
+(an ``after_commit`` hook), so a worker never looks for a row that is not there yet."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import delete, event, or_, select, update
+from sqlalchemy.orm import Session
+
+from workspace.errors import ConflictError, NotFoundError
+from workspace.extensions import db
+from workspace.jobs import broker
+from workspace.jobs.models import Job, JobFile, JobState, WorkerBeat
+from workspace.jobs.registry import HANDLERS
+from workspace.types import utcnow
+
+log = logging.getLogger(__name__)
+
+#: A worker whose heartbeat is older than this is taken for dead: its running jobs
+#: may be claimed again (docs/jobs.md#faults).
+WORKER_STALE = timedelta(seconds=10)
+_PENDING = "workspace.jobs.to_send"
+
+
+def enqueue(
+    kind: str,
+    *,
+    org_id: uuid.UUID | None = None,
+    account_id: uuid.UUID | None = None,
+    args: dict[str, Any] | None = None,
+) -> Job:
+    """A new ``kind`` job, sent to its queue when the transaction commits."""
+    handler = HANDLERS[kind]
+    job = Job(
+        kind=kind,
+        queue=handler.queue,
+        org_id=org_id,
+        account_id=account_id,
+        args=args or {},
+        state=JobState.QUEUED,
+        max_attempts=handler.max_attempts,
+    )
+    db.session.add(job)
+    db.session.flush()
+    db.session().info.setdefault(_PENDING, []).append((kind, str(job.id)))
+    return job
+
+
+def _send_pending(session: Session) -> None:
+    for kind, job_id in session.info.pop(_PENDING, []):
+        try:
+            broker.send(kind, job_id)
+        except Exception:  # the row is committed: the sweep sends it again
+            log.exception(
+                "job %s (%s) committed but not sent; the sweep will send it", job_id, kind
+            )
+
+
+def _drop_pending(session: Session, *args: Any) -> None:
+    session.info.pop(_PENDING, None)
+
+
+def watch_commits() -> None:
+    """Send each committed job's message (once per process)."""
+    if not event.contains(Session, "after_commit", _send_pending):
+        event.listen(Session, "after_commit", _send_pending)
+        event.listen(Session, "after_rollback", _drop_pending)
+
+
+def get_job(job_id: uuid.UUID, org_id: uuid.UUID | None = None) -> Job:
+    """A job, only within ``org_id`` when given (another org's: 404)."""
+    job = db.session.get(Job, job_id)
+    if job is None or (org_id is not None and job.org_id != org_id):
+        raise NotFoundError("No such job.")
+    return job
+
+
+def list_jobs(*, state: str | None = None, limit: int = 50) -> list[Job]:
+    query = select(Job).order_by(Job.created_at.desc()).limit(limit)
+    if state:
+        query = query.where(Job.state == state)
+    return list(db.session.scalars(query))
+
+
+def retry(job: Job) -> Job:
+    """A dead job runs again, with its attempts counted afresh."""
+    if job.job_state is not JobState.DEAD:
+        raise ConflictError("Only a job that failed every attempt can be retried.")
+    job.state, job.attempts, job.worker_id = JobState.QUEUED, 0, None
+    job.finished_at = None
+    db.session.flush()
+    db.session().info.setdefault(_PENDING, []).append((job.kind, str(job.id)))
+    return job
+
+
+def purge(
+    *, older_than: timedelta, states: tuple[str, ...] = (JobState.DONE, JobState.DEAD)
+) -> int:
+    """Forget finished jobs (and their files) older than ``older_than``."""
+    cutoff = utcnow() - older_than
+    result = db.session.execute(delete(Job).where(Job.state.in_(states), Job.created_at < cutoff))
+    return result.rowcount or 0
+
+
+def live_workers(now: datetime | None = None) -> list[WorkerBeat]:
+    cutoff = (now or utcnow()) - WORKER_STALE
+    return list(
+        db.session.scalars(
+            select(WorkerBeat).where(WorkerBeat.seen_at >= cutoff).order_by(WorkerBeat.id)
+        )
+    )
+
+
+def save_file(job: Job, filename: str, media_type: str, content: bytes, keep: timedelta) -> JobFile:
+    file = JobFile(
+        job_id=job.id,
+        filename=filename,
+        media_type=media_type,
+        content=content,
+        expires_at=utcnow() + keep,
+    )
+    db.session.merge(file)
+    db.session.flush()
+    return file
+
+
+def job_file(job: Job) -> JobFile:
+    file = db.session.get(JobFile, job.id)
+    if file is None or file.expires_at < utcnow():
+        raise NotFoundError("The file has expired or was never made; start the job again.")
+    return file
+
+
+def unsent(older_than: timedelta) -> list[Job]:
+    """Jobs whose message may be lost: queued longer than ``older_than``, or running on a
+    worker whose heartbeat stopped (a restart of the embedded default loses its queue)."""
+    now = utcnow()
+    alive = select(WorkerBeat.id).where(WorkerBeat.seen_at >= now - WORKER_STALE)
+    return list(
+        db.session.scalars(
+            select(Job).where(
+                or_(
+                    (Job.state == JobState.QUEUED) & (Job.created_at < now - older_than),
+                    (Job.state == JobState.RUNNING)
+                    & or_(Job.worker_id.is_(None), Job.worker_id.not_in(alive)),
+                )
+            )
+        )
+    )
+
+
+def resend(jobs: list[Job]) -> None:
+    session = db.session()
+    session.info.setdefault(_PENDING, []).extend((j.kind, str(j.id)) for j in jobs)
+
+
+def expire_files() -> int:
+    result = db.session.execute(delete(JobFile).where(JobFile.expires_at < utcnow()))
+    return result.rowcount or 0
+
+
+def forget_workers(older_than: timedelta) -> int:
+    result = db.session.execute(
+        delete(WorkerBeat).where(WorkerBeat.seen_at < utcnow() - older_than)
+    )
+    return result.rowcount or 0
+
+
+def report_progress(job_id: uuid.UUID, done: int, total: int, text: str) -> None:
+    """What a running job has done, written at once on a connection of its own: the
+    job's own transaction commits only at its end."""
+    with db.engine.begin() as conn:
+        conn.execute(
+            update(Job)
+            .where(Job.id == job_id)
+            .values(progress_done=done, progress_total=total, progress_text=text[:200])
+        )

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from sqlalchemy import select
 
 from workspace.auth import api_tokens, membership
-from workspace.auth.models import ApiToken
 from workspace.core.accounts import add_member
 from workspace.core.events import record_event
 from workspace.core.models import (
@@ -82,19 +81,6 @@ def create_agent(
     return account, member, raw
 
 
-def _token(account_id: uuid.UUID, org_id: uuid.UUID) -> ApiToken | None:
-    return db.session.scalar(
-        select(ApiToken)
-        .where(
-            ApiToken.account_id == account_id,
-            ApiToken.org_id == org_id,
-            ApiToken.revoked_at.is_(None),
-        )
-        .order_by(ApiToken.created_at.desc())
-        .limit(1)
-    )
-
-
 def list_agents(org_id: uuid.UUID) -> list[AgentRow]:
     members = db.session.scalars(
         select(OrgMember)
@@ -108,7 +94,7 @@ def list_agents(org_id: uuid.UUID) -> list[AgentRow]:
     )
     rows = []
     for member in members:
-        token = _token(member.account_id, org_id)
+        token = api_tokens.newest_token(member.account_id, org_id)
         rows.append(
             AgentRow(
                 member,

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import uuid
 
-from sqlalchemy import select
+from sqlalchemy import Select, select
 
 from workspace.auth.models import ApiToken
 from workspace.core.events import record_event
 from workspace.core.models import Account, Org
 from workspace.extensions import db
 from workspace.security import tokens
-from workspace.transaction import commit_early
 from workspace.types import utcnow
 
 PREFIX = "ws_"
@@ -50,25 +49,29 @@ def authenticate(raw: str) -> ApiToken | None:
     row = db.session.scalar(select(ApiToken).where(ApiToken.token_hash == tokens.digest(raw)))
     if row is None or row.revoked_at is not None:
         return None
-    now = utcnow()
-    if tokens.due_for_touch(row.last_used_at, now):
-        row.last_used_at = now
-        commit_early("a token's last-used touch is kept on reads and refused requests")
+    tokens.touch(row, "a token's last-used touch is kept on reads and refused requests")
     return row
 
 
-def list_tokens(account_id: uuid.UUID, org_id: uuid.UUID) -> list[ApiToken]:
-    return list(
-        db.session.scalars(
-            select(ApiToken)
-            .where(
-                ApiToken.account_id == account_id,
-                ApiToken.org_id == org_id,
-                ApiToken.revoked_at.is_(None),
-            )
-            .order_by(ApiToken.created_at.desc())
+def _live(account_id: uuid.UUID, org_id: uuid.UUID) -> Select[tuple[ApiToken]]:
+    """The account's unrevoked tokens in the org, newest first."""
+    return (
+        select(ApiToken)
+        .where(
+            ApiToken.account_id == account_id,
+            ApiToken.org_id == org_id,
+            ApiToken.revoked_at.is_(None),
         )
+        .order_by(ApiToken.created_at.desc())
     )
+
+
+def list_tokens(account_id: uuid.UUID, org_id: uuid.UUID) -> list[ApiToken]:
+    return list(db.session.scalars(_live(account_id, org_id)))
+
+
+def newest_token(account_id: uuid.UUID, org_id: uuid.UUID) -> ApiToken | None:
+    return db.session.scalar(_live(account_id, org_id).limit(1))
 
 
 def revoke_token(account_id: uuid.UUID, org_id: uuid.UUID, token_id: uuid.UUID) -> bool:

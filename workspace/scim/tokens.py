@@ -14,7 +14,6 @@ from workspace.core.models import OrgMember, OrgRole
 from workspace.extensions import db
 from workspace.scim.models import ScimToken
 from workspace.security import tokens
-from workspace.transaction import commit_early
 from workspace.types import utcnow
 
 PREFIX = "scim_"
@@ -124,10 +123,6 @@ def authenticate(org_id: uuid.UUID, raw: str | None) -> ScimToken | None:
     row = _row(org_id)
     if row is None or not tokens.matches(raw, row.token_hash):
         return None
-    now = utcnow()
-    if tokens.due_for_touch(row.last_used_at, now):
-        # Committed on its own so that no lock on this row is held while the
-        # request does its real work (concurrent provisioning must not queue here).
-        row.last_used_at = now
-        commit_early("a SCIM token's last-used touch must not hold a row lock for the request")
+    # Concurrent provisioning must not queue on this row's lock.
+    tokens.touch(row, "a SCIM token's last-used touch must not hold a row lock for the request")
     return row

@@ -7,6 +7,10 @@ import hashlib
 import hmac
 import secrets
 from datetime import datetime, timedelta
+from typing import Any
+
+from workspace.transaction import commit_early
+from workspace.types import utcnow
 
 # Callers make many requests a second; "last used" needs no finer grain, and a
 # write per request would cost every API call a commit.
@@ -34,3 +38,13 @@ def display_prefix(raw: str) -> str:
 def due_for_touch(last_used_at: datetime | None, now: datetime) -> bool:
     """Whether a token's "last used" time is stale enough to be written again."""
     return last_used_at is None or now - last_used_at > TOUCH_EVERY
+
+
+def touch(row: Any, why: str) -> None:
+    """Write the token row's ``last_used_at`` when it is due, committed on its own so
+    that the touch is kept whatever the request does and holds no lock while it works;
+    ``why`` is the commit's reason."""
+    now = utcnow()
+    if due_for_touch(row.last_used_at, now):
+        row.last_used_at = now
+        commit_early(why)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import unicodedata
 import uuid
+from typing import Any
 
 from sqlalchemy import Select, func, or_, select, update
 
@@ -161,7 +162,7 @@ def add_member(
     member = OrgMember(org_id=org.id, account_id=account.id, role=role, joined_via=via)
     db.session.add(member)
     db.session.flush()
-    _record_added(member, account, actor_id=actor_id, via=via)
+    _member_event(member, account, "member.added", actor_id, role=str(member.role), via=via)
     return member
 
 
@@ -187,22 +188,29 @@ def restore_membership(
         return member
     member.active, member.deactivated_at = True, None
     db.session.flush()
-    _record_added(member, member.account, actor_id=actor_id, via=via, reactivated=True)
+    _member_event(
+        member,
+        member.account,
+        "member.added",
+        actor_id,
+        role=str(member.role),
+        via=via,
+        reactivated=True,
+    )
     return member
 
 
-def _record_added(
-    member: OrgMember, account: Account, *, actor_id: uuid.UUID | None, via: str, **details
+def _member_event(
+    member: OrgMember, account: Account, kind: str, actor_id: uuid.UUID | None, **data: Any
 ) -> None:
+    """Record ``kind`` in the member's org, naming the account and carrying the member's id."""
     record_event(
         member.org_id,
-        "member.added",
+        kind,
         actor_id=actor_id,
         subject=account.email,
         member_id=str(member.id),
-        role=str(member.role),
-        via=via,
-        **details,
+        **data,
     )
 
 
@@ -251,14 +259,7 @@ def end_membership(
             return False
     member.active = False
     member.deactivated_at = utcnow()
-    record_event(
-        member.org_id,
-        "member.deactivated",
-        actor_id=actor_id,
-        subject=member.account.email,
-        member_id=str(member.id),
-        via=via,
-    )
+    _member_event(member, member.account, "member.deactivated", actor_id, via=via)
     return True
 
 
@@ -316,12 +317,11 @@ def change_role(member: OrgMember, role: OrgRole | str, *, actor: OrgMember) -> 
             )
     member.role = new
     db.session.flush()
-    record_event(
-        member.org_id,
+    _member_event(
+        member,
+        member.account,
         "member.role_changed",
-        actor_id=actor.account_id,
-        subject=member.account.email,
-        member_id=str(member.id),
+        actor.account_id,
         old_role=str(old),
         new_role=str(new),
     )

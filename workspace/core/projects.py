@@ -38,6 +38,21 @@ DEFAULT_STATES = (
 _IDENTIFIER_OK = re.compile(r"^[A-Z][A-Z0-9]{0,11}$")
 
 
+def project_event(
+    project: Project, kind: str, actor_id: uuid.UUID | None, subject: str, /, **data: Any
+) -> None:
+    """Record ``kind`` in the project's org, carrying the project's id (``data`` may
+    carry a ``project`` name too)."""
+    record_event(
+        project.org_id,
+        kind,
+        actor_id=actor_id,
+        subject=subject,
+        project_id=str(project.id),
+        **data,
+    )
+
+
 def _identifier_from(name: str) -> str:
     letters = re.sub(r"[^A-Za-z0-9]", "", name).upper()
     return (letters[:4] or "PRJ") if letters[:1].isalpha() else ("P" + letters)[:4]
@@ -86,9 +101,7 @@ def create_project(
             source=MembershipSource.MANUAL,
         )
     )
-    record_event(
-        org_id, "project.created", actor_id=creator_id, subject=name, project_id=str(project.id)
-    )
+    project_event(project, "project.created", creator_id, name)
     db.session.flush()
     return project
 
@@ -130,26 +143,13 @@ def update_project(
         changes["archived"] = [not archived, archived]
         project.archived_at = utcnow() if archived else None
     if changes:
-        record_event(
-            project.org_id,
-            "project.updated",
-            actor_id=actor_id,
-            subject=project.name,
-            project_id=str(project.id),
-            changes=changes,
-        )
+        project_event(project, "project.updated", actor_id, project.name, changes=changes)
     db.session.flush()
     return project
 
 
 def delete_project(project: Project, actor_id: uuid.UUID) -> None:
-    record_event(
-        project.org_id,
-        "project.deleted",
-        actor_id=actor_id,
-        subject=project.name,
-        project_id=str(project.id),
-    )
+    project_event(project, "project.deleted", actor_id, project.name)
     db.session.delete(project)
 
 
@@ -197,12 +197,11 @@ def set_project_member(
         kind, old_role = "project.member_changed", str(member.role)
         member.role, member.source = role, source
     db.session.flush()
-    record_event(
-        project.org_id,
+    project_event(
+        project,
         kind,
-        actor_id=actor_id,
-        subject=member.account.email,
-        project_id=str(project.id),
+        actor_id,
+        member.account.email,
         role=str(role),
         old_role=old_role,
         source=str(source),
@@ -215,13 +214,8 @@ def remove_project_member(member: ProjectMember, actor_id: uuid.UUID | None) -> 
     A synced membership is refused: group sync owns it."""
     refuse_synced_change(member)
     project = db.session.get(Project, member.project_id)
-    record_event(
-        project.org_id,
-        "project.member_removed",
-        actor_id=actor_id,
-        subject=member.account.email,
-        project_id=str(project.id),
-        role=str(member.role),
+    project_event(
+        project, "project.member_removed", actor_id, member.account.email, role=str(member.role)
     )
     db.session.delete(member)
     db.session.flush()

@@ -10,10 +10,10 @@ from typing import Any
 
 from sqlalchemy import case, func, insert, literal, select, update
 
-from workspace.core.events import record_event
 from workspace.core.models import Project, State, StateCategory, Task, TaskActivity
 from workspace.core.models.projects import CLOSED_CATEGORIES
 from workspace.core.models.tasks import ACTIVITY_COLUMNS
+from workspace.core.projects import project_event
 from workspace.dbfunctions import equals_ignoring_case, random_uuid
 from workspace.errors import ConflictError, NotFoundError, ServiceError
 from workspace.extensions import db
@@ -31,15 +31,7 @@ _DONE = StateCategory.COMPLETED
 def workflow_event(
     project: Project, kind: str, actor_id: uuid.UUID | None, name: str, **data: Any
 ) -> None:
-    record_event(
-        project.org_id,
-        kind,
-        actor_id=actor_id,
-        subject=name,
-        project_id=str(project.id),
-        project=project.name,
-        **data,
-    )
+    project_event(project, kind, actor_id, name, project=project.name, **data)
 
 
 def unique_name(model, project_id: uuid.UUID, name: str, noun: str) -> None:

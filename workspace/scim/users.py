@@ -335,24 +335,16 @@ def _set_active(user: ScimMember, active: bool, caller: Caller) -> None:
         raise ForbiddenException(detail=OWNER_NEEDS_OWNER)
     if active:
         membership.reactivate_member(member, via="scim")
-        record_event(
-            member.org_id,
-            "scim.user.reactivated",
-            subject=member.account.email,
-            scim_id=str(member.id),
-            by=caller.by,
-        )
-        return
-    if not membership.deactivate_member(member, via="scim"):
+    elif not membership.deactivate_member(member, via="scim"):
         raise MutabilityException(detail=LAST_OWNER)
     record_event(
         member.org_id,
-        "scim.user.deactivated",
+        "scim.user.reactivated" if active else "scim.user.deactivated",
         subject=member.account.email,
         scim_id=str(member.id),
         by=caller.by,
     )
-    if minter:
+    if minter:  # deactivated: the minter is never reactivated (refused above)
         revoke_minted_by(member.org_id, member.account_id, "minter_deactivated", actor_id=None)
 
 

@@ -18,6 +18,7 @@ import uuid
 from flask import Flask
 from sqlalchemy import or_, select, update
 
+from workspace.errors import ServiceError
 from workspace.extensions import db
 from workspace.jobs.models import Job, JobState, WorkerBeat
 from workspace.jobs.registry import HANDLERS
@@ -84,6 +85,13 @@ def run(app: Flask, job_id: str) -> None:
             handler.run(job, lambda done, total, text: report_progress(job.id, done, total, text))
             job.state, job.finished_at = JobState.DONE, utcnow()
             db.session.commit()
+        except ServiceError as exc:
+            # A refusal (the asker lost access, the dashboard is gone) will not change
+            # on a retry: the job ends here, with the refusal's status for the API.
+            db.session.rollback()
+            job = db.session.get(Job, ident)
+            job.result = {"error": {"status": exc.status, "detail": exc.message}}
+            _finish_failed(job, exc.message, final=True)
         except Exception as exc:
             db.session.rollback()
             message = f"{type(exc).__name__}: {exc}"[:MAX_ERROR]

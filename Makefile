@@ -37,7 +37,8 @@ run: install
 	$(BIN)/flask db upgrade
 	BASE_URL=$${BASE_URL:-http://$(HOST):$(PORT)} $(BIN)/flask demo --if-empty
 	@echo "Serving on http://$(HOST):$(PORT)  (sign-in details above; Ctrl-C stops)"
-	BASE_URL=$${BASE_URL:-http://$(HOST):$(PORT)} $(BIN)/flask run --host $(HOST) --port $(PORT)
+	BASE_URL=$${BASE_URL:-http://$(HOST):$(PORT)} SYSTEM_OPERATORS=$${SYSTEM_OPERATORS-owner@acme.test} \
+	  $(BIN)/flask run --host $(HOST) --port $(PORT)
 
 # System packages the tests talk to: a real OpenLDAP, headless Chromium, pdftoppm.
 test-deps:

@@ -25,6 +25,7 @@ CAPABILITIES = (
     "workspace.analytics.reports",
     "workspace.agents",
     "workspace.admin",
+    "workspace.system",
 )
 
 

@@ -92,4 +92,12 @@ def load_config(instance_path: str) -> dict:
         "EXPORT_MAX_IN_FLIGHT_PER_MEMBER": int(
             os.environ.get("EXPORT_MAX_IN_FLIGHT_PER_MEMBER", "1")
         ),
+        # Who runs this instance (docs/jobs.md#health-and-the-system-page): the emails,
+        # comma-separated, of the accounts that see the System page. Orgs are tenants;
+        # the job queue is the instance's, so no org role grants it. Empty: nobody.
+        "SYSTEM_OPERATORS": tuple(
+            email.strip().lower()
+            for email in os.environ.get("SYSTEM_OPERATORS", "").split(",")
+            if email.strip()
+        ),
     }

@@ -1,18 +1,43 @@
 """Work that outlives a request (docs/jobs.md): a durable record of each job in the
 database, Dramatiq on Redis or RabbitMQ to carry it to workers on any machine, and an
-embedded default for ``make run`` that needs no other service."""
+embedded default for ``make run`` that needs no other service.
+
+Settings, from the environment (an app's own config wins):
+
+- ``JOBS_BROKER_URL``: ``redis://…`` or ``amqp://…``; empty, the embedded default.
+- ``JOBS_NAMESPACE``: the prefix of this instance's keys in Redis (``workspace-jobs``).
+- ``JOBS_REDELIVER_AFTER_MS``: a message whose worker stopped heartbeating in Redis goes
+  back on its queue after this long (15000).
+- ``JOBS_MAINTENANCE_CHANCE``: per million Redis commands, how many also look for dead
+  workers' messages (10000).
+- ``JOBS_SWEEP_SECONDS``: the period of the ``jobs.sweep`` schedule (60).
+- ``JOBS_RESEND_AFTER_SECONDS``: the sweep (and a starting worker) sends again a job
+  queued longer than this, whose message may have been lost (30).
+"""
 
 from __future__ import annotations
 
+import os
 import threading
 
 from flask import Flask
+
+#: Every setting read from the environment, with its default (and so its type).
+SETTINGS: dict[str, str | int | float] = {
+    "JOBS_BROKER_URL": "",
+    "JOBS_NAMESPACE": "workspace-jobs",
+    "JOBS_REDELIVER_AFTER_MS": 15_000,
+    "JOBS_MAINTENANCE_CHANCE": 10_000,
+    "JOBS_SWEEP_SECONDS": 60.0,
+    "JOBS_RESEND_AFTER_SECONDS": 30.0,
+}
 
 
 def init_app(app: Flask) -> None:
     from workspace.jobs import broker, builtin, cli, service  # noqa: F401  (builtin registers)
 
-    app.config.setdefault("JOBS_BROKER_URL", "")
+    for name, default in SETTINGS.items():
+        app.config.setdefault(name, type(default)(os.environ.get(name) or default))
     # The embedded default starts its worker with the first request the server
     # answers (not in CLI commands, which also make the app).
     app.config.setdefault("JOBS_EMBEDDED_WORKER", True)

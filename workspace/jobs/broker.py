@@ -87,10 +87,20 @@ def _declare(broker: dramatiq.Broker, handler: Handler) -> dramatiq.Actor:
     )
 
 
-def send(kind: str, job_id: str) -> None:
-    """Put the job's message on its queue (after the job's row is committed)."""
+def send(kind: str, job_id: str, *, delay_ms: int | None = None) -> None:
+    """Put the job's message on its queue (after the job's row is committed), to be
+    delivered at once or after ``delay_ms``."""
     configure(_live["app"])  # handlers registered since the app started get actors
-    _live["actors"][kind].send(job_id)
+    _live["actors"][kind].send_with_options(args=(job_id,), delay=delay_ms)
+
+
+def boot(broker: dramatiq.Broker) -> None:
+    """Tell the broker's middleware a worker process started, as Dramatiq's own CLI does
+    (we run its Worker ourselves): TimeLimit starts the thread that stops an attempt
+    past its handler's ``time_limit_ms`` only then. Once per broker."""
+    if not getattr(broker, "_workspace_booted", False):
+        broker._workspace_booted = True  # type: ignore[attr-defined]
+        broker.emit_after("process_boot")
 
 
 def attach(app: Flask) -> None:

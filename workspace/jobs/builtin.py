@@ -6,6 +6,8 @@ from __future__ import annotations
 import time
 from datetime import timedelta
 
+from flask import current_app
+
 from workspace.core.events import record_event
 from workspace.jobs import schedule, service
 from workspace.jobs.models import Job
@@ -19,7 +21,7 @@ KEEP_FINISHED = timedelta(days=7)
 def sweep(job: Job, progress: Progress) -> None:
     """Send lost messages again, drop expired files, forget long-gone workers and old
     finished jobs."""
-    lost = service.unsent(older_than=timedelta(seconds=30))
+    lost = service.unsent(older_than=service.resend_after(current_app.config))
     service.resend(lost)
     job.result = {
         "resent": len(lost),
@@ -29,7 +31,11 @@ def sweep(job: Job, progress: Progress) -> None:
     }
 
 
-schedule.every(timedelta(minutes=1), "jobs.sweep", "jobs.sweep")
+schedule.every(
+    lambda config: timedelta(seconds=float(config.get("JOBS_SWEEP_SECONDS", 60))),
+    "jobs.sweep",
+    "jobs.sweep",
+)
 
 
 @handler("system.probe", max_attempts=3, min_backoff=200, max_backoff=2000)

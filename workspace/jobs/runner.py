@@ -6,6 +6,11 @@ brought back a message whose worker seemed dead; the sweep sent a lost one again
 one runs, and a job already done is never run again. The handler's writes commit in
 the same transaction as ``done``: a worker killed before that commit leaves nothing, and
 the next delivery starts over.
+
+A delivery that finds its job running on a worker whose heartbeat still looks alive is
+not dropped: Redis brings a killed worker's message back after
+``JOBS_REDELIVER_AFTER_MS``, usually before that worker's heartbeat is stale, and that
+message is the job's only one. It comes back once the holder would be stale.
 """
 
 from __future__ import annotations
@@ -14,12 +19,15 @@ import logging
 import os
 import socket
 import uuid
+from datetime import timedelta
 
+from dramatiq.middleware import Interrupt
 from flask import Flask
 from sqlalchemy import or_, select, update
 
 from workspace.errors import ServiceError
 from workspace.extensions import db
+from workspace.jobs import broker
 from workspace.jobs.models import Job, JobState, WorkerBeat
 from workspace.jobs.registry import HANDLERS
 from workspace.jobs.service import WORKER_STALE, report_progress
@@ -71,6 +79,7 @@ def run(app: Flask, job_id: str) -> None:
             return
         job = _claim(ident)
         if job is None:
+            _look_again_later(ident)
             return
         if job.attempts > job.max_attempts:
             # Every delivery so far ended with its worker gone (killed, out of memory):
@@ -92,7 +101,9 @@ def run(app: Flask, job_id: str) -> None:
             job = db.session.get(Job, ident)
             job.result = {"error": {"status": exc.status, "detail": exc.message}}
             _finish_failed(job, exc.message, final=True)
-        except Exception as exc:
+        except (Exception, Interrupt) as exc:
+            # Interrupt: the attempt outran its time limit (TimeLimitExceeded is not an
+            # Exception); recorded like any failure, or the job stayed running here.
             db.session.rollback()
             message = f"{type(exc).__name__}: {exc}"[:MAX_ERROR]
             log.warning(
@@ -100,6 +111,21 @@ def run(app: Flask, job_id: str) -> None:
             )
             if not _finish_failed(db.session.get(Job, ident), message):
                 raise
+
+
+def _look_again_later(job_id: uuid.UUID) -> None:
+    """A delivery of a job another worker holds: send it again for when that worker,
+    if it is dead, will look dead (a job finished or gone needs nothing)."""
+    row = db.session.execute(
+        select(Job.kind, Job.state, Job.worker_id).where(Job.id == job_id)
+    ).first()
+    if row is None or row.state != JobState.RUNNING:
+        return
+    seen = db.session.scalar(select(WorkerBeat.seen_at).where(WorkerBeat.id == row.worker_id))
+    wait = WORKER_STALE - (utcnow() - seen) if seen is not None else timedelta(0)
+    delay_ms = max(500, int(wait.total_seconds() * 1000) + 500)
+    log.info("job %s is running on %s; looking again in %d ms", job_id, row.worker_id, delay_ms)
+    broker.send(row.kind, str(job_id), delay_ms=delay_ms)
 
 
 def _finish_failed(job: Job, message: str, *, final: bool = False) -> bool:

@@ -1,15 +1,21 @@
 """Periodic work: each schedule runs once per period however many schedulers run
 (every worker process runs one). A scheduler claims a period by inserting its
 ``ScheduleRun`` row; the primary key lets exactly one insert win, and only the winner
-starts the period's job (docs/jobs.md#schedules)."""
+starts the period's job (docs/jobs.md#schedules).
+
+A period is a ``timedelta``, or a function of the app's config that answers one (read
+at each tick, in the app's context), for a period an operator sets: ``jobs.sweep``
+runs every ``JOBS_SWEEP_SECONDS``."""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from flask import current_app
 from sqlalchemy.exc import IntegrityError
 
 from workspace.extensions import db
@@ -22,13 +28,19 @@ log = logging.getLogger(__name__)
 @dataclass(frozen=True)
 class Schedule:
     name: str
-    every: timedelta
+    every: timedelta | Callable[[Mapping[str, Any]], timedelta]
     kind: str
     args: dict[str, Any] = field(default_factory=dict)
 
+    def period(self) -> timedelta:
+        """The period, from the current app's config when it is set there."""
+        if isinstance(self.every, timedelta):
+            return self.every
+        return self.every(current_app.config)
+
     def period_start(self, now: datetime) -> datetime:
         """The start of the period ``now`` falls in, counted from the Unix epoch."""
-        seconds = int(self.every.total_seconds())
+        seconds = max(1, int(self.period().total_seconds()))
         epoch = int(now.timestamp())
         return datetime.fromtimestamp(epoch - epoch % seconds, UTC)
 
@@ -37,7 +49,9 @@ class Schedule:
 SCHEDULES: dict[str, Schedule] = {}
 
 
-def every(period: timedelta, name: str, kind: str, **args: Any) -> Schedule:
+def every(
+    period: timedelta | Callable[[Mapping[str, Any]], timedelta], name: str, kind: str, **args: Any
+) -> Schedule:
     schedule = Schedule(name, period, kind, args)
     SCHEDULES[name] = schedule
     return schedule

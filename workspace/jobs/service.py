@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -152,6 +153,12 @@ def unsent(older_than: timedelta) -> list[Job]:
             )
         )
     )
+
+
+def resend_after(config: Mapping[str, Any]) -> timedelta:
+    """How long a job may wait queued before the sweep takes its message for lost
+    (``JOBS_RESEND_AFTER_SECONDS``); a message sent twice runs once (the claim)."""
+    return timedelta(seconds=float(config.get("JOBS_RESEND_AFTER_SECONDS", 30)))
 
 
 def resend(jobs: list[Job]) -> None:

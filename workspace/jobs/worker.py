@@ -9,7 +9,6 @@ import logging
 import socket
 import threading
 import time
-from datetime import timedelta
 
 import dramatiq
 from flask import Flask
@@ -51,8 +50,10 @@ class Worker:
         with self.app.app_context():
             self.beat()  # alive before the first job is claimed
             recover(self.app)
+        carrier = broker.configure(self.app)
+        broker.boot(carrier)
         self._dramatiq = dramatiq.Worker(
-            broker.configure(self.app),
+            carrier,
             queues=set(self.queues),
             worker_threads=self.threads,
             worker_timeout=200,
@@ -106,7 +107,7 @@ class Worker:
 def recover(app: Flask) -> int:
     """Send again what may have been lost: jobs queued for a while, and jobs running on
     workers that stopped (a restarted embedded default loses its in-memory queue)."""
-    lost = service.unsent(older_than=timedelta(seconds=30))
+    lost = service.unsent(older_than=service.resend_after(app.config))
     service.resend(lost)
     db.session.commit()
     return len(lost)

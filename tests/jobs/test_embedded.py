@@ -5,15 +5,19 @@ when retried, and never runs twice however often its message arrives."""
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from sqlalchemy import func, select
 
 from tests.jobs.conftest import wait_for
 from workspace.core.models import Event
 from workspace.extensions import db
-from workspace.jobs import broker, schedule, service
-from workspace.jobs.models import Job, ScheduleRun
+from workspace.jobs import broker, runner, schedule, service
+from workspace.jobs.models import Job, ScheduleRun, WorkerBeat
+from workspace.jobs.registry import HANDLERS, handler
+from workspace.types import utcnow
 
 
 def _probe(app, org, **args):
@@ -110,3 +114,63 @@ def test_the_cli_lists_retries_and_purges(app, acme, embedded_worker):
     with app.app_context():
         assert db.session.get(Job, dead_id) is None
         assert db.session.get(Job, done_id) is not None
+
+
+def test_a_message_for_a_job_held_by_a_worker_that_stops_comes_back_once_it_looks_dead(
+    app, acme, embedded_worker, monkeypatch
+):
+    """Redis gives a killed worker's message back before its heartbeat is stale: that
+    delivery finds the job running on a worker that looks alive. It must not be dropped
+    (it is the job's only message) but come back once the holder looks dead."""
+    monkeypatch.setattr(runner, "WORKER_STALE", timedelta(seconds=1))
+    ghost = "ghost:1:dead00"
+    with app.app_context():
+        now = utcnow()
+        db.session.add(
+            WorkerBeat(id=ghost, host="ghost", pid=1, queues="default", started_at=now, seen_at=now)
+        )
+        job = Job(
+            kind="system.probe",
+            queue="default",
+            org_id=acme.org_id,
+            args={},
+            state="running",
+            attempts=1,
+            max_attempts=3,
+            worker_id=ghost,
+            started_at=now,
+        )
+        db.session.add(job)
+        db.session.commit()
+        job_id = job.id
+    broker.send("system.probe", str(job_id))  # what Redis redelivers
+    job = wait_for(app, job_id, timeout=10)
+    assert (job.state, job.attempts) == ("done", 2)
+    assert job.worker_id != ghost
+    assert _probe_events(app, job_id) == 1
+
+
+@pytest.fixture
+def overrunning_kind() -> Iterator[str]:
+    """A handler that outlasts its time limit (registered before the worker starts)."""
+    kind = "tests.overrun"
+
+    @handler(kind, max_attempts=1, time_limit_ms=100)
+    def overrun(job, progress) -> None:
+        for _ in range(100):
+            time.sleep(0.05)
+
+    yield kind
+    HANDLERS.pop(kind)
+
+
+def test_an_attempt_past_its_time_limit_is_stopped_and_recorded(
+    app, overrunning_kind, embedded_worker
+):
+    with app.app_context():
+        job = service.enqueue(overrunning_kind)
+        db.session.commit()
+        job_id = job.id
+    job = wait_for(app, job_id, timeout=4)
+    assert (job.state, job.attempts) == ("dead", 1)
+    assert job.last_error.startswith("TimeLimitExceeded")

@@ -77,12 +77,7 @@ def update_cycle(
 ) -> Cycle:
     """Apply ``changes`` (``name``, ``start_date``, ``end_date``; ``None`` clears a
     date). Records ``project.cycle_updated`` with what changed."""
-    unknown = set(changes) - {"name", "start_date", "end_date"}
-    if unknown:
-        raise ServiceError(f"These fields cannot be changed: {', '.join(sorted(unknown))}.")
-    if "name" in changes:
-        changes["name"] = clean_name(changes["name"], "cycle")
-        unique_other(Cycle, cycle, changes["name"], "cycle")
+    _check_changes(cycle, changes, {"name", "start_date", "end_date"}, "cycle")
     start = changes.get("start_date", cycle.start_date)
     end = changes.get("end_date", cycle.end_date)
     if start and end and end < start:
@@ -90,10 +85,7 @@ def update_cycle(
             f"A cycle cannot end ({end.isoformat()}) before it starts ({start.isoformat()}).",
             field="end_date",
         )
-    diff = _apply(cycle, changes)
-    if diff:
-        workflow_event(project, "project.cycle_updated", actor_id, cycle.name, changes=diff)
-    db.session.flush()
+    _apply(project, cycle, changes, actor_id, "project.cycle_updated")
     return cycle
 
 
@@ -105,24 +97,29 @@ def update_module(
     project: Project, module: Module, actor_id: uuid.UUID | None, changes: dict[str, Any]
 ) -> Module:
     """Apply ``changes`` (``name``, ``description``). Records ``project.module_updated``."""
-    unknown = set(changes) - {"name", "description"}
-    if unknown:
-        raise ServiceError(f"These fields cannot be changed: {', '.join(sorted(unknown))}.")
-    if "name" in changes:
-        changes["name"] = clean_name(changes["name"], "module")
-        unique_other(Module, module, changes["name"], "module")
+    _check_changes(module, changes, {"name", "description"}, "module")
     if changes.get("description") is None and "description" in changes:
         changes["description"] = ""
-    diff = _apply(module, changes)
-    if diff:
-        workflow_event(project, "project.module_updated", actor_id, module.name, changes=diff)
-    db.session.flush()
+    _apply(project, module, changes, actor_id, "project.module_updated")
     return module
 
 
-def _apply(row, changes: dict[str, Any]) -> dict[str, list]:
-    """Set each changed attribute; ``field -> [old, new]`` for the event (as
-    ``project.updated`` records them)."""
+def _check_changes(row, changes: dict[str, Any], fields: set[str], noun: str) -> None:
+    """Refuse a field outside ``fields``; a new name is cleaned (in ``changes``) and
+    must be the row's own in the project."""
+    unknown = set(changes) - fields
+    if unknown:
+        raise ServiceError(f"These fields cannot be changed: {', '.join(sorted(unknown))}.")
+    if "name" in changes:
+        changes["name"] = clean_name(changes["name"], noun)
+        unique_other(type(row), row, changes["name"], noun)
+
+
+def _apply(
+    project: Project, row, changes: dict[str, Any], actor_id: uuid.UUID | None, kind: str
+) -> None:
+    """Set each changed attribute and record ``kind`` with ``field -> [old, new]`` (as
+    ``project.updated`` records them); nothing is recorded when nothing changed."""
     diff: dict[str, list] = {}
     for field, new in changes.items():
         old = getattr(row, field)
@@ -130,7 +127,9 @@ def _apply(row, changes: dict[str, Any]) -> dict[str, list]:
             diff[field] = [_plain(old), _plain(new)]
             setattr(row, field, new)
     db.session.flush()
-    return diff
+    if diff:
+        workflow_event(project, kind, actor_id, row.name, changes=diff)
+    db.session.flush()
 
 
 def _plain(value: Any) -> Any:

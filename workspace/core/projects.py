@@ -39,16 +39,16 @@ _IDENTIFIER_OK = re.compile(r"^[A-Z][A-Z0-9]{0,11}$")
 
 
 def project_event(
-    project: Project, kind: str, actor_id: uuid.UUID | None, subject: str, /, **data: Any
+    of: Project, kind: str, actor_id: uuid.UUID | None, subject: str, **data: Any
 ) -> None:
     """Record ``kind`` in the project's org, carrying the project's id (``data`` may
     carry a ``project`` name too)."""
     record_event(
-        project.org_id,
+        of.org_id,
         kind,
         actor_id=actor_id,
         subject=subject,
-        project_id=str(project.id),
+        project_id=str(of.id),
         **data,
     )
 

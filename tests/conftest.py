@@ -27,6 +27,7 @@ from tests.factories import (  # noqa: F401  (re-exported for older imports)
 )
 from workspace import create_app
 from workspace.extensions import db
+from workspace.jobs.worker import Worker
 
 BACKENDS = ["sqlite"] + (["postgresql"] if os.environ.get("TEST_DATABASE_URL") else [])
 
@@ -102,6 +103,17 @@ def app(app_session: Flask) -> Iterator[Flask]:
     # fresh one (and a fresh ``g``), exactly as in production.
     yield app_session
     _clean(app_session)
+
+
+@pytest.fixture
+def embedded_worker(app: Flask) -> Iterator[Worker]:
+    """A worker of the embedded default (in-process broker, worker threads beside the
+    app), for a test whose jobs must run. Started per test and stopped before the
+    tables are cleaned: its heartbeat writes would fight PostgreSQL's TRUNCATE."""
+    worker = Worker(app, threads=2, scheduler=False)
+    worker.start()
+    yield worker
+    worker.stop()
 
 
 @pytest.fixture

@@ -23,8 +23,10 @@ CAPABILITIES = (
     "workspace.analytics",
     "workspace.analytics.dashboards",
     "workspace.analytics.reports",
+    "workspace.analytics.exports",
     "workspace.agents",
     "workspace.admin",
+    "workspace.job_status",
     "workspace.system",
 )
 

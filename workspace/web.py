@@ -9,7 +9,7 @@ import hashlib
 import secrets
 from pathlib import Path
 
-from flask import Blueprint, Flask, current_app, g, redirect, request, url_for
+from flask import Blueprint, Flask, current_app, g, has_request_context, redirect, request, url_for
 
 from workspace.auth.guards import page
 from workspace.auth.sessions import current_account
@@ -100,6 +100,8 @@ def init_app(app: Flask) -> None:
 
     @app.context_processor
     def page_context():
+        if not has_request_context():
+            return {}  # a worker renders a document (a PDF), not a page for someone
         account = current_account()
         access = g.get("access")
         return {

@@ -5,7 +5,9 @@ looks them up by name (the message carries only the job's id).
     def export_pdf(job: Job, progress: Progress) -> None: ...
 
 A handler reads its input from ``job.args``, reports with ``progress(done, total,
-text)``, writes its result (``job.result``, a JobFile) and flushes; the runner commits
+text)`` (before it writes anything: progress goes on a connection of its own, which
+on SQLite would wait for the job's own write lock), writes its result
+(``job.result``, a JobFile) and flushes; the runner commits
 that together with the job's ``done`` state, so a worker killed at any moment leaves
 either nothing or everything, and the attempt that follows cannot do it twice.
 """

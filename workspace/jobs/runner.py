@@ -93,6 +93,7 @@ def run(app: Flask, job_id: str) -> None:
         try:
             handler.run(job, lambda done, total, text: report_progress(job.id, done, total, text))
             job.state, job.finished_at = JobState.DONE, utcnow()
+            job.progress_done = job.progress_total
             db.session.commit()
         except ServiceError as exc:
             # A refusal (the asker lost access, the dashboard is gone) will not change

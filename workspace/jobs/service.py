@@ -131,6 +131,9 @@ def save_file(job: Job, filename: str, media_type: str, content: bytes, keep: ti
 
 
 def job_file(job: Job) -> JobFile:
+    """The file a finished job made; 409 while it runs, 404 once it expired."""
+    if not job.job_state.finished:
+        raise ConflictError("The job is still running; its file is not made yet.")
     file = db.session.get(JobFile, job.id)
     if file is None or file.expires_at < utcnow():
         raise NotFoundError("The file has expired or was never made; start the job again.")

@@ -74,6 +74,12 @@ def dashboard_readable(access: Access, dashboard: Any) -> None:
         raise NotFoundError("No such dashboard.")
 
 
+def job_readable(access: Access, job: Any) -> None:
+    """A job is its asker's: it carries what they could see (a PDF of their view)."""
+    if job is None or job.org_id != access.org.id or job.account_id != access.account.id:
+        raise NotFoundError("No such job.")
+
+
 def dashboard_editable(access: Access, dashboard: Any) -> None:
     """Only the owner changes a dashboard; publishing changes who reads, not who edits."""
     dashboard_readable(access, dashboard)
@@ -119,6 +125,7 @@ ACTIONS: dict[str, Rule] = {
     "analytics.read": Rule(),
     "dashboard.create": Rule(agents=False),
     "dashboard.read": Rule(object_rule=dashboard_readable),
+    "job.read": Rule(object_rule=job_readable),
     "dashboard.edit": Rule(object_rule=dashboard_editable, agents=False),
     "ai.ask": Rule(),
     "agent.use_tools": Rule(

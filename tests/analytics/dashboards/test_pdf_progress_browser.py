@@ -1,12 +1,12 @@
-"""Downloading the PDF in a browser (static/js/download.js): the page says "Preparing
-PDF…" with a spinner while the server renders, the file arrives as a download named
-after the dashboard, then the page says "Downloaded"; a failure shows the server's
-own message. The PDF request is held by the test until the progress is seen, so the
-check does not race a fast render."""
+"""Downloading the PDF in a browser: "Download PDF" starts a job (docs/jobs.md#pdf-export)
+and the page shows its progress where the button is, polled by HTMX, with a progress
+bar and what the worker is doing; then a link to the file, named after the dashboard.
+A refusal or a failure shows the server's own words. The render is held by the test
+until the progress is seen, so the check does not race a fast render."""
 
 from __future__ import annotations
 
-import json
+import threading
 from pathlib import Path
 
 import pytest
@@ -14,6 +14,7 @@ from playwright.sync_api import expect
 
 from tests.analytics.dashboards.conftest import World, add_widget, new_dashboard
 from tests.factories import browser_sign_in
+from workspace.analytics.dashboards import export
 
 pytestmark = pytest.mark.browser
 
@@ -27,78 +28,81 @@ def open_dashboard(page, live_server, client, world: World, name: str = "Quarter
     add_widget(client, world.acme, dash["id"], title="Total", chart_type="number")
     browser_sign_in(page, live_server.url, world.acme.owner_email)
     page.goto(f"{live_server.url}/o/{world.acme.slug}/dashboards/{dash['id']}")
-    return page.get_by_role("link", name="Download PDF")
+    return page.get_by_role("button", name="Download PDF")
 
 
-def test_the_pdf_link_shows_progress_then_downloads_the_file(
-    live_server, client, world: World, page, tmp_path
+@pytest.fixture
+def held_render(monkeypatch):
+    """The real render, started only once the test says so."""
+    release = threading.Event()
+    real = export.render_pdf
+
+    def render(*args, **kwargs):
+        assert release.wait(60), "the test never released the render"
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(export, "render_pdf", render)
+    yield release
+    release.set()
+
+
+def test_download_pdf_shows_the_jobs_progress_then_offers_the_file(
+    live_server, client, world: World, page, tmp_path, embedded_worker, held_render
 ):
-    link = open_dashboard(page, live_server, client, world)
-    held = []
-    page.route("**/export.pdf*", lambda route: held.append(route))
+    button = open_dashboard(page, live_server, client, world)
+    button.click()
+    status = page.locator("#pdf-progress").get_by_role("status")
+    expect(status).to_contain_text("Computing 2 widgets", timeout=SHOWN)
+    expect(status.get_by_label("Progress")).to_be_visible()
+    expect(status).to_have_attribute("aria-live", "polite")
+    assert "/dashboards/" in page.url and "/jobs/" not in page.url  # the page stayed
+    SHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SHOTS / "g4-pdf-preparing-1280.png"))
+    held_render.set()
 
+    link = status.get_by_role("link", name="Download quarterly-review.pdf")
+    expect(link).to_be_visible(timeout=SHOWN)
     with page.expect_download(timeout=60_000) as download_info:
         link.click()
-        status = page.get_by_role("status").filter(has_text="Preparing PDF…")
-        expect(status).to_be_visible(timeout=SHOWN)
-        expect(status.locator(".spinner")).to_be_visible()
-        expect(status).to_have_attribute("aria-live", "polite")
-        expect(link).to_have_attribute("aria-busy", "true")
-        SHOTS.mkdir(exist_ok=True)
-        page.screenshot(path=str(SHOTS / "g4-pdf-preparing-1280.png"))
-        # The page stays where it is: the link did not navigate.
-        assert "/export.pdf" not in page.url
-        assert len(held) == 1
-        held[0].continue_()
-
     download = download_info.value
     assert download.suggested_filename == "quarterly-review.pdf"
     saved = tmp_path / download.suggested_filename
     download.save_as(saved)
     assert saved.read_bytes().startswith(b"%PDF")
-    expect(page.get_by_role("status")).to_have_text("Downloaded", timeout=SHOWN)
-    expect(link).not_to_have_attribute("aria-busy", "true")
 
 
-def test_a_failed_render_shows_the_servers_message(live_server, client, world: World, page):
-    link = open_dashboard(page, live_server, client, world)
+def test_a_failed_render_shows_the_servers_message(
+    live_server, client, world: World, page, embedded_worker, monkeypatch
+):
+    button = open_dashboard(page, live_server, client, world)
     message = "PDF export failed on this server: the charts could not be drawn (TimeoutError)."
-    page.route(
-        "**/export.pdf*",
-        lambda route: route.fulfill(
-            status=503,
-            content_type="application/problem+json",
-            body=json.dumps({"title": "Service Unavailable", "status": 503, "detail": message}),
-        ),
-    )
-    downloads = []
-    page.on("download", lambda d: downloads.append(d))
 
-    link.click()
+    def fail(*args, **kwargs):
+        raise export.PdfUnavailable(message)
 
-    expect(page.get_by_role("status")).to_have_text(message, timeout=SHOWN)
-    expect(link).not_to_have_attribute("aria-busy", "true")
-    assert downloads == []
-    # Clicking again tries again (and shows progress again).
-    page.unroute("**/export.pdf*")
-    with page.expect_download(timeout=60_000) as again:
-        link.click()
-    assert again.value.suggested_filename == "quarterly-review.pdf"
-    expect(page.get_by_role("status")).to_have_text("Downloaded", timeout=SHOWN)
+    monkeypatch.setattr(export, "render_pdf", fail)
+    button.click()
+    expect(page.locator("#pdf-progress").get_by_role("status")).to_have_text(message, timeout=SHOWN)
+    # Clicking again tries again, and this time it works.
+    monkeypatch.undo()
+    button.click()
+    link = page.locator("#pdf-progress").get_by_role("link", name="Download quarterly-review.pdf")
+    expect(link).to_be_visible(timeout=60_000)
 
 
-def test_progress_is_usable_on_a_phone(live_server, client, world: World, browser):
+def test_progress_is_usable_on_a_phone(live_server, client, world: World, browser, embedded_worker):
     context = browser.new_context(viewport={"width": 390, "height": 844})
     try:
         phone = context.new_page()
-        link = open_dashboard(phone, live_server, client, world, name="Phone")
+        button = open_dashboard(phone, live_server, client, world, name="Phone")
+        button.click()
+        link = phone.locator("#pdf-progress").get_by_role("link", name="Download phone.pdf")
+        expect(link).to_be_visible(timeout=60_000)
+        box = link.bounding_box()
+        assert box is not None and box["x"] + box["width"] <= 390
         with phone.expect_download(timeout=60_000) as download_info:
             link.click()
         assert download_info.value.suggested_filename == "phone.pdf"
-        status = phone.get_by_role("status")
-        expect(status).to_have_text("Downloaded", timeout=SHOWN)
-        box = status.bounding_box()
-        assert box is not None and box["x"] + box["width"] <= 390
         SHOTS.mkdir(exist_ok=True)
         phone.screenshot(path=str(SHOTS / "g4-pdf-downloaded-390.png"))
     finally:

@@ -11,10 +11,9 @@ import uuid
 
 from flask import Response
 
-from workspace.analytics.dashboards import export, limits, service, widgets
-from workspace.analytics.dashboards.models import Dashboard, Visibility
-from workspace.analytics.dashboards.present import WidgetView, present
-from workspace.analytics.dashboards.query import DashboardQuery, specs
+from workspace.analytics.dashboards import export, service, widgets
+from workspace.analytics.dashboards.models import Visibility
+from workspace.analytics.dashboards.query import DashboardQuery, printed_views, specs
 from workspace.analytics.dashboards.schemas import (
     ComputeOut,
     DashboardCreate,
@@ -244,12 +243,6 @@ def compute_dashboard(org_id: uuid.UUID, dashboard_id: uuid.UUID, access: Access
     )
 
 
-def _views(access: Access, dashboard: Dashboard, view_filter: str | None) -> list[WidgetView]:
-    """The widgets as the exports print them: no links; a broken shared filter is a 400."""
-    results = DashboardQuery.of(access, dashboard, view_filter).compute(specs(dashboard))
-    return [present(result) for result in results]
-
-
 @bp.get("/dashboards/<uuid:dashboard_id>/export.html")
 @operation(
     "A self-contained printable page of the dashboard (opens the print dialog)",
@@ -260,30 +253,7 @@ def _views(access: Access, dashboard: Dashboard, view_filter: str | None) -> lis
 )
 def export_html(org_id: uuid.UUID, dashboard_id: uuid.UUID, access: Access, query: ViewQuery):
     dashboard = service.load_dashboard(access, dashboard_id)
-    html = export.render_html(dashboard, _views(access, dashboard, query.filter), query.filter)
-    return Response(html, mimetype="text/html")
-
-
-@bp.get("/dashboards/<uuid:dashboard_id>/export.pdf")
-@operation(
-    "The dashboard as a PDF with static charts (503 when the server has no Chromium)",
-    tag=TAG,
-    query=ViewQuery,
-    media_type="application/pdf",
-    errors=(400, 401, 404, 409, 429, 503),
-    action="dashboard.read",
-)
-def export_pdf(org_id: uuid.UUID, dashboard_id: uuid.UUID, access: Access, query: ViewQuery):
-    """At most EXPORT_MAX_IN_FLIGHT_PER_MEMBER (1) exports of one member and
-    EXPORT_MAX_IN_FLIGHT_PER_ORG (2) of one org run at once: past either, 429 with
-    Retry-After. A dashboard over DASHBOARD_MAX_WIDGETS (30) widgets is a 409."""
-    dashboard = service.load_dashboard(access, dashboard_id)
-    limits.check_exportable(dashboard)
-    with limits.export_slot(access.org.id, access.account.id):
-        views = _views(access, dashboard, query.filter)
-        pdf = export.render_pdf(dashboard, views, query.filter)
-    return Response(
-        pdf,
-        mimetype="application/pdf",
-        headers={"Content-Disposition": export.attachment_disposition(dashboard.name, "pdf")},
+    html = export.render_html(
+        dashboard, printed_views(access, dashboard, query.filter), query.filter
     )
+    return Response(html, mimetype="text/html")

@@ -24,6 +24,7 @@ import functools
 import logging
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -42,6 +43,9 @@ from workspace.errors import ServiceError
 from workspace.extensions import db
 
 log = logging.getLogger(__name__)
+
+#: ``progress(done, total, text)``, as a job reports it (workspace/jobs/registry.py).
+Progress = Callable[[int, int, str], None]
 
 
 class PdfUnavailable(ServiceError):
@@ -81,6 +85,11 @@ def _slug(text: str) -> str:
     return re.sub(r"-{2,}", "-", "".join(c if c.isalnum() else "-" for c in text.lower())).strip(
         "-"
     )
+
+
+def attachment_filename(name: str, extension: str) -> str:
+    """The ASCII file name of a download named after user text."""
+    return attachment_disposition(name, extension).split('"')[1]
 
 
 def attachment_disposition(name: str, extension: str) -> str:
@@ -198,20 +207,31 @@ def svg_image(svg: str, title: str) -> Markup:
     )
 
 
-def pdf_document(dashboard: Dashboard, views: list[WidgetView], view_filter: str | None):
-    """The laid-out WeasyPrint document (pages and boxes), before it is written."""
+def require_pdf() -> None:
+    """Refuse (503) when this server cannot draw charts for a PDF."""
     if not pdf_charts.pdf_available():
         raise PdfUnavailable(
             "PDF export is unavailable on this server: it needs Chromium to draw the "
             "charts (install the chromium package or set BROWSER_PATH). The printable "
             "HTML export still works."
         )
+
+
+def pdf_document(
+    dashboard: Dashboard,
+    views: list[WidgetView],
+    view_filter: str | None,
+    progress: Progress | None = None,
+):
+    """The laid-out WeasyPrint document (pages and boxes), before it is written;
+    ``progress(done, total, text)`` hears how the charts and the layout go."""
+    require_pdf()
     from weasyprint import HTML
 
     rows = grid_rows(views)
     charted = [(v, row.full_width) for row in rows for v in row.views if v.figure is not None]
     try:
-        drawn = chart_svgs([(v.figure, *chart_size(v, wide)) for v, wide in charted])
+        drawn = _draw_charts([(v.figure, *chart_size(v, wide)) for v, wide in charted], progress)
     except Exception as exc:  # kaleido or its browser failed: a server state, not input
         log.exception("drawing the charts for the PDF failed")
         raise PdfUnavailable(
@@ -228,11 +248,33 @@ def pdf_document(dashboard: Dashboard, views: list[WidgetView], view_filter: str
         pdf=True,
         computed_at=computed_at(dashboard),
     )
+    if progress is not None:
+        progress(len(charted), len(charted), "Laying out the pages")
     return HTML(string=html, url_fetcher=inline_only_fetcher()).render()
 
 
-def render_pdf(dashboard: Dashboard, views: list[WidgetView], view_filter: str | None) -> bytes:
-    return pdf_document(dashboard, views, view_filter).write_pdf()
+#: Charts drawn per call when someone watches the progress: small enough that
+#: "Drawing charts 4 of 12" moves, large enough to keep most of one batch's speed.
+PROGRESS_BATCH = 4
+
+
+def _draw_charts(figures: list[tuple[Any, int, int]], progress: Progress | None) -> list[str]:
+    if progress is None:
+        return chart_svgs(figures)
+    drawn: list[str] = []
+    for start in range(0, len(figures), PROGRESS_BATCH):
+        progress(start, len(figures), f"Drawing charts {start + 1} of {len(figures)}")
+        drawn += chart_svgs(figures[start : start + PROGRESS_BATCH])
+    return drawn
+
+
+def render_pdf(
+    dashboard: Dashboard,
+    views: list[WidgetView],
+    view_filter: str | None,
+    progress: Progress | None = None,
+) -> bytes:
+    return pdf_document(dashboard, views, view_filter, progress).write_pdf()
 
 
 @dataclass

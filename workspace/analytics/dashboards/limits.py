@@ -186,25 +186,39 @@ def _take_one(locks: _AdvisoryLocks | _FileLocks, scope: str, slots: int) -> boo
     return any(locks.take(slot_name(scope, index)) for index in range(slots))
 
 
+def per_member() -> int:
+    return _setting("EXPORT_MAX_IN_FLIGHT_PER_MEMBER", EXPORT_MAX_IN_FLIGHT_PER_MEMBER)
+
+
+def per_org() -> int:
+    return _setting("EXPORT_MAX_IN_FLIGHT_PER_ORG", EXPORT_MAX_IN_FLIGHT_PER_ORG)
+
+
+def member_busy() -> ExportsBusy:
+    return ExportsBusy(
+        f"You already have {_exports(per_member())} under way, the most one member "
+        "may run at once; try again when it is done."
+    )
+
+
+def org_busy() -> ExportsBusy:
+    return ExportsBusy(
+        f"This organization already has {_exports(per_org())} under way, the most "
+        "it may run at once; try again in a few seconds."
+    )
+
+
 @contextlib.contextmanager
 def export_slot(org_id: uuid.UUID, account_id: uuid.UUID) -> Iterator[None]:
     """Hold one of the member's and one of the org's export slots while the body runs;
     none free: :class:`ExportsBusy`. Released on the way out, however it ends."""
-    per_member = _setting("EXPORT_MAX_IN_FLIGHT_PER_MEMBER", EXPORT_MAX_IN_FLIGHT_PER_MEMBER)
-    per_org = _setting("EXPORT_MAX_IN_FLIGHT_PER_ORG", EXPORT_MAX_IN_FLIGHT_PER_ORG)
     postgres = db.engine.dialect.name == "postgresql"
     locks = _AdvisoryLocks() if postgres else _FileLocks(lock_folder())
     try:
-        if not _take_one(locks, member_scope(org_id, account_id), per_member):
-            raise ExportsBusy(
-                f"You already have {_exports(per_member)} under way, the most one member "
-                "may run at once; try again when it is done."
-            )
-        if not _take_one(locks, org_scope(org_id), per_org):
-            raise ExportsBusy(
-                f"This organization already has {_exports(per_org)} under way, the most "
-                "it may run at once; try again in a few seconds."
-            )
+        if not _take_one(locks, member_scope(org_id, account_id), per_member()):
+            raise member_busy()
+        if not _take_one(locks, org_scope(org_id), per_org()):
+            raise org_busy()
         yield
     finally:
         locks.close()

@@ -139,3 +139,11 @@ class DashboardQuery:
 def specs(dashboard: Dashboard) -> list[WidgetSpec]:
     """A saved dashboard's widgets, in grid order."""
     return [WidgetSpec.of(widget) for widget in dashboard.widgets]
+
+
+def printed_views(
+    access: Access, dashboard: Dashboard, view_filter: str | None
+) -> list[WidgetView]:
+    """The widgets as the exports print them: no links; a broken shared filter is a 400."""
+    results = DashboardQuery.of(access, dashboard, view_filter).compute(specs(dashboard))
+    return [present(result) for result in results]

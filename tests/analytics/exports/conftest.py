@@ -1,0 +1,1 @@
+from tests.analytics.dashboards.conftest import world  # noqa: F401  (the shared fixture)

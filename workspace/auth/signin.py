@@ -36,8 +36,6 @@ from workspace.transaction import commit_early, discard_pending
 PENDING_LIFETIME = timedelta(minutes=15)
 #: The cookie that binds a pending account link to the browser that signed in.
 LINK_COOKIE = "ws_link"
-#: The event a refusal records in the org, by sign-in method.
-_REFUSAL_EVENTS = {"sso": "auth.sso.rejected", "ldap": "ldap.login_failed"}
 
 
 class SignInRefused(ServiceError):
@@ -87,8 +85,9 @@ def refuse(exc: SignInRefused, answer: Callable[[SignInRefused], ResponseReturnV
     instead (a JSON client is told where in the problem); either way the pending link
     is held in a cookie bound to this browser and sent only to that page."""
     discard_pending("what the refused sign-in half did goes; its audit row stays")
-    kind = _REFUSAL_EVENTS.get(exc.method or "")
-    if kind is not None and exc.org_id is not None:
+    if exc.method in ("sso", "ldap") and exc.org_id is not None:
+        # Written out, not looked up, so the audit log's kinds can be read off the code.
+        kind = "auth.sso.rejected" if exc.method == "sso" else "ldap.login_failed"
         record_event(exc.org_id, kind, subject=exc.subject, reason=exc.reason, **exc.audit)
         commit_early("a refused sign-in's audit row must survive the rollback of the refusal")
     if exc.raw is None or request.is_json:

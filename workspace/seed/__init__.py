@@ -29,7 +29,7 @@ from sqlalchemy import event, select
 
 from workspace.core.models import Org
 from workspace.extensions import db
-from workspace.seed import agents, dashboards, identity, people, projects
+from workspace.seed import agents, dashboards, identity, people, projects, system
 from workspace.seed.demo import Demo, Stamp
 
 
@@ -66,6 +66,7 @@ def seed_demo(
         projects.late_people(demo)
         dashboards.dashboards(demo)
         people.sign_ins(demo)
+        system.probe(demo)
         db.session.flush()
     finally:
         event.remove(session, "transient_to_pending", stamp.collect)

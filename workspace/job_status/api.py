@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import uuid
 
-from flask import Response
-
 from workspace.api import operation
 from workspace.api.blueprints import api_blueprint
-from workspace.job_status.loading import load_job
+from workspace.job_status.loading import download, load_job
 from workspace.jobs import service as jobs
 from workspace.jobs.schemas import JobOut
 from workspace.security.permissions import Access
@@ -33,8 +31,4 @@ def read_job(job_id: uuid.UUID, access: Access):
 )
 def job_file(job_id: uuid.UUID, access: Access):
     file = jobs.job_file(load_job(access, job_id))
-    return Response(
-        file.content,
-        mimetype=file.media_type,
-        headers={"Content-Disposition": f'attachment; filename="{file.filename}"'},
-    )
+    return download(file)

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import uuid
 
-from flask import Blueprint, Response
+from flask import Blueprint
 
 from workspace.auth.guards import page, render
-from workspace.job_status.loading import load_job
+from workspace.job_status.loading import download, load_job
 from workspace.jobs import service as jobs
 from workspace.security.permissions import Access
 
@@ -26,8 +26,4 @@ def job(job_id: uuid.UUID, access: Access):
 @page(action="job.read")
 def job_file(job_id: uuid.UUID, access: Access):
     file = jobs.job_file(load_job(access, job_id))
-    return Response(
-        file.content,
-        mimetype=file.media_type,
-        headers={"Content-Disposition": f'attachment; filename="{file.filename}"'},
-    )
+    return download(file)

@@ -16,6 +16,7 @@ import contextlib
 import math
 import re
 import ssl
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -266,6 +267,16 @@ def service_connection(settings: DirectorySettings) -> ldap3.Connection:
         close(conn)
         raise _service_refusal(bound)
     return conn
+
+
+@contextlib.contextmanager
+def as_service(settings: DirectorySettings) -> Iterator[ldap3.Connection]:
+    """A connection bound as the service account, closed however the block ends."""
+    conn = service_connection(settings)
+    try:
+        yield conn
+    finally:
+        close(conn)
 
 
 def _service_refusal(bound: BindResult) -> DirectoryError:

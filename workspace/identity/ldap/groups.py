@@ -283,12 +283,9 @@ def sync_directory_groups(
         return None
     settings = settings_for(row)
     try:
-        conn = directory.service_connection(settings)
-        try:
+        with directory.as_service(settings) as conn:
             person = _person_entry(conn, settings, person_dn)
             found = read_groups(conn, settings, row, person, username or None)
-        finally:
-            directory.close(conn)
     except DirectoryError as exc:
         found = PersonGroups(row.group_membership, reason=exc.reason, error=exc.message)
     if found.error is not None:
@@ -337,8 +334,7 @@ def preview(org_id: uuid.UUID, username: str) -> DirectoryPreview:
         raise NotFoundError("This organization has no LDAP connection yet.")
     settings = settings_for(row)
     try:
-        conn = directory.service_connection(settings)
-        try:
+        with directory.as_service(settings) as conn:
             entries = directory.search(
                 conn,
                 settings,
@@ -349,8 +345,6 @@ def preview(org_id: uuid.UUID, username: str) -> DirectoryPreview:
             if len(entries) != 1:
                 raise _not_one(username, len(entries))
             found = read_groups(conn, settings, row, entries[0], username)
-        finally:
-            directory.close(conn)
     except DirectoryError as exc:
         raise DirectoryUnavailable(exc.message) from None
     email = entries[0].first(settings.email_attribute)

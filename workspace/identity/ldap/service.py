@@ -240,8 +240,7 @@ def test_connection(org_id: uuid.UUID, edits: ConnectionInput | None = None) -> 
             return TestResult(False, exc.message, reason="filter_invalid")
     settings = settings_for(row, edits)
     try:
-        conn = directory.service_connection(settings)
-        try:
+        with directory.as_service(settings) as conn:
             entries = directory.search(
                 conn,
                 settings,
@@ -249,8 +248,6 @@ def test_connection(org_id: uuid.UUID, edits: ConnectionInput | None = None) -> 
                 [settings.email_attribute],
                 SAMPLE_SIZE,
             )
-        finally:
-            directory.close(conn)
     except DirectoryError as exc:
         return TestResult(False, exc.message, reason=exc.reason)
     noun = "entry" if len(entries) == 1 else "entries"

@@ -28,11 +28,6 @@ def home():
     return redirect(url_for("core_pages.org_home", org=orgs[0].slug))
 
 
-@bp.get("/healthz")
-def healthz():
-    return {"ok": True}
-
-
 def csp_nonce() -> str:
     """This response's script nonce: made on first use, so only a page that renders
     an inline script (the printable export) carries one in its policy."""

@@ -27,6 +27,8 @@ def read_job(job_id: uuid.UUID, access: Access):
     "The file a finished job made (a dashboard's PDF), for an hour after it was made",
     tag=TAG,
     media_type="application/octet-stream",
+    # 409 while the job runs: its file is not made yet.
+    errors=(400, 401, 403, 404, 409),
     action="job.read",
 )
 def job_file(job_id: uuid.UUID, access: Access):

@@ -17,10 +17,13 @@ Settings, from the environment (an app's own config wins):
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 
 from flask import Flask
+
+log = logging.getLogger(__name__)
 
 #: Every setting read from the environment, with its default (and so its type).
 SETTINGS: dict[str, str | int | float] = {
@@ -39,8 +42,9 @@ def init_app(app: Flask) -> None:
     for name, default in SETTINGS.items():
         app.config.setdefault(name, type(default)(os.environ.get(name) or default))
     # The embedded default starts its worker with the first request the server
-    # answers (not in CLI commands, which also make the app).
-    app.config.setdefault("JOBS_EMBEDDED_WORKER", True)
+    # answers (not in CLI commands, which also make the app); a test app starts one
+    # only when it asks (tests/conftest.py's embedded_worker).
+    app.config.setdefault("JOBS_EMBEDDED_WORKER", not app.testing)
     service.watch_commits()
     broker.attach(app)
     app.cli.add_command(cli.jobs_group)
@@ -61,5 +65,9 @@ def _start_embedded_on_first_request(app: Flask) -> None:
         with lock:
             if not started:
                 worker = Worker(app, threads=2)
-                worker.start()
+                try:
+                    worker.start()
+                except Exception:  # the request goes on; the next one tries again
+                    log.exception("the embedded job worker did not start")
+                    return
                 started.append(worker)

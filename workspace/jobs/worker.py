@@ -12,6 +12,8 @@ import time
 
 import dramatiq
 from flask import Flask
+from sqlalchemy import update
+from sqlalchemy.exc import IntegrityError
 
 from workspace.extensions import db
 from workspace.jobs import broker, registry, schedule, service
@@ -71,10 +73,15 @@ class Worker:
             loop.join(timeout)
 
     def beat(self) -> None:
+        """This process's heartbeat row: updated, or made by whichever of its workers
+        (a process may run two, as tests do) gets there first."""
         now = utcnow()
-        row = db.session.get(WorkerBeat, WORKER_ID)
-        if row is None:
-            row = WorkerBeat(
+        seen = update(WorkerBeat).where(WorkerBeat.id == WORKER_ID).values(seen_at=now)
+        if db.session.execute(seen).rowcount:
+            db.session.commit()
+            return
+        db.session.add(
+            WorkerBeat(
                 id=WORKER_ID,
                 host=socket.gethostname(),
                 pid=int(WORKER_ID.split(":")[1]),
@@ -82,9 +89,13 @@ class Worker:
                 started_at=now,
                 seen_at=now,
             )
-            db.session.add(row)
-        row.seen_at = now
-        db.session.commit()
+        )
+        try:
+            db.session.commit()
+        except IntegrityError:  # the process's other worker made it meanwhile
+            db.session.rollback()
+            db.session.execute(seen)
+            db.session.commit()
 
     def tick(self) -> None:
         schedule.fire_due(utcnow(), WORKER_ID)

@@ -31,7 +31,7 @@ from workspace.auth.sessions import current_account, current_session, end_sessio
 from workspace.auth.signin import LINK_COOKIE, SignInRefused, finish, refuse
 from workspace.core.accounts import canonical_email, find_account
 from workspace.core.orgs import find_org, orgs_for_account
-from workspace.errors import InputError, NotFoundError, ServiceError
+from workspace.errors import NotFoundError, ServiceError
 from workspace.extensions import limiter
 from workspace.inputs import field_errors, parse_form, parse_query
 from workspace.security.permissions import Access
@@ -103,27 +103,35 @@ def signout():
 
 
 def _tokens_page(
-    access: Access, *, new_token: str | None = None, errors: dict[str, str] | None = None
-) -> str:
+    access: Access,
+    *,
+    new_token: str | None = None,
+    errors: dict[str, str] | None = None,
+    status: int = 200,
+):
     return render_template(
         "auth/tokens.html",
         nav_active="tokens",
         new_token=new_token,
         errors=errors or {},
         token_list=api_tokens.list_tokens(access.account.id, access.org.id),
-    )
+    ), status
 
 
-@bp.route("/o/<org>/tokens", methods=["GET", "POST"])
+def _token_refused(access: Access, error: ServiceError):
+    return _tokens_page(access, errors=field_errors(error), status=error.status)
+
+
+@bp.get("/o/<org>/tokens")
 @page(action="org.read")
-def tokens(org: str, access: Access):
+def tokens(access: Access):
     """Personal access tokens for the JSON API; a new one is shown once."""
-    if request.method == "GET":
-        return _tokens_page(access)
-    try:
-        form = parse_form(TokenCreate)
-    except InputError as exc:
-        return _tokens_page(access, errors=field_errors(exc)), 400
+    return _tokens_page(access)
+
+
+@bp.post("/o/<org>/tokens", endpoint="create_token")
+@page(action="org.read", form=TokenCreate, invalid=_token_refused)
+def create_token(access: Access, form: TokenCreate):
     _, raw = api_tokens.create_token(access.account, access.org, form.name)
     # Rendered, not redirected: the token is shown on this response only.
     return _tokens_page(access, new_token=raw)

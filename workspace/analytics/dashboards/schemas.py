@@ -196,6 +196,25 @@ class WidgetOrder(InputModel):
     widget_ids: list[uuid.UUID]
 
 
+def _ids(values: Any) -> list[uuid.UUID]:
+    """The values that are ids, in their order; the rest are dropped (a grid form
+    posts every card's id, and a card that is not one is no reason to refuse a drop)."""
+    found = []
+    for value in values if isinstance(values, list) else [values]:
+        try:
+            found.append(value if isinstance(value, uuid.UUID) else uuid.UUID(str(value)))
+        except ValueError:
+            continue
+    return found
+
+
+class OrderForm(QueryModel):
+    """The grid form after a drop: hidden inputs ``widget``, the cards in their new
+    order (the JSON API's is :class:`WidgetOrder`)."""
+
+    widget: Annotated[list[uuid.UUID], BeforeValidator(_ids)] = []
+
+
 class DashboardSearch(QueryModel):
     #: Part of a dashboard's name, any case.
     q: Annotated[str | None, Field(max_length=200)] = None

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import uuid
+from collections.abc import Mapping
 from typing import Any
 
 from flask import Blueprint, Response, redirect, render_template, request, url_for
@@ -26,6 +27,7 @@ from workspace.analytics.dashboards.schemas import (
     DashboardCreate,
     DashboardSearch,
     MoveForm,
+    OrderForm,
     ViewForm,
     ViewQuery,
     WidgetForm,
@@ -53,46 +55,57 @@ def _back(org: str, dashboard: Dashboard, view_filter: str | None = None) -> Res
     return redirect(url_for(".show", org=org, dashboard_id=dashboard.id, filter=view_filter), 303)
 
 
-def _render_index(access: Access, form: Any = None, errors: dict[str, str] | None = None):
-    search_error = None
-    try:
-        search = parse_query(DashboardSearch).q
-        rows = service.dashboard_summaries(access.org.id, access.account.id, search)
-    except InputError as exc:
-        # The box keeps the search the model refused, to be shortened (test_canvas.py
-        # test_search_too_long_is_refused_by_the_field): no model reads it back.
-        search, search_error = request.args.get("q"), field_errors(exc).get("q")
-        rows = service.dashboard_summaries(access.org.id, access.account.id)
+def _render_index(
+    access: Access,
+    search: str | None = None,
+    *,
+    typed: Mapping[str, str] | None = None,
+    search_error: str | None = None,
+    form: Mapping[str, str] | None = None,
+    errors: dict[str, str] | None = None,
+    status: int = 200,
+):
+    """The list (``search``: part of a name) with the form to start a new dashboard.
+    ``typed`` is a refused search's query string as sent, kept in its box."""
     return render_template(
         "dashboards/index.html",
-        dashboards=rows,
-        search=(search or "").strip(),
+        dashboards=service.dashboard_summaries(access.org.id, access.account.id, search),
+        search=search or "",
+        typed=typed or {},
         search_error=search_error,
         can_create=can_object(access, None, "dashboard.create"),
         form=form or {},
         errors=errors or {},
         nav_active="dashboards",
-    ), (400 if search_error else 200)
+    ), status
+
+
+def _search_refused(access: Access, error: ServiceError):
+    """Every dashboard, and the search the model refused kept in its box to be
+    shortened (test_canvas.py test_search_too_long_is_refused_by_the_field): no model
+    gives it back, so the query string goes to the page as a whole."""
+    return _render_index(
+        access, typed=request.args, search_error=field_errors(error).get("q"), status=400
+    )
 
 
 @bp.get("")
-@page(action="analytics.read")
-def index(org: str, access: Access):
+@page(action="analytics.read", form=DashboardSearch, invalid=_search_refused)
+def index(access: Access, form: DashboardSearch):
     """My dashboards and the workspace's (``?q=`` searches their names), with a form
     to start a new one."""
-    return _render_index(access)
+    return _render_index(access, form.q)
+
+
+def _create_refused(access: Access, error: ServiceError):
+    # A refusal by the model or the service (a PQL error) is a 400 on the page.
+    return _render_index(access, form=request.form, errors=field_errors(error), status=400)
 
 
 @bp.post("")
-@page(action="dashboard.create")
-def create(org: str, access: Access):
-    try:
-        form = parse_form(DashboardCreate)
-        dashboard = service.create_dashboard(
-            access.org, access.account.id, form.name, form.pql_filter
-        )
-    except ServiceError as exc:
-        return _render_index(access, request.form, field_errors(exc))[0], 400
+@page(action="dashboard.create", form=DashboardCreate, invalid=_create_refused)
+def create(org: str, access: Access, form: DashboardCreate):
+    dashboard = service.create_dashboard(access.org, access.account.id, form.name, form.pql_filter)
     return redirect(url_for(".show", org=org, dashboard_id=dashboard.id), 303)
 
 
@@ -154,23 +167,25 @@ def bodies(org: str, dashboard_id: uuid.UUID, access: Access):
 # -- owner's controls -----------------------------------------------------------------
 
 
+def _settings_refused(access: Access, dashboard_id: uuid.UUID, error: ServiceError):
+    """The dashboard as it is saved, its settings form with what was typed and why not
+    (a 400). Loaded with the route's action: an outsider's refusal stays a 403 or 404."""
+    return _render_show(
+        access,
+        service.load_dashboard(access, dashboard_id),
+        settings_errors=field_errors(error),
+        settings_form=request.form,
+    ), 400
+
+
 @bp.post("/<uuid:dashboard_id>/settings")
-@page(action="dashboard.edit")
-def settings(org: str, dashboard_id: uuid.UUID, access: Access):
+@page(action="dashboard.edit", form=DashboardCreate, invalid=_settings_refused)
+def settings(org: str, dashboard_id: uuid.UUID, access: Access, form: DashboardCreate):
+    """Rename and refilter; the form sends both, so a name is required."""
     dashboard = service.load_dashboard(access, dashboard_id)
-    try:
-        form = parse_form(DashboardCreate)  # the form sends both: a name is required
-        service.update_dashboard(
-            dashboard, access.org, access.account.id, name=form.name, pql_filter=form.pql_filter
-        )
-    except ServiceError as exc:
-        # The page wrapper rolls back this 400; show the dashboard as it is saved.
-        return _render_show(
-            access,
-            dashboard,
-            settings_errors=field_errors(exc),
-            settings_form=request.form,
-        ), 400
+    service.update_dashboard(
+        dashboard, access.org, access.account.id, name=form.name, pql_filter=form.pql_filter
+    )
     return _back(org, dashboard, _view_filter())
 
 
@@ -202,31 +217,25 @@ def delete(org: str, dashboard_id: uuid.UUID, access: Access):
 
 
 @bp.post("/<uuid:dashboard_id>/widgets/order")
-@page(action="dashboard.edit")
-def order(org: str, dashboard_id: uuid.UUID, access: Access):
+@page(action="dashboard.edit", form=OrderForm)
+def order(org: str, dashboard_id: uuid.UUID, access: Access, form: OrderForm):
     """The grid form after a drop: hidden inputs ``widget`` in their new order."""
     dashboard = service.load_dashboard(access, dashboard_id)
-    ids = []
-    for value in request.form.getlist("widget"):
-        try:
-            ids.append(uuid.UUID(value))
-        except ValueError:
-            continue
-    widgets.reorder_widgets(dashboard, access.account.id, ids)
+    widgets.reorder_widgets(dashboard, access.account.id, form.widget)
     if htmx:
         return Response(status=204)
     return _back(org, dashboard, _view_filter())
 
 
 @bp.post("/<uuid:dashboard_id>/widgets/<uuid:widget_id>/move")
-@page(action="dashboard.edit")
-def move(org: str, dashboard_id: uuid.UUID, widget_id: uuid.UUID, access: Access):
+@page(action="dashboard.edit", form=MoveForm)
+def move(org: str, dashboard_id: uuid.UUID, widget_id: uuid.UUID, access: Access, form: MoveForm):
     """One place earlier or later: reordering for keyboards and for pages without JS."""
     dashboard = service.load_dashboard(access, dashboard_id)
     item = service.get_widget(dashboard, widget_id)
     ids = [w.id for w in dashboard.widgets]
     index = ids.index(item.id)
-    target = index - 1 if parse_form(MoveForm).direction == "earlier" else index + 1
+    target = index - 1 if form.direction == "earlier" else index + 1
     if 0 <= target < len(ids):
         ids[index], ids[target] = ids[target], ids[index]
         widgets.reorder_widgets(dashboard, access.account.id, ids)

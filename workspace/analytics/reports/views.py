@@ -42,9 +42,33 @@ TABS = {
 }
 
 
-def _read_args(model: type[BaseModel]) -> tuple[Any, str | None]:
-    """The tab's inputs from the query string; on a bad value, the defaults and a
-    message saying what was wrong (a page never fails on a hand-edited URL)."""
+def _page_context(access: Access, tab: str) -> dict[str, Any]:
+    """The page around the tab: its inputs from the query string (``query``) and its
+    ``scope``. A page never fails on a hand-edited URL: a bad value is its default
+    and a project of no one's the whole org, with a warning saying so."""
+    if tab not in TABS:
+        raise NotFoundError("No such analytics tab.")
+    query, warning = _lenient(TABS[tab][1])
+    try:
+        scope = make_scope(access.org, query.project_id)
+    except NotFoundError as exc:
+        scope, warning = make_scope(access.org), exc.message + " Showing the whole organization."
+        query.project_id = None
+    return {
+        "tab": tab,
+        "tabs": {k: v[0] for k, v in TABS.items()},
+        "query": query,
+        "warning": warning,
+        "project_list": projects.list_projects(access.org.id),
+        "scope": scope,
+        "error": None,
+        "nav_active": "analytics",
+    }
+
+
+def _lenient(model: type[BaseModel]) -> tuple[Any, str | None]:
+    """``model`` from the query string; on a bad value, the defaults and a message
+    saying what was wrong."""
     data = {k: v for k, v in request.args.items() if k in model.model_fields and v != ""}
     try:
         return model.model_validate(data), None
@@ -58,36 +82,24 @@ def _read_args(model: type[BaseModel]) -> tuple[Any, str | None]:
         return query, f"Ignored an invalid value for {', '.join(bad)}; showing the default."
 
 
+def _tab(context: dict[str, Any]):
+    """The page, or for HTMX the tab body alone."""
+    return render_template("analytics/_body.html" if htmx else "analytics/index.html", **context)
+
+
+def _cannot_build(access: Access, tab: str, error: ServiceError):
+    """A filter or status the tab cannot use: the tab says what to fix."""
+    return _tab({**_page_context(access, tab), "error": error})
+
+
 @bp.get("/o/<org>/analytics", defaults={"tab": "overview"})
 @bp.get("/o/<org>/analytics/<tab>")
-@page(action="analytics.read")
-def index(org: str, tab: str, access: Access):
+@page(action="analytics.read", invalid=_cannot_build)
+def index(tab: str, access: Access):
     """Analytics for the org or one project; HTMX requests get just the tab body."""
-    if tab not in TABS:
-        raise NotFoundError("No such analytics tab.")
-    query, warning = _read_args(TABS[tab][1])
-    try:
-        scope = make_scope(access.org, query.project_id)
-    except ServiceError as exc:
-        scope, warning = make_scope(access.org), exc.message + " Showing the whole organization."
-        query.project_id = None
-    context: dict[str, Any] = {
-        "tab": tab,
-        "tabs": {k: v[0] for k, v in TABS.items()},
-        "query": query,
-        "warning": warning,
-        "project_list": projects.list_projects(access.org.id),
-        "scope": scope,
-        "error": None,
-        "nav_active": "analytics",
-    }
-    try:
-        context.update(_TAB_BUILDERS[tab](scope, query, access.account.id))
-    except ServiceError as exc:  # a bad filter or status: the tab says what to fix
-        context["error"] = exc
-    if htmx:
-        return render_template("analytics/_body.html", **context)
-    return render_template("analytics/index.html", **context)
+    context = _page_context(access, tab)
+    built = _TAB_BUILDERS[tab](context["scope"], context["query"], access.account.id)
+    return _tab({**context, **built})
 
 
 def _overview(scope: Scope, query: ScopeQuery, _account: uuid.UUID) -> dict[str, Any]:

@@ -38,6 +38,14 @@ def test_demo_seed_covers_every_category_priority_kind_with_history(app):
     result = runner.invoke(args=["demo", "--tasks", "600", "--password", "demo-password-1"])
     assert result.exit_code == 0, result.output
     assert "owner@acme.test" in result.output and "demo-password-1" in result.output
+    # Not a terminal: plain progress lines on stderr, one per project's batch here.
+    assert re.findall(r"^demo: (\d+)/600 tasks \((\d+)%\)", result.stderr, re.M) == [
+        ("200", "33"),
+        ("400", "66"),
+        ("600", "100"),
+    ]
+    assert re.search(r"^demo: 600/600 tasks \(100%\), [\d.]+/s, in \d+s$", result.stderr, re.M)
+    assert "tasks (" not in result.stdout
     with app.app_context():
         org = db.session.scalar(select(Org).where(Org.slug == "acme"))
         assert str(org.id) in result.output
@@ -155,6 +163,17 @@ def test_bench_data_generates_requested_rows(app):
     runner = app.test_cli_runner()
     result = runner.invoke(args=["bench-data", "--tasks", "2000"])
     assert result.exit_code == 0, result.output
+    # Not a terminal: a plain line per batch that crosses a tenth (one per org here),
+    # on stderr; the results on stdout as before.
+    assert re.findall(r"^bench-data: (\d+)/2000 tasks \((\d+)%\)", result.stderr, re.M) == [
+        ("1200", "60"),
+        ("1600", "80"),
+        ("1800", "90"),
+        ("2000", "100"),
+    ]
+    assert re.search(r"ETA \d+s$", result.stderr, re.M)
+    assert re.search(r"2000/2000 tasks \(100%\), [\d.]+/s, in \d+s$", result.stderr, re.M)
+    assert "Generated 2000 tasks" in result.stdout and "bench-data:" not in result.stdout
     with app.app_context():
         assert db.session.scalar(select(func.count()).select_from(Task)) == 2000
         live = db.session.scalar(

@@ -18,6 +18,7 @@ from workspace.core.models import Org
 from workspace.core.orgs import active_membership, create_org, find_org
 from workspace.errors import ServiceError
 from workspace.extensions import db
+from workspace.progress import Progress
 
 
 def init_app(app: Flask) -> None:
@@ -54,12 +55,16 @@ def demo_command(task_count: int, password: str | None, if_empty: bool) -> None:
         else:
             click.echo(f"Sign in at {base}/signin")
         return
-    try:
-        result = seed.seed_demo(task_count=task_count, password=password)
-    except ValueError as exc:  # a password the policy refuses
-        raise click.ClickException(str(exc)) from exc
-    if result is None:
-        raise click.ClickException("The demo org 'acme' exists already; nothing seeded.")
+    # The tasks as they are written (stderr): a bar on a terminal, lines in logs.
+    with Progress("demo", task_count, "tasks") as tasks:
+        try:
+            result = seed.seed_demo(
+                task_count=task_count, password=password, on_tasks=tasks.advance
+            )
+        except ValueError as exc:  # a password the policy refuses
+            raise click.ClickException(str(exc)) from exc
+        if result is None:
+            raise click.ClickException("The demo org 'acme' exists already; nothing seeded.")
     db.session.commit()
     saved.parent.mkdir(parents=True, exist_ok=True)
     saved.write_text(result.password)

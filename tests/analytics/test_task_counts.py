@@ -255,7 +255,12 @@ def test_flask_analytics_verify_reports_and_repairs(app, client):
     drift = runner.invoke(args=["analytics", "verify", "--org", org.slug])
     assert drift.exit_code == 1 and "missing 1" in drift.output
     fixed = runner.invoke(args=["analytics", "verify", "--repair"])
-    assert fixed.exit_code == 0 and "repaired" in fixed.output
+    assert fixed.exit_code == 0 and "repaired" in fixed.stdout
+    # Not a terminal: a plain progress line per rollup on stderr, the last at 100%.
+    lines = [line for line in fixed.stderr.splitlines() if line.startswith("analytics verify")]
+    total = len(consistency.ROLLUPS)
+    assert len(lines) == total
+    assert lines[-1].startswith(f"analytics verify --repair: {total}/{total} rollups (100%), ")
     assert runner.invoke(args=["analytics", "verify"]).exit_code == 0
     unknown = runner.invoke(args=["analytics", "verify", "--org", "nope"])
     assert unknown.exit_code != 0 and "No organization" in unknown.output

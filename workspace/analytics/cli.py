@@ -8,6 +8,7 @@ from flask.cli import AppGroup
 
 from workspace.analytics import consistency
 from workspace.core.orgs import find_org
+from workspace.progress import Progress
 from workspace.transaction import transactional
 
 
@@ -24,7 +25,10 @@ def _verify(org_ref: str | None, repair: bool) -> consistency.Verification:
         if org is None:
             raise click.ClickException(f"No organization {org_ref!r}.")
         org_id = org.id
-    return consistency.verify(org_id, repair=repair)
+    # Each rollup as it is compared (stderr): a bar on a terminal, lines in logs.
+    label = "analytics verify" + (" --repair" if repair else "")
+    with Progress(label, len(consistency.ROLLUPS), "rollups") as rollups:
+        return consistency.verify(org_id, repair=repair, on_rollup=rollups.advance)
 
 
 @analytics_group.command("verify")

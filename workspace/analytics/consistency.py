@@ -166,9 +166,15 @@ class Verification:
         return not (self.missing or self.extra or self.wrong)
 
 
-def verify(org_id: uuid.UUID | None = None, *, repair: bool = False) -> Verification:
+def verify(
+    org_id: uuid.UUID | None = None,
+    *,
+    repair: bool = False,
+    on_rollup: Callable[[int], None] | None = None,
+) -> Verification:
     """Compare every rollup with a scan of the tasks (one org, or all); with ``repair``,
-    rewrite the differing orgs' rows from the scan. The caller commits.
+    rewrite the differing orgs' rows from the scan. The caller commits. ``on_rollup(1)``
+    hears of each rollup compared (and repaired), the command's progress.
 
     On PostgreSQL the tasks and their history are locked against writes (SHARE mode)
     for the comparison and repair, so a concurrent task write cannot slip between scan
@@ -184,6 +190,8 @@ def verify(org_id: uuid.UUID | None = None, *, repair: bool = False) -> Verifica
             for org in differing:
                 _rebuild(rollup, org)
             result.repaired = True
+        if on_rollup is not None:
+            on_rollup(1)
     db.session.flush()
     return result
 

@@ -44,6 +44,7 @@ from workspace.benchdata.writers import (
 )
 from workspace.core.models import Project
 from workspace.extensions import db
+from workspace.progress import Progress
 from workspace.transaction import transactional
 
 
@@ -56,15 +57,14 @@ def load(task_count: int, seed: int = 11, echo: Callable[[str], None] = print) -
     dialect = db.session.get_bind().dialect.name
     raw = db.session.connection().connection.dbapi_connection
     restore = sqlite_bulk_mode(raw) if dialect == "sqlite" else None
-    written = 0
+    # The tasks written, per batch: a bar on a terminal, lines in logs (stderr).
+    tasks = Progress("bench-data", task_count, "tasks")
 
     def report(what: str | int) -> None:
-        nonlocal written
-        if isinstance(what, int):  # a batch of tasks: say so once per million
-            before, written = written, written + what
-            if written // 1_000_000 == before // 1_000_000 and written != task_count:
-                return
-            what = f"{written} tasks written"
+        if isinstance(what, int):  # a batch of tasks
+            tasks.advance(what)
+            return
+        tasks.close()  # the next phase: the bar's line ends first
         echo(f"  {what} ({time.monotonic() - started:.0f}s)")
 
     # One unit of work: committed when it returns, rolled back if anything fails.
@@ -81,7 +81,8 @@ def load(task_count: int, seed: int = 11, echo: Callable[[str], None] = print) -
         return plans
 
     try:
-        plans = write()
+        with tasks:
+            plans = write()
         report("committed")
     finally:
         if restore is not None:

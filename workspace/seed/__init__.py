@@ -22,12 +22,14 @@ from __future__ import annotations
 import random
 import secrets
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from sqlalchemy import event, select
+from sqlalchemy import Insert, event, select
+from sqlalchemy.orm import ORMExecuteState
 
-from workspace.core.models import Org
+from workspace.core.models import Org, Task
 from workspace.extensions import db
 from workspace.seed import agents, dashboards, identity, people, projects, system
 from workspace.seed.demo import Demo, Stamp
@@ -41,15 +43,30 @@ class DemoResult:
 
 
 def seed_demo(
-    task_count: int = 2000, password: str | None = None, seed: int = 7
+    task_count: int = 2000,
+    password: str | None = None,
+    seed: int = 7,
+    on_tasks: Callable[[int], None] | None = None,
 ) -> DemoResult | None:
-    """The demo org Acme; None when it exists already. The caller commits."""
+    """The demo org Acme; None when it exists already. The caller commits.
+
+    ``on_tasks(n)`` hears of each batch of ``n`` task rows as it is inserted (the
+    command's progress), from the session, so the areas need not know of it."""
     if db.session.scalar(select(Org.id).where(Org.slug == "acme")):
         return None
     password = password or secrets.token_urlsafe(9)
     stamp = Stamp()
     session = db.session()
     event.listen(session, "transient_to_pending", stamp.collect)
+
+    def count_tasks(execution: ORMExecuteState) -> None:
+        statement = execution.statement
+        if on_tasks and isinstance(statement, Insert) and statement.table is Task.__table__:
+            rows = execution.parameters
+            on_tasks(len(rows) if isinstance(rows, list) else 1)
+
+    if on_tasks is not None:
+        event.listen(session, "do_orm_execute", count_tasks)
     try:
         demo = Demo(random.Random(seed), datetime.now(UTC), stamp)
         people.org_and_people(demo, password)
@@ -70,4 +87,6 @@ def seed_demo(
         db.session.flush()
     finally:
         event.remove(session, "transient_to_pending", stamp.collect)
+        if on_tasks is not None:
+            event.remove(session, "do_orm_execute", count_tasks)
     return DemoResult(org_id=demo.org.id, owner_email=demo.owner.email, password=password)

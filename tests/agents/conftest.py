@@ -8,6 +8,7 @@ client's timeout. It records every request so tests can check what was sent.
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -157,3 +158,20 @@ def states_by_name(client, org: OrgFixture, project_id: str) -> dict[str, str]:
 
 def make_task(client, org: OrgFixture, project_id: str, **fields: Any) -> dict:
     return new_task(client, org, {"id": project_id}, **{"title": "Task", **fields})
+
+
+def ask_on_page(client, slug: str, text: str, timeout: float = 20.0, **form: str) -> str:
+    """Ask in the Ask box with HTMX when a model is configured: the pending state (202),
+    then its poll until the answer replaces it (a worker must be running)."""
+    resp = client.post(
+        f"/o/{slug}/analytics/ask", data={"text": text, **form}, headers={"HX-Request": "true"}
+    )
+    html = resp.get_data(as_text=True)
+    assert resp.status_code == 202, html
+    poll = re.search(r'hx-get="([^"]+)"', html).group(1)
+    deadline = time.monotonic() + timeout
+    while "ask-pending" in html:
+        assert time.monotonic() < deadline, html
+        time.sleep(0.05)
+        html = client.get(poll, headers={"HX-Request": "true"}).get_data(as_text=True)
+    return html

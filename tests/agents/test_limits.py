@@ -54,8 +54,13 @@ def test_asks_are_rate_limited_per_member_and_per_org(app, acme):
     from workspace.extensions import limiter
 
     bob = add_person(app, acme.org_id, "bob@acme.test")
+    # No embedded worker of its own: it would outlive the test and take later tests'
+    # ask jobs with this app's settings.
     limited = rate_limited_app(
-        app, ASK_RATE_PER_MEMBER="3 per minute", ASK_RATE_PER_ORG="5 per minute"
+        app,
+        ASK_RATE_PER_MEMBER="3 per minute",
+        ASK_RATE_PER_ORG="5 per minute",
+        JOBS_EMBEDDED_WORKER=False,
     )
     try:
         client = limited.test_client()

@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy import select
 
 from tests.agents import provider_server
-from tests.agents.conftest import make_project, make_task, states_by_name
+from tests.agents.conftest import ask_on_page, make_project, make_task, states_by_name
 from tests.agents.provider_server import KEY, ProviderServer
 from tests.conftest import add_person, login
 from workspace.agents.models import AiRun
@@ -261,20 +261,18 @@ def test_failure_gives_the_interpreters_chart_with_a_note(client, app, acme, wor
     assert "did not understand the request either" in body["model_note"]
 
 
-def test_ask_page_shows_the_note_and_links_admins_to_settings(client, app, acme, work, provider):
+def test_ask_page_shows_the_note_and_links_admins_to_settings(
+    client, app, acme, work, provider, embedded_worker
+):
     configure(client, acme, provider.url("/fenced/v1"), key="sk-wrong-key-0000")
     settings_link = f'href="/o/{acme.slug}/settings/ai"'
     login(client, acme.owner_email)
-    html = client.post(
-        f"/o/{acme.slug}/analytics/ask", data={"text": "open bugs by project"}, headers=HX
-    ).get_data(as_text=True)
+    html = ask_on_page(client, acme.slug, "open bugs by project")
     assert "The model failed (HTTP 401" in html and "built-in interpreter" in html
     assert settings_link in html and "Open bugs by project" in html
     bob = add_person(app, acme.org_id, "bob@acme.test")
     login(client, bob.owner_email)
-    html = client.post(
-        f"/o/{acme.slug}/analytics/ask", data={"text": "open bugs by project"}, headers=HX
-    ).get_data(as_text=True)
+    html = ask_on_page(client, acme.slug, "open bugs by project")
     assert "The model failed (HTTP 401" in html and settings_link not in html
 
 

@@ -1,7 +1,8 @@
 """Ask-a-chart on the org's own model, AI credits, and agents as members (issue 8).
 
 ``models`` settings and AI runs; ``client`` the OpenAI-compatible HTTP call;
-``spec``/``offline``/``ask`` turning a sentence into a chart; ``credits`` the monthly
+``spec``/``offline``/``ask`` turning a sentence into a chart, ``ask_job`` the same ask
+as a job whose model call runs on a worker; ``credits`` the monthly
 pool; ``settings`` model settings; ``members`` agent members; ``tools`` the agent
 tool registry; ``mcp`` the MCP server; ``api`` (JSON), ``tools_api`` (the agent tool
 interface) and ``views`` (HTML) the thin blueprints.

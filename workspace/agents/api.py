@@ -8,7 +8,9 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from workspace.agents import ask, credits, endpoints, members, settings
+from flask import Response, json, url_for
+
+from workspace.agents import ask_job, credits, endpoints, members, settings
 from workspace.agents.models import settings_for
 from workspace.agents.quirks import Quirks
 from workspace.agents.schemas import (
@@ -23,9 +25,9 @@ from workspace.agents.schemas import (
     AskOut,
     CreditsOut,
 )
-from workspace.analytics.scope import make_scope
 from workspace.api import operation
 from workspace.api.blueprints import api_blueprint
+from workspace.jobs.schemas import JobOut
 from workspace.security.permissions import Access
 from workspace.security.tokens import display_prefix
 
@@ -108,19 +110,51 @@ def test_settings(org_id: uuid.UUID, access: Access, body: AiTestIn):
     return AiTestOut(ok=result.ok, message=result.message)
 
 
+#: An ask is refused with 429 past a rate or the org's asks in flight; a waiting caller
+#: gets 503 when no worker answered in time.
+ASK_ERRORS = (400, 401, 403, 404, 429)
+
+
 @bp.post("/analytics/ask")
 @operation(
-    "Ask for a chart in plain words", tag="analytics", body=AskIn, response=AskOut, action="ai.ask"
+    "Ask for a chart in plain words",
+    tag="analytics",
+    body=AskIn,
+    response=AskOut,
+    action="ai.ask",
+    errors=(*ASK_ERRORS, 503),
 )
 def ask_chart(org_id: uuid.UUID, access: Access, body: AskIn):
     """Never an error for an unusable model answer. When the model fails (``outcome``
     provider_error, timeout, invalid_answer, credits_exhausted, key_unreadable), the
     built-in interpreter charts the same words (``offline: true``) and ``model_note``
     says why; when it does not understand them either, the default chart (count by
-    status, "Work items by status") comes back with ``fallback: true``."""
-    scope = make_scope(access.org, body.project_id)
-    result: dict[str, Any] = ask.ask_chart(scope, access.account, body.text)
+    status, "Work items by status") comes back with ``fallback: true``. With a model
+    configured this is the job of ``POST …/analytics/ask/jobs``, waited for."""
+    result: dict[str, Any] = ask_job.ask_now(access, body.text, body.project_id)
     return AskOut.model_validate(result)
+
+
+@bp.post("/analytics/ask/jobs")
+@operation(
+    "Start an ask as a job: 202 with the job, whose Location to follow",
+    tag="analytics",
+    body=AskIn,
+    response=JobOut,
+    status=202,
+    action="ai.ask",
+    errors=ASK_ERRORS,
+)
+def start_ask(org_id: uuid.UUID, access: Access, body: AskIn):
+    """The model is asked on a worker; ``GET`` the Location until ``state`` is ``done``,
+    then its ``result`` is the chart, as ``POST …/analytics/ask`` answers it (``dead``:
+    ``error`` says why). Refused like that ask: 429 past a rate, or while the org has
+    ``ASK_MAX_IN_FLIGHT_PER_ORG`` asks queued or running."""
+    job = ask_job.start(access, body.text, body.project_id)
+    location = url_for("job_status_api.read_job", org_id=org_id, job_id=job.id)
+    body_out = JobOut.of(job).model_dump(mode="json")
+    return Response(json.dumps(body_out), status=202, mimetype="application/json",
+                    headers={"Location": location})  # fmt: skip
 
 
 @bp.get("/analytics/credits")

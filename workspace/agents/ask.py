@@ -123,12 +123,17 @@ def _learnt(row: AiSettings, model: str, quirks: Quirks, learnt: list[str]) -> s
 
 
 def _ask_model(
-    row: AiSettings, text: str, org_id: uuid.UUID, account: Account, now: datetime
+    row: AiSettings,
+    text: str,
+    org_id: uuid.UUID,
+    account: Account,
+    now: datetime,
+    run_id: uuid.UUID | None,
 ) -> Attempt:
     model = row.model
     quirks = Quirks.load(row.quirks, model)
     answer_tokens = MAX_REASONING_TOKENS if quirks.max_completion_tokens else MAX_ANSWER_TOKENS
-    run = reserve(row, text, org_id, account, now, reserved_credits(answer_tokens))
+    run = reserve(row, text, org_id, account, now, reserved_credits(answer_tokens), run_id)
     if run is None:
         return Attempt(DEFAULT, "credits_exhausted", fallback=True, model=model)
     try:
@@ -259,10 +264,8 @@ def _zero_points(scope: Scope, dimension: str) -> list[dict[str, Any]]:
     return [{"key": name, "value": 0, "id": None} for name in sorted(shown, key=str.lower)]
 
 
-def ask_chart(
-    scope: Scope, account: Account, text: str, *, now: datetime | None = None
-) -> dict[str, Any]:
-    """Answer a chart request and record the attempt (flushed; the request commits)."""
+def checked_text(text: str) -> str:
+    """The request's words, stripped; a blank or too long one is refused on ``text``."""
     text = text.strip()
     if not text:
         raise ServiceError("Say what chart you want, e.g. 'open bugs by assignee'.", field="text")
@@ -271,14 +274,43 @@ def ask_chart(
             f"A chart request can be at most {MAX_REQUEST} characters; this one has {len(text)}.",
             field="text",
         )
+    return text
+
+
+def model_for(org_id: uuid.UUID) -> str | None:
+    """The model an ask of this org calls, or None when the built-in interpreter answers."""
+    row = settings_for(org_id)
+    return row.model if row is not None and row.has_api_key else None
+
+
+def ask_chart(
+    scope: Scope, account: Account, text: str, *, now: datetime | None = None
+) -> dict[str, Any]:
+    """Answer a chart request here and now, counted against the ask rates: what the page
+    and the API do when no model is configured (a model's ask runs as a job)."""
+    text = checked_text(text)
+    check_rate(scope.org_id, account.id)
+    return answer(scope, account, text, now=now)
+
+
+def answer(
+    scope: Scope,
+    account: Account,
+    text: str,
+    *,
+    now: datetime | None = None,
+    run_id: uuid.UUID | None = None,
+) -> dict[str, Any]:
+    """Answer a checked request and record the attempt (flushed; the caller commits):
+    the shared core of the synchronous ask and the ``ai.ask`` job. ``run_id`` is the id
+    of the AI run to write (the job's own, so a job delivered twice writes one run)."""
     now = now or datetime.now(UTC)
     account_id = account.id
-    check_rate(scope.org_id, account_id)
     row = settings_for(scope.org_id)
     if row is None or not row.has_api_key:
         attempt = _ask_offline(text)
     else:
-        attempt = _ask_model(row, text, scope.org_id, account, now)
+        attempt = _ask_model(row, text, scope.org_id, account, now, run_id)
         if attempt.fallback:
             _rescue(attempt, text)
     try:
@@ -291,9 +323,10 @@ def ask_chart(
     if not points:  # e.g. by project in an org with none: nothing to name
         attempt.spec, attempt.fallback = DEFAULT, True
         points = _zero_points(scope, DEFAULT.dimension)
-    run = attempt.run
+    run = attempt.run or (db.session.get(AiRun, run_id) if run_id else None)
     if run is None:
         run = AiRun(
+            **({"id": run_id} if run_id else {}),
             org_id=scope.org_id,
             account_id=account_id,
             actor_kind=account.kind,
@@ -301,9 +334,8 @@ def ask_chart(
             created_at=now,
         )
         db.session.add(run)
-        charged = attempt.credits
-    else:  # settle the reservation to the real cost, within what the pool has left
-        charged = credits.settle(run, attempt.credits, now)
+    # A reservation is settled to the real cost, within what the pool has left.
+    charged = credits.settle(run, attempt.credits, now) if attempt.run else attempt.credits
     run.model = attempt.model
     run.raw_answer = attempt.raw
     run.outcome = attempt.outcome

@@ -114,20 +114,21 @@ def lock_pool(org_id: uuid.UUID) -> None:
     )
 
 
-def in_flight(org_id: uuid.UUID, now: datetime) -> int:
-    """Asks of this org whose model call is under way (stale reservations aside)."""
-    return (
-        db.session.scalar(
-            select(func.count())
-            .select_from(AiRun)
-            .where(
-                AiRun.org_id == org_id,
-                AiRun.outcome == RUNNING,
-                AiRun.created_at >= now - reservation_ttl(),
-            )
+def in_flight(org_id: uuid.UUID, now: datetime, *, besides: uuid.UUID | None = None) -> int:
+    """Asks of this org whose model call is under way (stale reservations aside, and
+    the run ``besides``)."""
+    query = (
+        select(func.count())
+        .select_from(AiRun)
+        .where(
+            AiRun.org_id == org_id,
+            AiRun.outcome == RUNNING,
+            AiRun.created_at >= now - reservation_ttl(),
         )
-        or 0
     )
+    if besides is not None:
+        query = query.where(AiRun.id != besides)
+    return db.session.scalar(query) or 0
 
 
 def settle(run: AiRun, charge: int, now: datetime) -> int:

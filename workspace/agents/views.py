@@ -15,7 +15,7 @@ from typing import Any
 from flask import Blueprint, flash, redirect, render_template, request, url_for
 from werkzeug.datastructures import MultiDict
 
-from workspace.agents import ask, credits, endpoints, members, settings, widgets
+from workspace.agents import ask, ask_job, credits, endpoints, members, settings, widgets
 from workspace.agents.models import settings_for
 from workspace.agents.quirks import Quirks
 from workspace.agents.schemas import AgentCreate, AiSettingsIn, AiTestIn, AskForm, SaveAnswerIn
@@ -26,6 +26,7 @@ from workspace.core import projects
 from workspace.errors import ServiceError
 from workspace.extensions import htmx
 from workspace.inputs import field_errors, first_error
+from workspace.jobs.models import JobState
 from workspace.security.permissions import Access, can
 
 bp = Blueprint("agents_pages", __name__)
@@ -157,8 +158,9 @@ def remove_agent(org: str, agent_id: uuid.UUID, access: Access):
 # -- the Ask box ---------------------------------------------------------------------------
 
 
-def _ask_page(access: Access, status: int = 200, **answer: Any):
-    """The Ask page with the box showing what was typed; for HTMX only the answer."""
+def _ask_page(access: Access, status: int = 200, *, poll: bool = False, **answer: Any):
+    """The Ask page with the box showing what was typed; for HTMX (an ask, or the poll
+    of an ask's job) only the answer."""
     context = {
         "typed": request.form,
         "ask_projects": projects.list_projects(access.org.id),
@@ -170,7 +172,7 @@ def _ask_page(access: Access, status: int = 200, **answer: Any):
         "can_manage_ai": can(access, "org.manage_settings"),
         **answer,
     }
-    if htmx and request.method == "POST":
+    if htmx and (poll or request.method == "POST"):
         return render_template("agents/_ask_result.html", **context), status
     return render("agents/ask.html", status=status, **context)
 
@@ -189,20 +191,55 @@ def ask_page(access: Access):
 
 @bp.post(ASK, endpoint="ask_chart")
 @page(action="ai.ask", form=AskForm, invalid=_ask_refused)
-def ask_chart(access: Access, form: AskForm):
-    """The chart the words ask for; HTMX gets just the answer."""
+def ask_chart(org: str, access: Access, form: AskForm):
+    """With a model configured, the ask is a job (the model is called on a worker): HTMX
+    gets its pending state, which polls until the chart replaces it; without JavaScript,
+    the job's page. With none, the built-in interpreter answers here at once."""
+    if ask.model_for(access.org.id) is not None:
+        job = ask_job.start(access, form.text, form.project_id, form.dashboard_id)
+        if htmx:
+            return render_template("agents/_ask_pending.html", job=job), 202
+        return redirect(url_for("job_status_pages.job", org=org, job_id=job.id), 303)
     answer = ask.ask_chart(make_scope(access.org, form.project_id), access.account, form.text)
+    return _answered(access, answer, form.project_id, form.dashboard_id)
+
+
+def _answered(
+    access: Access,
+    answer: dict[str, Any],
+    answer_project_id: uuid.UUID | None,
+    selected_dashboard_id: uuid.UUID | None,
+    poll: bool = False,
+):
+    """The answer in the Ask box: the chart, its table, and saving it as a widget."""
     dimension = answer.get("dimension")
     drawn = dimensions.drawable(access.org.id, answer["points"], dimension)
     return _ask_page(
         access,
+        poll=poll,
         answer=answer,
-        answer_project_id=form.project_id,
+        answer_project_id=answer_project_id,
         figures={"ask": charts.to_json(charts.points_figure(drawn, dimension=dimension))},
         dashboards=widgets.own_dashboards(access),
         # Asked from a dashboard page: offer that dashboard first.
-        selected_dashboard_id=form.dashboard_id,
+        selected_dashboard_id=selected_dashboard_id,
     )
+
+
+@bp.get(ASK + "/jobs/<uuid:job_id>", endpoint="ask_job")
+@page(action="ai.ask")
+def ask_job_state(org: str, job_id: uuid.UUID, access: Access):
+    """The Ask box's poll: the pending state while the job runs, then the chart in its
+    place (or why there is none). Without HTMX, the job's own page says the same."""
+    job = ask_job.load(access, job_id)
+    if not htmx:
+        return redirect(url_for("job_status_pages.job", org=org, job_id=job.id))
+    if not job.job_state.finished:
+        return render_template("agents/_ask_pending.html", job=job)
+    if job.job_state is JobState.DEAD:
+        return _ask_page(access, poll=True, ask_error=ask_job.failure(job).message)
+    context = ask_job.page_context(job)
+    return _answered(access, job.result["answer"], **context, poll=True)
 
 
 def _save_refused(access: Access, error: ServiceError):

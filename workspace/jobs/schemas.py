@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 from flask import url_for
 
@@ -39,6 +39,9 @@ class JobOut(OutputModel):
     finished_at: datetime | None
     #: Where the job's file is, once it is ``done`` and made one.
     file_url: str | None
+    #: What a ``done`` job answered, for a kind that answers with data (``ai.ask``: the
+    #: chart, as ``POST …/analytics/ask`` answers it); null otherwise.
+    result: dict[str, Any] | None
 
     @classmethod
     def of(cls, job: Job) -> JobOut:
@@ -66,4 +69,5 @@ class JobOut(OutputModel):
             file_url=url_for("job_status_api.job_file", org_id=job.org_id, job_id=job.id)
             if has_file
             else None,
+            result=(job.result or {}).get("answer") if job.job_state is JobState.DONE else None,
         )

@@ -19,8 +19,6 @@ AXE = Path(__file__).resolve().parent.parent / "browser_assets" / "axe.min.js"
 BLOCKING = {"serious", "critical"}
 
 
-
-
 def axe_problems(page) -> list[str]:
     page.evaluate(AXE.read_text(encoding="utf-8"))
     result = page.evaluate("axe.run(document, {resultTypes: ['violations']})")

@@ -17,7 +17,6 @@ waited for; with none, the built-in interpreter answers at once (nothing to wait
 from __future__ import annotations
 
 import logging
-import time
 import uuid
 from typing import Any
 
@@ -28,10 +27,10 @@ from workspace.agents.ask_limits import ASK_JOB, check_rate, claim_slot
 from workspace.agents.schemas import AskOut
 from workspace.analytics.scope import make_scope
 from workspace.core.models import Account
-from workspace.errors import BusyError, NotFoundError, ServiceError
+from workspace.errors import NotFoundError, ServiceError
 from workspace.extensions import db
-from workspace.jobs import broker, runner
 from workspace.jobs import service as jobs
+from workspace.jobs import waiting
 from workspace.jobs.models import Job, JobState
 from workspace.jobs.registry import Progress, handler
 from workspace.security.permissions import Access, authorize_route, org_access
@@ -89,36 +88,16 @@ def ask_now(access: Access, text: str, project_id: uuid.UUID | None = None) -> d
 
 
 def _run_to_end(job: Job) -> Job:
-    """Run ``job`` here on the embedded default (its worker is this process), else let
-    a worker run it; either way, the job once finished."""
-    job_id = job.id
-    if broker.embedded(current_app):
-        app = current_app._get_current_object()  # type: ignore[attr-defined]
-        for _ in range(job.max_attempts):  # each attempt at once: the caller waits anyway
-            try:
-                runner.run(app, str(job_id))
-            except Exception:  # recorded on the job: its state says whether to go on
-                log.warning("ask job %s: an attempt failed", job_id, exc_info=True)
-            db.session.expire_all()
-            if jobs.get_job(job_id).job_state.finished:
-                break
-    deadline = time.monotonic() + wait_seconds()
-    while True:
-        db.session.expire_all()
-        job = jobs.get_job(job_id)
-        if job.job_state.finished:
-            return job
-        if time.monotonic() > deadline:
-            raise BusyError("The model is still answering; ask again in a moment.")
-        time.sleep(0.05)
+    return waiting.run_to_end(
+        job.id,
+        wait_seconds=wait_seconds(),
+        still_running="The model is still answering; ask again in a moment.",
+    )
 
 
 def failure(job: Job) -> ServiceError:
     """A finished job's refusal as the error the API answers (503 for a failure)."""
-    error = (job.result or {}).get("error") or {}
-    refused = ServiceError(error.get("detail") or job.last_error or "The chart could not be made.")
-    refused.status = int(error.get("status", 503))
-    return refused
+    return waiting.refusal(job, "The chart could not be made.")
 
 
 def load(access: Access, job_id: uuid.UUID) -> Job:

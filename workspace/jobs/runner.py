@@ -100,7 +100,10 @@ def run(app: Flask, job_id: str) -> None:
             # on a retry: the job ends here, with the refusal's status for the API.
             db.session.rollback()
             job = db.session.get(Job, ident)
-            job.result = {"error": {"status": exc.status, "detail": exc.message}}
+            refusal = {"status": exc.status, "detail": exc.message}
+            if exc.retry_after:
+                refusal["retry_after"] = exc.retry_after
+            job.result = {"error": refusal}
             _finish_failed(job, exc.message, final=True)
         except (Exception, Interrupt) as exc:
             # Interrupt: the attempt outran its time limit (TimeLimitExceeded is not an

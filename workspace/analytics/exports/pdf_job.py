@@ -11,21 +11,19 @@ process on the embedded default, else waited for.
 from __future__ import annotations
 
 import logging
-import time
 import uuid
 from datetime import timedelta
 
-from flask import current_app
 from sqlalchemy import func, select
 
 from workspace.analytics.dashboards import export, limits, service
 from workspace.analytics.dashboards.models import Dashboard
 from workspace.analytics.dashboards.query import DashboardQuery, printed_views
 from workspace.core.models import Account
-from workspace.errors import BusyError, ServiceError
+from workspace.errors import ServiceError
 from workspace.extensions import db
-from workspace.jobs import broker, runner
 from workspace.jobs import service as jobs
+from workspace.jobs import waiting
 from workspace.jobs.models import Job, JobState
 from workspace.jobs.registry import Progress, handler
 from workspace.security.permissions import Access, authorize_route, org_access
@@ -75,39 +73,19 @@ def start(access: Access, dashboard: Dashboard, view_filter: str | None) -> Job:
 
 
 def export_now(access: Access, dashboard: Dashboard, view_filter: str | None) -> Job:
-    """The PDF job run to its end for a caller that waits: in this process on the
-    embedded default (its worker is this process), else by a worker, polled."""
+    """The PDF job run to its end, for a caller that waits."""
     job = start(access, dashboard, view_filter)
     commit_early("the export's job must be visible to the worker that renders it")
-    if broker.embedded(current_app):
-        app = current_app._get_current_object()  # type: ignore[attr-defined]
-        for _ in range(job.max_attempts):  # each attempt at once: the caller waits anyway
-            try:
-                runner.run(app, str(job.id))
-            except Exception:  # recorded on the job: its state says whether to go on
-                log.warning("export job %s: an attempt failed", job.id, exc_info=True)
-            db.session.expire_all()
-            if jobs.get_job(job.id).job_state.finished:
-                break
-    deadline = time.monotonic() + WAIT_SECONDS
-    while True:
-        db.session.expire_all()
-        job = jobs.get_job(job.id)
-        if job.job_state.finished:
-            return job
-        if time.monotonic() > deadline:
-            raise BusyError("The PDF is still being made; ask for it again in a minute.")
-        time.sleep(0.1)
+    return waiting.run_to_end(
+        job.id,
+        wait_seconds=WAIT_SECONDS,
+        still_running="The PDF is still being made; ask for it again in a minute.",
+    )
 
 
 def failure(job: Job) -> ServiceError:
     """A finished job's refusal as the error the API answers."""
-    error = (job.result or {}).get("error") or {}
-    refused = ServiceError(error.get("detail") or job.last_error or "The PDF could not be made.")
-    refused.status = int(error.get("status", 503))
-    if refused.status == 429:
-        refused.retry_after = limits.RETRY_AFTER
-    return refused
+    return waiting.refusal(job, "The PDF could not be made.")
 
 
 @handler(KIND, queue="exports", max_attempts=2, time_limit_ms=5 * 60_000)

@@ -1,0 +1,53 @@
+"""For a caller that waits on a job (the synchronous ``export.pdf`` and ``ask``): the
+job run to its end, and its refusal as the error the API answers."""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+
+from flask import current_app
+
+from workspace.errors import BusyError, ServiceError
+from workspace.extensions import db
+from workspace.jobs import broker, runner, service
+from workspace.jobs.models import Job
+
+log = logging.getLogger(__name__)
+
+
+def run_to_end(job_id: uuid.UUID, *, wait_seconds: float, still_running: str) -> Job:
+    """The job once finished. On the embedded default this process is its worker, so
+    it runs here, each attempt at once (the caller waits anyway); otherwise a worker
+    runs it and this waits, up to ``wait_seconds`` (then 503 ``still_running``). The
+    job's row must be committed first."""
+    if broker.embedded(current_app):
+        app = current_app._get_current_object()  # type: ignore[attr-defined]
+        for _ in range(service.get_job(job_id).max_attempts):
+            try:
+                runner.run(app, str(job_id))
+            except Exception:  # recorded on the job: its state says whether to go on
+                log.warning("job %s: an attempt failed", job_id, exc_info=True)
+            db.session.expire_all()
+            if service.get_job(job_id).job_state.finished:
+                break
+    deadline = time.monotonic() + wait_seconds
+    while True:
+        db.session.expire_all()
+        job = service.get_job(job_id)
+        if job.job_state.finished:
+            return job
+        if time.monotonic() > deadline:
+            raise BusyError(still_running)
+        time.sleep(0.05)
+
+
+def refusal(job: Job, fallback: str) -> ServiceError:
+    """A finished job's refusal or failure as the error the API answers: the
+    refusal's own status (a 429 with its Retry-After), 503 for a failure."""
+    error = (job.result or {}).get("error") or {}
+    refused = ServiceError(error.get("detail") or job.last_error or fallback)
+    refused.status = int(error.get("status", 503))
+    refused.retry_after = error.get("retry_after")
+    return refused

@@ -100,13 +100,7 @@ def add_widget(
     widget = Widget(dashboard_id=dashboard.id, position=len(dashboard.widgets), **values)
     dashboard.widgets.append(widget)
     db.session.flush()
-    record_event(
-        org.id,
-        "dashboard.widget_added",
-        actor_id=actor_id,
-        subject=str(dashboard.id),
-        widget_id=str(widget.id),
-    )
+    _widget_event("dashboard.widget_added", widget, actor_id)
     return widget
 
 
@@ -121,14 +115,7 @@ def duplicate_widget(dashboard: Dashboard, widget: Widget, actor_id: uuid.UUID) 
     dashboard.widgets.append(copy)
     _place(dashboard, widgets)
     db.session.flush()
-    record_event(
-        dashboard.org_id,
-        "dashboard.widget_added",
-        actor_id=actor_id,
-        subject=str(dashboard.id),
-        widget_id=str(copy.id),
-        duplicated_from=str(widget.id),
-    )
+    _widget_event("dashboard.widget_added", copy, actor_id, duplicated_from=str(widget.id))
     return copy
 
 
@@ -151,14 +138,7 @@ def update_widget(
         others.insert(min(position, len(others)), widget)
         _place(dashboard, others)
         moved = {"position": widget.position}
-    record_event(
-        org.id,
-        "dashboard.widget_updated",
-        actor_id=actor_id,
-        subject=str(widget.dashboard_id),
-        widget_id=str(widget.id),
-        **moved,
-    )
+    _widget_event("dashboard.widget_updated", widget, actor_id, **moved)
     db.session.flush()
     return widget
 
@@ -167,13 +147,7 @@ def remove_widget(dashboard: Dashboard, widget: Widget, actor_id: uuid.UUID) -> 
     widget = _locked_widget(dashboard, widget)
     dashboard.widgets.remove(widget)
     _renumber(dashboard.widgets)
-    record_event(
-        dashboard.org_id,
-        "dashboard.widget_removed",
-        actor_id=actor_id,
-        subject=str(dashboard.id),
-        widget_id=str(widget.id),
-    )
+    _widget_event("dashboard.widget_removed", widget, actor_id, dashboard=dashboard)
     db.session.flush()
 
 
@@ -216,3 +190,23 @@ def _renumber(widgets: list[Widget]) -> None:
     """Keep positions a dense 0..n-1 sequence."""
     for index, widget in enumerate(widgets):
         widget.position = index
+
+
+def _widget_event(
+    kind: str,
+    widget: Widget,
+    actor_id: uuid.UUID,
+    dashboard: Dashboard | None = None,
+    **details: Any,
+) -> None:
+    """A widget's event in its org's log: the dashboard is the subject. ``dashboard``
+    names it for a widget already taken off it."""
+    dashboard = dashboard or widget.dashboard
+    record_event(
+        dashboard.org_id,
+        kind,
+        actor_id=actor_id,
+        subject=str(dashboard.id),
+        widget_id=str(widget.id),
+        **details,
+    )

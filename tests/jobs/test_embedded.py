@@ -174,3 +174,21 @@ def test_an_attempt_past_its_time_limit_is_stopped_and_recorded(
     job = wait_for(app, job_id, timeout=4)
     assert (job.state, job.attempts) == ("dead", 1)
     assert job.last_error.startswith("TimeLimitExceeded")
+
+
+def test_the_sweep_finds_a_retry_whose_delayed_message_was_lost(app, acme):
+    """A retry waits in the broker's delay queue; a broker that lost it (restarted,
+    nothing on disk) would leave the job retrying for ever, so past the longest
+    backoff the sweep sends it again."""
+    from workspace.jobs.models import JobState
+    from workspace.types import utcnow
+
+    with app.app_context():
+        recent = service.enqueue("system.probe", org_id=acme.org_id)
+        stale = service.enqueue("system.probe", org_id=acme.org_id)
+        db.session.commit()
+        recent.state, recent.started_at = JobState.RETRYING, utcnow()
+        stale.state, stale.started_at = JobState.RETRYING, utcnow() - timedelta(hours=1)
+        db.session.commit()
+        lost = {job.id for job in service.unsent(older_than=timedelta(seconds=30))}
+        assert stale.id in lost and recent.id not in lost

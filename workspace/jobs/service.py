@@ -141,10 +141,14 @@ def job_file(job: Job) -> JobFile:
 
 
 def unsent(older_than: timedelta) -> list[Job]:
-    """Jobs whose message may be lost: queued longer than ``older_than``, or running on a
-    worker whose heartbeat stopped (a restart of the embedded default loses its queue)."""
+    """Jobs whose message may be lost: queued longer than ``older_than``, running on a
+    worker whose heartbeat stopped (a restart of the embedded default loses its queue),
+    or waiting to be retried past the longest backoff any handler asks for (the
+    broker's delayed message was lost, e.g. with a Redis that keeps nothing on disk)."""
     now = utcnow()
     alive = select(WorkerBeat.id).where(WorkerBeat.seen_at >= now - WORKER_STALE)
+    longest = max((h.max_backoff for h in HANDLERS.values()), default=0)
+    retry_lost = now - older_than - timedelta(milliseconds=longest)
     return list(
         db.session.scalars(
             select(Job).where(
@@ -152,6 +156,7 @@ def unsent(older_than: timedelta) -> list[Job]:
                     (Job.state == JobState.QUEUED) & (Job.created_at < now - older_than),
                     (Job.state == JobState.RUNNING)
                     & or_(Job.worker_id.is_(None), Job.worker_id.not_in(alive)),
+                    (Job.state == JobState.RETRYING) & (Job.started_at < retry_lost),
                 )
             )
         )

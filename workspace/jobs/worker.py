@@ -58,7 +58,9 @@ class Worker:
             carrier,
             queues=set(self.queues),
             worker_threads=self.threads,
-            worker_timeout=200,
+            # An idle consumer polls Redis with a backoff capped here: a job arriving
+            # at an idle worker waits at most about this long (bench/jobs.py).
+            worker_timeout=40,
         )
         self._dramatiq.start()
         self._loop("heartbeat", BEAT_SECONDS, self.beat)

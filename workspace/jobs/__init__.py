@@ -45,7 +45,6 @@ def init_app(app: Flask) -> None:
     # answers (not in CLI commands, which also make the app); a test app starts one
     # only when it asks (tests/conftest.py's embedded_worker).
     app.config.setdefault("JOBS_EMBEDDED_WORKER", not app.testing)
-    service.watch_commits()
     broker.attach(app)
     app.cli.add_command(cli.jobs_group)
     if broker.embedded(app) and app.config["JOBS_EMBEDDED_WORKER"]:

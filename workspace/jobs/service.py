@@ -48,7 +48,7 @@ def enqueue(
     )
     db.session.add(job)
     db.session.flush()
-    db.session().info.setdefault(_PENDING, []).append((kind, str(job.id)))
+    _send_on_commit([(kind, str(job.id))])
     return job
 
 
@@ -66,11 +66,14 @@ def _drop_pending(session: Session, *args: Any) -> None:
     session.info.pop(_PENDING, None)
 
 
-def watch_commits() -> None:
-    """Send each committed job's message (once per process)."""
-    if not event.contains(Session, "after_commit", _send_pending):
-        event.listen(Session, "after_commit", _send_pending)
-        event.listen(Session, "after_rollback", _drop_pending)
+def _send_on_commit(messages: list[tuple[str, str]]) -> None:
+    """Send ``messages`` when this session commits, drop them if it rolls back. The
+    hooks are the session's own, so sessions that start no job never run them."""
+    session = db.session()
+    session.info.setdefault(_PENDING, []).extend(messages)
+    if not event.contains(session, "after_commit", _send_pending):
+        event.listen(session, "after_commit", _send_pending)
+        event.listen(session, "after_rollback", _drop_pending)
 
 
 def get_job(job_id: uuid.UUID, org_id: uuid.UUID | None = None) -> Job:
@@ -95,7 +98,7 @@ def retry(job: Job) -> Job:
     job.state, job.attempts, job.worker_id = JobState.QUEUED, 0, None
     job.finished_at = None
     db.session.flush()
-    db.session().info.setdefault(_PENDING, []).append((job.kind, str(job.id)))
+    _send_on_commit([(job.kind, str(job.id))])
     return job
 
 
@@ -170,8 +173,8 @@ def resend_after(config: Mapping[str, Any]) -> timedelta:
 
 
 def resend(jobs: list[Job]) -> None:
-    session = db.session()
-    session.info.setdefault(_PENDING, []).extend((j.kind, str(j.id)) for j in jobs)
+    """Send these jobs' messages again once the session commits."""
+    _send_on_commit([(j.kind, str(j.id)) for j in jobs])
 
 
 def expire_files() -> int:

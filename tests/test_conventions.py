@@ -28,27 +28,15 @@ def _offenders(pattern: str, allowed: set[str]) -> list[str]:
     return found
 
 
-def test_only_the_request_wrappers_and_commands_commit():
-    """Services flush; the request (or a CLI command, once at its end) commits."""
-    allowed = {"workspace/transaction.py", "workspace/cli.py", "workspace/jobs/cli.py"}
-    # Outside a request, the job runner, the worker's loops and the scheduler own
-    # their transactions as the request wrapper owns a request's (docs/jobs.md).
-    allowed |= {
-        "workspace/jobs/runner.py",
-        "workspace/jobs/worker.py",
-        "workspace/jobs/schedule.py",
-    }
-    assert _offenders(r"\.commit\(\)", allowed) == []
+def test_only_the_transaction_module_commits():
+    """Services flush; a request (its wrapper) or work outside one (``unit_of_work``:
+    a job's attempt, a worker's heartbeat, a schedule's claim, a command) commits."""
+    assert _offenders(r"\.commit\(\)", {"workspace/transaction.py"}) == []
 
 
-def test_only_the_request_wrappers_roll_back():
+def test_only_the_transaction_module_rolls_back():
     """A refusal drops pending writes through transaction.discard_pending(why)."""
     allowed = {"workspace/transaction.py", "workspace/error_handlers.py"}
-    allowed |= {
-        "workspace/jobs/runner.py",
-        "workspace/jobs/worker.py",
-        "workspace/jobs/schedule.py",
-    }
     assert _offenders(r"\.rollback\(\)", allowed) == []
 
 

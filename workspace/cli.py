@@ -19,6 +19,7 @@ from workspace.core.orgs import active_membership, create_org, find_org
 from workspace.errors import ServiceError
 from workspace.extensions import db
 from workspace.progress import Progress
+from workspace.transaction import unit_of_work
 
 
 def init_app(app: Flask) -> None:
@@ -56,7 +57,7 @@ def demo_command(task_count: int, password: str | None, if_empty: bool) -> None:
             click.echo(f"Sign in at {base}/signin")
         return
     # The tasks as they are written (stderr): a bar on a terminal, lines in logs.
-    with Progress("demo", task_count, "tasks") as tasks:
+    with Progress("demo", task_count, "tasks") as tasks, unit_of_work():
         try:
             result = seed.seed_demo(
                 task_count=task_count, password=password, on_tasks=tasks.advance
@@ -65,7 +66,6 @@ def demo_command(task_count: int, password: str | None, if_empty: bool) -> None:
             raise click.ClickException(str(exc)) from exc
         if result is None:
             raise click.ClickException("The demo org 'acme' exists already; nothing seeded.")
-    db.session.commit()
     saved.parent.mkdir(parents=True, exist_ok=True)
     saved.write_text(result.password)
     saved.chmod(0o600)
@@ -88,16 +88,16 @@ def create_org_command(name: str, owner_email: str, slug: str | None, password: 
 
     new_password = None
     try:
-        account = ensure_account(owner_email)
-        if account.password_hash is None:
-            new_password = password or secrets.token_urlsafe(12)
-            set_password(account, new_password)
-        org = create_org(name, account, slug)
+        with unit_of_work():
+            account = ensure_account(owner_email)
+            if account.password_hash is None:
+                new_password = password or secrets.token_urlsafe(12)
+                set_password(account, new_password)
+            org = create_org(name, account, slug)
     except ServiceError as exc:
         raise click.ClickException(exc.message) from exc
     except ValueError as exc:  # a password the policy refuses
         raise click.ClickException(str(exc)) from exc
-    db.session.commit()
     click.echo(f"Created org {org.name} ({org.slug}), id {org.id}")
     if new_password:
         click.echo(f"Owner {account.email} signs in with password {new_password}")
@@ -119,6 +119,6 @@ def create_token_command(email: str, org_ref: str, name: str) -> None:
     account = find_account(email)
     if org is None or account is None or active_membership(org.id, account.id) is None:
         raise click.ClickException(f"{email} is not an active member of {org_ref}.")
-    _, raw = create_token(account, org, name)
-    db.session.commit()  # a command is one unit of work, like a request
+    with unit_of_work():  # a command is one unit of work, like a request
+        _, raw = create_token(account, org, name)
     click.echo(raw)

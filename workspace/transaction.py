@@ -8,7 +8,8 @@ request therefore keeps nothing.
 
 The rare write that must outlive a failing request (an audit row recording a refusal,
 a one-time SSO state consumed before the IdP is called, a token's "last used" touch on
-a read) goes through :func:`commit_early`, which names why.
+a read) goes through :func:`commit_early`, which names why. Work outside a request (a
+job, a worker's heartbeat, a schedule's claim, a command) runs in :func:`unit_of_work`.
 
 When PostgreSQL aborts the transaction as the loser of a deadlock or a serialization
 conflict (two bulk edits that cross the same rollup rows in opposite order, say), the
@@ -19,11 +20,12 @@ has already committed early is not run again (its early commit would be repeated
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from flask import Response
@@ -53,6 +55,19 @@ def commit_early(why: str) -> None:
         raise ValueError("commit_early needs a reason")
     db.session.commit()
     db.session.info[_COMMITTED_EARLY] = True
+
+
+@contextlib.contextmanager
+def unit_of_work() -> Iterator[None]:
+    """Work outside a request as one unit, as the request wrappers run a request: commit
+    when the block ends, roll back when it raises. A job's attempt, a worker's
+    heartbeat, a scheduler's claim and a CLI command each run in one."""
+    try:
+        yield
+    except BaseException:
+        db.session.rollback()
+        raise
+    db.session.commit()
 
 
 def discard_pending(why: str) -> None:

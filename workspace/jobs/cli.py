@@ -10,9 +10,9 @@ from flask import current_app
 from flask.cli import with_appcontext
 
 from workspace.errors import ServiceError
-from workspace.extensions import db
 from workspace.jobs import service
 from workspace.jobs.models import JobState
+from workspace.transaction import unit_of_work
 
 
 @click.group("jobs")
@@ -65,10 +65,10 @@ def list_command(state: str | None, limit: int) -> None:
 def retry_command(job_id: uuid.UUID) -> None:
     """Run a dead job again."""
     try:
-        job = service.retry(service.get_job(job_id))
+        with unit_of_work():
+            job = service.retry(service.get_job(job_id))
     except ServiceError as exc:
         raise click.ClickException(exc.message) from exc
-    db.session.commit()
     click.echo(f"{job.id} queued again.")
 
 
@@ -79,6 +79,6 @@ def retry_command(job_id: uuid.UUID) -> None:
 def purge_command(older_than_days: int, dead_only: bool) -> None:
     """Forget finished (or only dead) jobs older than the given age."""
     states = (JobState.DEAD,) if dead_only else (JobState.DONE, JobState.DEAD)
-    count = service.purge(older_than=timedelta(days=older_than_days), states=states)
-    db.session.commit()
+    with unit_of_work():
+        count = service.purge(older_than=timedelta(days=older_than_days), states=states)
     click.echo(f"{count} job(s) purged.")

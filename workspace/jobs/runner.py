@@ -31,6 +31,7 @@ from workspace.jobs import broker
 from workspace.jobs.models import Job, JobState, WorkerBeat
 from workspace.jobs.registry import HANDLERS
 from workspace.jobs.service import WORKER_STALE, report_progress
+from workspace.transaction import unit_of_work
 from workspace.types import utcnow
 
 log = logging.getLogger(__name__)
@@ -63,7 +64,6 @@ def _claim(job_id: uuid.UUID) -> Job | None:
         )
         .execution_options(synchronize_session=False)
     )
-    db.session.commit()
     if not claimed.rowcount:
         return None
     return db.session.get(Job, job_id)
@@ -77,43 +77,47 @@ def run(app: Flask, job_id: str) -> None:
         except ValueError:
             log.error("a job message with no job id: %r", job_id)
             return
-        job = _claim(ident)
+        with unit_of_work():
+            job = _claim(ident)
         if job is None:
             _look_again_later(ident)
             return
         if job.attempts > job.max_attempts:
             # Every delivery so far ended with its worker gone (killed, out of memory):
             # stop here rather than take more workers down with it.
-            _finish_failed(job, "The worker running this job stopped before it finished.")
+            with unit_of_work():
+                _finish_failed(job, "The worker running this job stopped before it finished.")
             return
         handler = HANDLERS.get(job.kind)
         if handler is None:
-            _finish_failed(job, f"No handler for job kind {job.kind!r} in this worker.", final=True)
+            with unit_of_work():
+                _finish_failed(job, f"No handler for job kind {job.kind!r}.", final=True)
             return
         try:
-            handler.run(job, lambda done, total, text: report_progress(job.id, done, total, text))
-            job.state, job.finished_at = JobState.DONE, utcnow()
-            job.progress_done = job.progress_total
-            db.session.commit()
+            with unit_of_work():  # the handler's writes commit together with `done`
+                handler.run(
+                    job, lambda done, total, text: report_progress(ident, done, total, text)
+                )
+                job.state, job.finished_at = JobState.DONE, utcnow()
+                job.progress_done = job.progress_total
         except ServiceError as exc:
             # A refusal (the asker lost access, the dashboard is gone) will not change
             # on a retry: the job ends here, with the refusal's status for the API.
-            db.session.rollback()
-            job = db.session.get(Job, ident)
             refusal = {"status": exc.status, "detail": exc.message}
             if exc.retry_after:
                 refusal["retry_after"] = exc.retry_after
-            job.result = {"error": refusal}
-            _finish_failed(job, exc.message, final=True)
+            with unit_of_work():
+                job = db.session.get(Job, ident)
+                job.result = {"error": refusal}
+                _finish_failed(job, exc.message, final=True)
         except (Exception, Interrupt) as exc:
             # Interrupt: the attempt outran its time limit (TimeLimitExceeded is not an
             # Exception); recorded like any failure, or the job stayed running here.
-            db.session.rollback()
             message = f"{type(exc).__name__}: {exc}"[:MAX_ERROR]
-            log.warning(
-                "job %s (%s) attempt %s failed: %s", job_id, job.kind, job.attempts, message
-            )
-            if not _finish_failed(db.session.get(Job, ident), message):
+            log.warning("job %s (%s) attempt failed: %s", job_id, handler.kind, message)
+            with unit_of_work():
+                dead = _finish_failed(db.session.get(Job, ident), message)
+            if not dead:
                 raise
 
 
@@ -133,11 +137,11 @@ def _look_again_later(job_id: uuid.UUID) -> None:
 
 
 def _finish_failed(job: Job, message: str, *, final: bool = False) -> bool:
-    """Record a failed attempt; True when it was the last (the job is dead)."""
+    """Record a failed attempt (the caller's unit of work commits it); True when it
+    was the last (the job is dead)."""
     dead = final or job.attempts >= job.max_attempts
     job.last_error = message
     job.state = JobState.DEAD if dead else JobState.RETRYING
     if dead:
         job.finished_at = utcnow()
-    db.session.commit()
     return dead

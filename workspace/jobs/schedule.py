@@ -21,6 +21,7 @@ from sqlalchemy.exc import IntegrityError
 from workspace.extensions import db
 from workspace.jobs.models import ScheduleRun
 from workspace.jobs.service import enqueue
+from workspace.transaction import unit_of_work
 
 log = logging.getLogger(__name__)
 
@@ -66,17 +67,17 @@ def fire_due(now: datetime, claimed_by: str) -> list[str]:
         if db.session.get(ScheduleRun, (schedule.name, period)) is not None:
             continue  # claimed already: no insert to lose
         try:
-            job = enqueue(schedule.kind, args=schedule.args)
-            db.session.add(
-                ScheduleRun(
-                    schedule=schedule.name,
-                    period_start=period,
-                    job_id=job.id,
-                    claimed_by=claimed_by,
+            with unit_of_work():  # each claim on its own
+                job = enqueue(schedule.kind, args=schedule.args)
+                db.session.add(
+                    ScheduleRun(
+                        schedule=schedule.name,
+                        period_start=period,
+                        job_id=job.id,
+                        claimed_by=claimed_by,
+                    )
                 )
-            )
-            db.session.commit()
             started.append(schedule.name)
         except IntegrityError:
-            db.session.rollback()  # another scheduler has this period: its job runs
+            pass  # rolled back: another scheduler has this period, and its job runs
     return started

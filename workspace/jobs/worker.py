@@ -19,6 +19,7 @@ from workspace.extensions import db
 from workspace.jobs import broker, registry, schedule, service
 from workspace.jobs.models import WorkerBeat
 from workspace.jobs.runner import WORKER_ID
+from workspace.transaction import unit_of_work
 from workspace.types import utcnow
 
 log = logging.getLogger(__name__)
@@ -79,25 +80,22 @@ class Worker:
         (a process may run two, as tests do) gets there first."""
         now = utcnow()
         seen = update(WorkerBeat).where(WorkerBeat.id == WORKER_ID).values(seen_at=now)
-        if db.session.execute(seen).rowcount:
-            db.session.commit()
-            return
-        db.session.add(
-            WorkerBeat(
-                id=WORKER_ID,
-                host=socket.gethostname(),
-                pid=int(WORKER_ID.split(":")[1]),
-                queues=",".join(self.queues),
-                started_at=now,
-                seen_at=now,
-            )
-        )
         try:
-            db.session.commit()
+            with unit_of_work():
+                if not db.session.execute(seen).rowcount:
+                    db.session.add(
+                        WorkerBeat(
+                            id=WORKER_ID,
+                            host=socket.gethostname(),
+                            pid=int(WORKER_ID.split(":")[1]),
+                            queues=",".join(self.queues),
+                            started_at=now,
+                            seen_at=now,
+                        )
+                    )
         except IntegrityError:  # the process's other worker made it meanwhile
-            db.session.rollback()
-            db.session.execute(seen)
-            db.session.commit()
+            with unit_of_work():
+                db.session.execute(seen)
 
     def tick(self) -> None:
         schedule.fire_due(utcnow(), WORKER_ID)
@@ -109,7 +107,6 @@ class Worker:
                     try:
                         step()
                     except Exception:  # a database blip must not end the loop
-                        db.session.rollback()
                         log.exception("job %s step failed; trying again", name)
 
         thread = threading.Thread(target=loop, name=f"jobs-{name}", daemon=True)
@@ -120,9 +117,9 @@ class Worker:
 def recover(app: Flask) -> int:
     """Send again what may have been lost: jobs queued for a while, and jobs running on
     workers that stopped (a restarted embedded default loses its in-memory queue)."""
-    lost = service.unsent(older_than=service.resend_after(app.config))
-    service.resend(lost)
-    db.session.commit()
+    with unit_of_work():
+        lost = service.unsent(older_than=service.resend_after(app.config))
+        service.resend(lost)
     return len(lost)
 
 

@@ -17,7 +17,6 @@ from datetime import datetime
 
 from flask import current_app
 from limits import parse as parse_rate
-from sqlalchemy import func, select
 
 from workspace.agents import credits
 from workspace.agents.models import AiRun, AiSettings
@@ -25,7 +24,7 @@ from workspace.agents.spec import DEFAULT
 from workspace.core.models import Account
 from workspace.errors import ServiceError
 from workspace.extensions import db, limiter
-from workspace.jobs.models import Job, JobState
+from workspace.jobs import service as jobs
 from workspace.transaction import commit_early
 
 #: Defaults of the app settings of the same names (docs/security.md#limits).
@@ -86,16 +85,7 @@ def claim_slot(org_id: uuid.UUID) -> None:
     last place. (Without saved model settings there is no row to lock and no model to
     call: the count still bounds the org's share of the queue, without the lock.)"""
     credits.lock_pool(org_id)
-    unfinished = db.session.scalar(
-        select(func.count())
-        .select_from(Job)
-        .where(
-            Job.org_id == org_id,
-            Job.kind == ASK_JOB,
-            Job.state.in_((JobState.QUEUED, JobState.RUNNING, JobState.RETRYING)),
-        )
-    )
-    if (unfinished or 0) >= max_in_flight():
+    if jobs.count_unfinished(ASK_JOB, org_id=org_id) >= max_in_flight():
         raise TooManyAsks(IN_FLIGHT_MESSAGE)
 
 

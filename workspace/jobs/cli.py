@@ -11,7 +11,7 @@ from flask.cli import with_appcontext
 
 from workspace.errors import ServiceError
 from workspace.jobs import service
-from workspace.jobs.models import JobState
+from workspace.jobs.models import FINISHED, JobState
 from workspace.transaction import unit_of_work
 
 
@@ -78,7 +78,7 @@ def retry_command(job_id: uuid.UUID) -> None:
 @with_appcontext
 def purge_command(older_than_days: int, dead_only: bool) -> None:
     """Forget finished (or only dead) jobs older than the given age."""
-    states = (JobState.DEAD,) if dead_only else (JobState.DONE, JobState.DEAD)
+    states = (JobState.DEAD,) if dead_only else FINISHED
     with unit_of_work():
         count = service.purge(older_than=timedelta(days=older_than_days), states=states)
     click.echo(f"{count} job(s) purged.")

@@ -24,7 +24,13 @@ class JobState(StrEnum):
 
     @property
     def finished(self) -> bool:
-        return self in (JobState.DONE, JobState.DEAD)
+        return self in FINISHED
+
+
+#: The states a job ends in, and those it may still move out of (what the bounds on
+#: work in flight count).
+FINISHED = (JobState.DONE, JobState.DEAD)
+UNFINISHED = tuple(state for state in JobState if state not in FINISHED)
 
 
 class Job(db.Model):

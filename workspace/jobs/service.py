@@ -10,13 +10,13 @@ from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, event, or_, select, update
+from sqlalchemy import delete, event, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from workspace.errors import ConflictError, NotFoundError
 from workspace.extensions import db
 from workspace.jobs import broker
-from workspace.jobs.models import Job, JobFile, JobState, WorkerBeat
+from workspace.jobs.models import FINISHED, UNFINISHED, Job, JobFile, JobState, WorkerBeat
 from workspace.jobs.registry import HANDLERS
 from workspace.types import utcnow
 
@@ -76,6 +76,16 @@ def _send_on_commit(messages: list[tuple[str, str]]) -> None:
         event.listen(session, "after_rollback", _drop_pending)
 
 
+def count_unfinished(kind: str, **where: uuid.UUID) -> int:
+    """How many ``kind`` jobs are queued, running or retrying, narrowed by column
+    (``org_id=…``, ``account_id=…``): what a bound on work in flight counts."""
+    query = select(func.count()).select_from(Job).where(Job.kind == kind)
+    query = query.where(Job.state.in_(UNFINISHED))
+    for column, value in where.items():
+        query = query.where(getattr(Job, column) == value)
+    return db.session.scalar(query) or 0
+
+
 def get_job(job_id: uuid.UUID, org_id: uuid.UUID | None = None) -> Job:
     """A job, only within ``org_id`` when given (another org's: 404)."""
     job = db.session.get(Job, job_id)
@@ -102,9 +112,7 @@ def retry(job: Job) -> Job:
     return job
 
 
-def purge(
-    *, older_than: timedelta, states: tuple[str, ...] = (JobState.DONE, JobState.DEAD)
-) -> int:
+def purge(*, older_than: timedelta, states: tuple[str, ...] = FINISHED) -> int:
     """Forget finished jobs (and their files) older than ``older_than``."""
     cutoff = utcnow() - older_than
     result = db.session.execute(delete(Job).where(Job.state.in_(states), Job.created_at < cutoff))

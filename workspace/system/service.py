@@ -18,7 +18,7 @@ from workspace.extensions import db
 from workspace.jobs import broker as jobs_broker
 from workspace.jobs import registry
 from workspace.jobs import service as jobs
-from workspace.jobs.models import Job, JobState, WorkerBeat
+from workspace.jobs.models import UNFINISHED, Job, JobState, WorkerBeat
 from workspace.system.health import redis_client
 from workspace.types import utcnow
 
@@ -102,10 +102,9 @@ def queue_depths() -> list[QueueDepth]:
     """Jobs waiting (queued, retrying) and running per queue, from the jobs table;
     every queue a handler names is listed, an empty one too."""
     depths = {name: QueueDepth(name) for name in registry.queues()}
-    waiting = (JobState.QUEUED, JobState.RETRYING, JobState.RUNNING)
     rows = db.session.execute(
         select(Job.queue, Job.state, func.count())
-        .where(Job.state.in_(waiting))
+        .where(Job.state.in_(UNFINISHED))
         .group_by(Job.queue, Job.state)
     )
     for queue, state, count in rows:

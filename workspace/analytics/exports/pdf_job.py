@@ -14,8 +14,6 @@ import logging
 import uuid
 from datetime import timedelta
 
-from sqlalchemy import func, select
-
 from workspace.analytics.dashboards import export, limits, service
 from workspace.analytics.dashboards.models import Dashboard
 from workspace.analytics.dashboards.query import DashboardQuery, printed_views
@@ -24,7 +22,7 @@ from workspace.errors import ServiceError
 from workspace.extensions import db
 from workspace.jobs import service as jobs
 from workspace.jobs import waiting
-from workspace.jobs.models import Job, JobState
+from workspace.jobs.models import Job
 from workspace.jobs.registry import Progress, handler
 from workspace.security.permissions import Access, authorize_route, org_access
 from workspace.transaction import commit_early
@@ -38,19 +36,6 @@ KEEP = timedelta(hours=1)
 WAIT_SECONDS = 120
 
 
-def _unfinished(**where) -> int:
-    query = (
-        select(func.count())
-        .select_from(Job)
-        .where(
-            Job.kind == KIND, Job.state.in_((JobState.QUEUED, JobState.RUNNING, JobState.RETRYING))
-        )
-    )
-    for column, value in where.items():
-        query = query.where(getattr(Job, column) == value)
-    return db.session.scalar(query)
-
-
 def start(access: Access, dashboard: Dashboard, view_filter: str | None) -> Job:
     """Queue the PDF of ``dashboard`` as ``access`` sees it. A member has at most
     EXPORT_MAX_IN_FLIGHT_PER_MEMBER exports queued or running, an org
@@ -60,9 +45,9 @@ def start(access: Access, dashboard: Dashboard, view_filter: str | None) -> Job:
     error = DashboardQuery.of(access, dashboard, view_filter).filter_error
     if error is not None:
         raise error  # the caller's typing, not the worker's failure
-    if _unfinished(account_id=access.account.id) >= limits.per_member():
+    if jobs.count_unfinished(KIND, account_id=access.account.id) >= limits.per_member():
         raise limits.member_busy()
-    if _unfinished(org_id=access.org.id) >= limits.per_org():
+    if jobs.count_unfinished(KIND, org_id=access.org.id) >= limits.per_org():
         raise limits.org_busy()
     return jobs.enqueue(
         KIND,

@@ -111,7 +111,6 @@ def page(
                 return call_with(invalid, {**given, "error": exc})
 
         wrapper.permission_action = action  # type: ignore[attr-defined]
-        wrapper.page_form = form  # type: ignore[attr-defined]
         return wrapper
 
     return decorate

@@ -107,9 +107,3 @@ def attach(app: Flask) -> None:
     """The app whose context jobs run in; the broker is made on first use, once every
     capability has registered its handlers."""
     _live["app"] = app
-
-
-def current() -> dramatiq.Broker:
-    if _live["broker"] is None:
-        raise RuntimeError("the job broker is not configured: call jobs.init_app(app)")
-    return _live["broker"]

@@ -21,7 +21,7 @@ from flask import g, redirect, render_template, request, url_for
 from jinja2_fragments.flask import render_block
 from pydantic import BaseModel
 
-from workspace.auth.sessions import current_account
+from workspace.auth.sessions import breaks_org_policy, current_account, current_session, end_session
 from workspace.errors import NotFoundError, ServiceError
 from workspace.extensions import htmx
 from workspace.inputs import field_errors, parse_form, with_checkboxes
@@ -93,6 +93,9 @@ def page(
                 if action is None:
                     raise RuntimeError(f"{view.__name__}: an org page must declare an action")
                 access = org_access(url_args[ORG_ARG], account)
+                if breaks_org_policy(current_session(), access.org):
+                    end_session()
+                    return signin_redirect()
                 g.access = access  # the nav and error page show the org even on a 403
                 access = authorize_route(access, action, url_args)
                 g.access = access

@@ -7,7 +7,7 @@ import uuid
 from datetime import datetime
 from enum import StrEnum
 
-from sqlalchemy import ForeignKey, String, UniqueConstraint
+from sqlalchemy import ForeignKey, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from workspace.core.models import Account
@@ -33,6 +33,19 @@ class AuthSession(db.Model):
     last_seen_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     expires_at: Mapped[datetime] = mapped_column(UTCDateTime())
     revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    #: The strictest idle timeout among the account's orgs when the policy was last
+    #: applied (docs/security.md#sessions); None: no idle limit.
+    idle_timeout_minutes: Mapped[int | None] = mapped_column()
+    #: For an SSO sign-in: the org whose connection signed it in, and the IdP's
+    #: ``sub`` and ``sid``, so a back-channel logout finds it (docs/sso.md#sign-out).
+    sso_org_id: Mapped[uuid.UUID | None] = mapped_column(
+        ForeignKey("orgs.id", ondelete="SET NULL"), index=True
+    )
+    idp_sub: Mapped[str | None] = mapped_column(String(255))
+    idp_sid: Mapped[str | None] = mapped_column(String(255))
+    #: The id_token of that sign-in, AES-GCM sealed with this row's id: the
+    #: ``id_token_hint`` of an RP-initiated logout, never shown.
+    idp_id_token_sealed: Mapped[str | None] = mapped_column(Text)
 
     account: Mapped[Account] = relationship(lazy="joined")
 

@@ -30,6 +30,11 @@ class Org(db.Model):
     name: Mapped[str] = mapped_column(String(200))
     #: IANA zone used for "today" in analytics (overdue); UTC unless changed.
     timezone: Mapped[str] = mapped_column(String(64), default="UTC")
+    #: Session policy (docs/security.md#sessions): the longest a sign-in lasts, in
+    #: hours, and how long a session may go without a request, in minutes. None: the
+    #: service's default lifetime, and no idle limit.
+    session_max_hours: Mapped[int | None] = mapped_column()
+    session_idle_minutes: Mapped[int | None] = mapped_column()
     created_at: Mapped[datetime] = created_at_column()
 
     members: Mapped[list[OrgMember]] = relationship(back_populates="org", lazy="raise_on_sql")

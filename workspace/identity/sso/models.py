@@ -6,7 +6,7 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 
-from sqlalchemy import ForeignKey, Index, String, text
+from sqlalchemy import ForeignKey, Index, String, UniqueConstraint, text, true
 from sqlalchemy.orm import Mapped, mapped_column
 
 from workspace.extensions import db
@@ -54,8 +54,24 @@ class SsoConnection(db.Model):
     #: Scopes requested beside ``openid email profile``, space-separated (``groups``
     #: for a Keycloak whose groups scope is optional); normalized by the service.
     extra_scopes: Mapped[str] = mapped_column(String(200), default="", server_default="")
+    #: Signing out of an SSO session also ends it at the IdP (RP-initiated logout),
+    #: when the provider advertises ``end_session_endpoint`` (docs/sso.md#sign-out).
+    idp_logout: Mapped[bool] = mapped_column(default=True, server_default=true())
     created_at: Mapped[datetime] = created_at_column()
     updated_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+
+class SsoLogoutToken(db.Model):
+    """A back-channel logout token's ``jti`` already acted on, kept until the token
+    would have expired so a replay is refused (docs/sso.md#sign-out)."""
+
+    __tablename__ = "sso_logout_tokens"
+    __table_args__ = (UniqueConstraint("org_id", "jti"),)
+
+    id: Mapped[uuid.UUID] = uuid_pk()
+    org_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("orgs.id", ondelete="CASCADE"))
+    jti: Mapped[str] = mapped_column(String(255))
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime(), index=True)
 
 
 class SsoAttempt(db.Model):

@@ -107,6 +107,8 @@ def init_app(app: Flask) -> None:
         # touching nothing outside /scim/.
         if (
             request.path.startswith("/scim/")
+            # The OAuth token endpoint answers RFC 6749 §5.2 errors, which clients parse.
+            and request.blueprint != "scim_oauth"
             and response.status_code >= 400
             and response.mimetype != MEDIA_TYPE
         ):

@@ -74,3 +74,61 @@ class ScimIdentity(db.Model):
     deleted_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     created_at: Mapped[datetime] = created_at_column()
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class ScimOAuthClient(db.Model):
+    """The org's OAuth 2.0 client for SCIM (docs/scim.md#client-credentials): one per
+    org, its id is public, its secrets are :class:`ScimOAuthSecret` rows."""
+
+    __tablename__ = "scim_oauth_clients"
+
+    id: Mapped[uuid.UUID] = uuid_pk()
+    org_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("orgs.id", ondelete="CASCADE"), unique=True
+    )
+    #: ``scimc_...``: what the IdP sends as ``client_id``; not a secret.
+    client_id: Mapped[str] = mapped_column(String(64), unique=True)
+    created_by_id: Mapped[uuid.UUID | None] = mapped_column(
+        ForeignKey("accounts.id", ondelete="SET NULL")
+    )
+    created_at: Mapped[datetime] = created_at_column()
+    last_used_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+
+class ScimOAuthSecret(db.Model):
+    """One client secret. At most two are live at once, so the IdP can be moved to a
+    new one before the old one is revoked or expires."""
+
+    __tablename__ = "scim_oauth_secrets"
+
+    id: Mapped[uuid.UUID] = uuid_pk()
+    client_pk: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("scim_oauth_clients.id", ondelete="CASCADE"), index=True
+    )
+    prefix: Mapped[str] = mapped_column(String(16))
+    #: SHA-256 of the raw ``scimcs_...`` value; the raw value is shown once.
+    secret_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    created_by_id: Mapped[uuid.UUID | None] = mapped_column(
+        ForeignKey("accounts.id", ondelete="SET NULL")
+    )
+    created_at: Mapped[datetime] = created_at_column()
+    last_used_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+
+class ScimAccessToken(db.Model):
+    """An access token issued by the token endpoint. Revoking its secret (or the
+    client) revokes it: the rows go with the secret."""
+
+    __tablename__ = "scim_access_tokens"
+
+    id: Mapped[uuid.UUID] = uuid_pk()
+    secret_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("scim_oauth_secrets.id", ondelete="CASCADE"), index=True
+    )
+    org_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("orgs.id", ondelete="CASCADE"), index=True)
+    #: SHA-256 of the raw ``scimat_...`` value, which only the IdP holds.
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    created_at: Mapped[datetime] = created_at_column()

@@ -84,7 +84,7 @@ def test_page_shows_each_member_with_role_and_source(client, acme, team):
     owner_row = html.split('class="ps-item ps-member"')[1]
     assert "Acme Owner" in owner_row and "Admin" in owner_row and "Manual" in owner_row
     sam_row = next(r for r in html.split('class="ps-item ps-member"') if "sam@acme.test" in r)
-    assert "Synced" in sam_row and "Managed by group sync (group leads)" in sam_row
+    assert "Synced" in sam_row and "Managed by group sync (SSO group leads)" in sam_row
     assert "Change role" not in sam_row and "Remove" not in sam_row
     # The add form offers Mia, who is not in the project, and not those who are.
     add_form = html.split('id="add"')[1].split("</section>")[0]
@@ -155,7 +155,7 @@ def test_add_errors_are_shown_beside_the_field(client, acme, globex, team):
 def test_synced_membership_refuses_manual_changes_everywhere(app, client, acme, team):
     project, _, sam = team
     member_id = _member_id(client, acme, project, "sam@acme.test")
-    message = "managed by group sync (group leads)"
+    message = "managed by group sync (SSO group leads)"
     resp = client.post(_page(acme, project, f"/{member_id}"), data={"role": "viewer"})
     assert resp.status_code == 409 and message in resp.get_data(as_text=True)
     resp = client.post(_page(acme, project, f"/{member_id}/remove"))
@@ -188,7 +188,7 @@ def test_group_sync_names_the_granting_group(app, client, acme, team):
     _sync(app, acme, mia, ["qa"])  # same role, now from another group; no event
     assert _membership(app, project, mia) == ("member", "synced", "qa")
     html = client.get(_page(acme, project)).get_data(as_text=True)
-    assert "Managed by group sync (group qa)" in html
+    assert "Managed by group sync (SSO group qa)" in html
 
 
 # -- the permission table -------------------------------------------------------------------

@@ -256,7 +256,7 @@ def refuse_synced_change(member: ProjectMember) -> None:
     the next sign-in, so it is refused with where the role comes from."""
     if member.source != MembershipSource.SYNCED:
         return
-    group = f" (group {member.synced_group})" if member.synced_group else ""
+    group = f" ({member.synced_from})" if member.synced_from else ""
     raise ConflictError(
         f"{member.account.email}'s membership is managed by group sync{group}. Change the "
         "group mapping in Settings > Group sync, or the person's groups at the "

@@ -85,6 +85,8 @@ class ProjectMemberOut(OutputModel):
     source: str
     #: The IdP group whose mapping grants a synced membership.
     synced_group: str | None = None
+    #: Where that group comes from: sso, ldap or scim (docs/sso.md#group-sync).
+    synced_source: str | None = None
     created_at: datetime
 
 

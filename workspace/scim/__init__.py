@@ -1,10 +1,19 @@
-"""SCIM 2.0 user provisioning (docs/scim.md): the
+"""SCIM 2.0 user and group provisioning (docs/scim.md): the
 org's bearer token, its settings page and JSON API, and the SCIM endpoints an IdP
 such as Okta or Entra ID drives."""
 
 from flask import Flask
 
-from workspace.scim import api, cli, errors, routing, signin_views, views
+# group_routes adds the /Groups routes to routing's blueprint before it is registered.
+from workspace.scim import (  # noqa: F401
+    api,
+    cli,
+    errors,
+    group_routes,
+    routing,
+    signin_views,
+    views,
+)
 
 
 def init_app(app: Flask) -> None:

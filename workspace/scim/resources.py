@@ -20,6 +20,7 @@ from scim2_models import (
     EnterpriseUser,
     ETag,
     Filter,
+    Group,
     Mutability,
     Name,
     Patch,
@@ -36,6 +37,7 @@ from scim2_models import (
 from scim2_models import Email as _Email
 
 USER_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:User"
+GROUP_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:Group"
 #: Largest page a list answers (RFC 7644 §3.4.2.4 lets the provider cap ``count``).
 MAX_RESULTS = 200
 
@@ -109,14 +111,30 @@ def user_schema() -> Schema:
 
 
 def discovery_schemas() -> list[Schema]:
-    """What /Schemas lists (RFC 7644 §4): the User schema and the three schemas
+    """What /Schemas lists (RFC 7644 §4): the User and Group schemas and the three schemas
     that describe the discovery resources themselves."""
     return [
         user_schema(),
+        group_schema(),
         ServiceProviderConfig.to_schema(),
         ResourceType.to_schema(),
         Schema.to_schema(),
     ]
+
+
+def group_schema() -> Schema:
+    """RFC 7643 §4.2 as scim2-models describes it (docs/scim.md#groups)."""
+    return Group.to_schema()
+
+
+def group_resource_type() -> ResourceType:
+    return ResourceType(
+        id="Group",
+        name="Group",
+        endpoint="/Groups",
+        description="Group: its displayName feeds group sync",
+        schema_=GROUP_SCHEMA,
+    )
 
 
 def user_resource_type() -> ResourceType:

@@ -39,6 +39,7 @@ from workspace.scim.resources import (
     PublishedUser,
     discovery_schemas,
     dump,
+    group_resource_type,
     service_provider_config,
     user_resource_type,
 )
@@ -213,15 +214,21 @@ def _discovery_list(items: list[Any]) -> Response:
 @bp.get("/ResourceTypes")
 @transactional
 def resource_types(org_id: uuid.UUID) -> Response:
-    return _discovery_list([_with_meta(user_resource_type(), org_id, "ResourceTypes", "User")])
+    return _discovery_list(
+        [_with_meta(make(), org_id, "ResourceTypes", name) for name, make in _TYPES.items()]
+    )
+
+
+#: The /Groups routes live in group_routes.py, on this blueprint.
+_TYPES = {"User": user_resource_type, "Group": group_resource_type}
 
 
 @bp.get("/ResourceTypes/<name>")
 @transactional
 def resource_type(org_id: uuid.UUID, name: str) -> Response:
-    if name != "User":
-        raise NotFoundException(detail=f"No resource type {name!r}; this service has User.")
-    return _json(dump(_with_meta(user_resource_type(), org_id, "ResourceTypes", "User")))
+    if name not in _TYPES:
+        raise NotFoundException(detail=f"No resource type {name!r}; this service has User, Group.")
+    return _json(dump(_with_meta(_TYPES[name](), org_id, "ResourceTypes", name)))
 
 
 @bp.get("/Schemas")
@@ -308,21 +315,3 @@ def _validate(ctx: Context) -> InputUser:
         return InputUser.model_validate(payload, scim_ctx=ctx, scim_policy=_STRICT)
     except ValidationError as exc:
         raise errors.validation_error(exc) from exc
-
-
-# -- Groups: not provisioned here, but IdPs (Entra's Test Connection) query them -----
-
-
-@bp.get("/Groups")
-@transactional
-def list_groups(org_id: uuid.UUID) -> Response:
-    listing = ListResponse[PublishedUser](
-        total_results=0, start_index=1, items_per_page=0, resources=[]
-    )
-    return _json(dump(listing))
-
-
-@bp.get("/Groups/<group_id>")
-@transactional
-def read_group(org_id: uuid.UUID, group_id: str) -> Response:
-    raise NotFoundException(detail="This service provisions users only; it has no groups.")

@@ -27,6 +27,7 @@ from workspace.core.events import record_event
 from workspace.core.models import Account, AccountKind, Org, OrgMember, OrgRole
 from workspace.extensions import db
 from workspace.scim import filter as scim_filter
+from workspace.scim import groups as scim_groups
 from workspace.scim.documents import Attributes, attributes_of, email_of
 from workspace.scim.models import ScimIdentity
 from workspace.scim.resources import InputUser, ScimUser
@@ -274,6 +275,7 @@ def delete_user(user: ScimMember, caller: Caller) -> None:
     assert user.identity is not None
     user.identity.deleted_at = utcnow()
     db.session.flush()
+    scim_groups.person_changed(user.member, deleted=True)
 
 
 def _store(user: ScimMember, attrs: Attributes, *, names_account: bool = False) -> None:
@@ -346,6 +348,8 @@ def _set_active(user: ScimMember, active: bool, caller: Caller) -> None:
     )
     if minter:  # deactivated: the minter is never reactivated (refused above)
         revoke_minted_by(member.org_id, member.account_id, "minter_deactivated", actor_id=None)
+    # SCIM groups grant roles only to active members (docs/scim.md#groups).
+    scim_groups.person_changed(member)
 
 
 def scim_document(user: ScimMember) -> ScimUser:

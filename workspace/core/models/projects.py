@@ -86,6 +86,11 @@ class Project(db.Model):
     )
 
 
+#: How a synced membership names its group's source (None: synced before sources
+#: were recorded, shown as "group <name>").
+SYNC_SOURCE_LABELS = {"scim": "SCIM group", "sso": "SSO group", "ldap": "Directory group"}
+
+
 class ProjectMember(db.Model):
     __tablename__ = "project_members"
     __table_args__ = (UniqueConstraint("project_id", "account_id"),)
@@ -103,9 +108,20 @@ class ProjectMember(db.Model):
     source: Mapped[str] = mapped_column(String(16), default=MembershipSource.MANUAL)
     #: The IdP group whose mapping owns a synced membership (shown on the members page).
     synced_group: Mapped[str | None] = mapped_column(String(255))
+    #: Where that group comes from: sso, ldap or scim (None: synced before sources
+    #: were recorded). The members page says "SCIM group Backend".
+    synced_source: Mapped[str | None] = mapped_column(String(16))
     created_at: Mapped[datetime] = created_at_column()
 
     account: Mapped["Account"] = relationship(lazy="joined")  # noqa: UP037, F821
+
+    @property
+    def synced_from(self) -> str | None:
+        """The granting group with its source, as people read it: "SCIM group Backend",
+        "SSO group leads", "Directory group cn=ops,..."."""
+        if not self.synced_group:
+            return None
+        return f"{SYNC_SOURCE_LABELS.get(self.synced_source or '', 'group')} {self.synced_group}"
 
 
 class State(db.Model):

@@ -1,6 +1,7 @@
 """The Group sync settings page: the mappings table with add and remove, a dry-run
-preview of an SSO sign-in's groups, and one of a directory user's groups, each of
-which HTMX fills in place (the page's ``sso_result`` and ``directory_result`` blocks).
+preview of an SSO sign-in's groups, one of a directory user's groups and one of a
+person's SCIM groups, each of which HTMX fills in place (the page's ``sso_result``,
+``directory_result`` and ``scim_result`` blocks).
 Forms post back and work without JavaScript."""
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from workspace.auth.guards import page, render
 from workspace.core import projects
 from workspace.errors import ServiceError
 from workspace.extensions import htmx
+from workspace.identity.group_sync_pages.schemas import ScimSyncPreviewIn
+from workspace.identity.groupsync import preview as groupsync_preview
 from workspace.identity.groupsync import service as groupsync
 from workspace.identity.ldap import groups as directory_groups
 from workspace.identity.ldap.models import connection_for
@@ -47,6 +50,7 @@ def _page(
         project_names={p.id: p.name for p in project_list},
         conn=connection.get_connection(access.org.id),
         ldap_conn=connection_for(access.org.id),
+        scim_groups=groupsync_preview.scim_group_names(access.org.id),
         form=request.form,
         errors=field_errors(error) if error else {},
         status=400 if error else status,
@@ -126,3 +130,17 @@ def directory_preview(access: Access, form: DirectorySyncPreviewIn):
     what a sign-in would change. Writes nothing."""
     result = directory_groups.preview(access.org.id, form.username)
     return _preview(access, directory_preview=result)
+
+
+@bp.post(_URL + "/scim-preview", endpoint="scim_preview")
+@page(
+    action=_ACTION,
+    form=ScimSyncPreviewIn,
+    invalid=_refused("scim_error"),
+    block="scim_result",
+)
+def scim_preview(access: Access, form: ScimSyncPreviewIn):
+    """Dry run for a person and a SCIM group: their groups from every source, the
+    mappings matched and what a SCIM change would do. Writes nothing."""
+    result = groupsync_preview.scim_preview(access.org.id, form.scim_email, form.scim_group)
+    return _preview(access, scim_preview=result)

@@ -30,3 +30,24 @@ class GroupMapping(db.Model):
     #: viewer, commenter, member or admin.
     role: Mapped[str] = mapped_column(String(16))
     created_at: Mapped[datetime] = created_at_column()
+
+
+class MemberGroup(db.Model):
+    """A group a person holds now, per source (sso, ldap, scim): written when a sign-in
+    reports groups or SCIM changes a group, read by every reconcile, which maps the
+    union over all sources (docs/sso.md#group-sync)."""
+
+    __tablename__ = "member_groups"
+    __table_args__ = (UniqueConstraint("org_id", "account_id", "source", "group_name"),)
+
+    id: Mapped[uuid.UUID] = uuid_pk()
+    org_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("orgs.id", ondelete="CASCADE"))
+    account_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("accounts.id", ondelete="CASCADE"), index=True
+    )
+    #: sso, ldap or scim.
+    source: Mapped[str] = mapped_column(String(16))
+    #: Compared exactly with a mapping's ``idp_group``. The directory's groups match
+    #: mappings by DN or CN, so for ldap this is the mapping name they matched.
+    group_name: Mapped[str] = mapped_column(String(256))
+    created_at: Mapped[datetime] = created_at_column()

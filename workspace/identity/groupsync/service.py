@@ -1,7 +1,11 @@
-"""IdP group mappings and the reconcile that turns groups into project roles at sign-in
-(docs/sso.md#group-sync). The groups come from the SSO claim (exact names) or from the
-directory at LDAP sign-in (docs/ldap.md#group-sync), which matches them by DN or CN.
-Manual memberships are never added to, changed or removed."""
+"""IdP group mappings and the reconcile that turns groups into project roles
+(docs/sso.md#group-sync). The groups come from the SSO claim (exact names), from the
+directory (docs/ldap.md#group-sync), which matches them by DN or CN, and from SCIM
+Groups (docs/scim.md#groups); roles follow the union over all three (see ``held``).
+Manual memberships are never added to, changed or removed.
+
+A grant's target is a project today; the org-admin role from a group (issue 27, a
+later step) becomes a second kind of target beside ``project_id`` in ``Grant``."""
 
 from __future__ import annotations
 
@@ -17,6 +21,7 @@ from workspace.core.events import record_event
 from workspace.core.models import MembershipSource, Project, ProjectMember, ProjectRole
 from workspace.errors import ConflictError, NotFoundError, ServiceError
 from workspace.extensions import db
+from workspace.identity.groupsync import held
 from workspace.identity.groupsync.models import GroupMapping
 from workspace.inputs import fit_external
 
@@ -138,17 +143,53 @@ class SyncPlan:
         return not (self.adds or self.changes or self.removes)
 
 
-def desired_grants(org_id: uuid.UUID, groups: Groups) -> dict[uuid.UUID, tuple[ProjectRole, str]]:
-    """Project -> (role, granting group) from the mappings matching these groups: the
-    highest-ranked role wins, and its group is the one a synced membership shows (on a
-    tie, the group that sorts first, so the answer does not depend on row order)."""
-    desired: dict[uuid.UUID, tuple[ProjectRole, str]] = {}
-    for project_id, role_name, group in _matching_mappings(org_id, groups):
+@dataclass(frozen=True)
+class Grant:
+    """The role a project gets, the group that grants it and that group's source."""
+
+    role: ProjectRole
+    group: str
+    source: str
+
+    @property
+    def label(self) -> str:
+        return held.label(self.source, self.group) or self.group
+
+
+def names_for(org_id: uuid.UUID, groups: Groups) -> set[str]:
+    """What is stored for a source: the names themselves, or for a matcher (the
+    directory) the names of the mappings it matches."""
+    if callable(groups):
+        return {m.idp_group for m in list_mappings(org_id) if groups(m.idp_group)}
+    return {g for g in groups if g}
+
+
+def union_grants(org_id: uuid.UUID, groups_by_source: held.Held) -> dict[uuid.UUID, Grant]:
+    """Project -> grant from the mappings matching any source's groups: the highest
+    rank wins; on a tie the group that sorts first, then the source order, so the
+    answer never depends on row order."""
+    every = set().union(*groups_by_source.values()) if groups_by_source else set()
+    desired: dict[uuid.UUID, Grant] = {}
+    for project_id, role_name, group in _matching_mappings(org_id, every):
         role = ProjectRole(role_name)
-        best = desired.get(project_id)
-        if best is None or (-role.rank, group) < (-best[0].rank, best[1]):
-            desired[project_id] = (role, group)
+        for source in held.SOURCES:
+            if group not in groups_by_source.get(source, ()):
+                continue
+            best = desired.get(project_id)
+            key = (-role.rank, group, held.SOURCES.index(source))
+            if best is None or key < (
+                -best.role.rank,
+                best.group,
+                held.SOURCES.index(best.source),
+            ):
+                desired[project_id] = Grant(role, group, source)
     return desired
+
+
+def desired_grants(org_id: uuid.UUID, groups: Groups) -> dict[uuid.UUID, tuple[ProjectRole, str]]:
+    """Project -> (role, granting group) from these groups alone."""
+    grants = union_grants(org_id, {"sso": names_for(org_id, groups)})
+    return {pid: (g.role, g.group) for pid, g in grants.items()}
 
 
 def matching_mappings(org_id: uuid.UUID, groups: Groups) -> list[GroupMapping]:
@@ -160,19 +201,13 @@ def matching_mappings(org_id: uuid.UUID, groups: Groups) -> list[GroupMapping]:
     return [m for m in rows if m.idp_group in names]
 
 
-def _matching_mappings(org_id: uuid.UUID, groups: Groups) -> list[tuple[uuid.UUID, str, str]]:
-    columns = select(GroupMapping.project_id, GroupMapping.role, GroupMapping.idp_group).where(
-        GroupMapping.org_id == org_id
-    )
-    if callable(groups):
-        # An org has tens of mappings, not thousands: matching in Python is cheap.
-        return [tuple(row) for row in db.session.execute(columns) if groups(row.idp_group)]
-    if not groups:
+def _matching_mappings(org_id: uuid.UUID, names: set[str]) -> list[tuple[uuid.UUID, str, str]]:
+    if not names:
         return []
-    return [
-        tuple(row)
-        for row in db.session.execute(columns.where(GroupMapping.idp_group.in_(set(groups))))
-    ]
+    columns = select(GroupMapping.project_id, GroupMapping.role, GroupMapping.idp_group).where(
+        GroupMapping.org_id == org_id, GroupMapping.idp_group.in_(names)
+    )
+    return [tuple(row) for row in db.session.execute(columns)]
 
 
 def desired_roles(org_id: uuid.UUID, groups: Groups) -> dict[uuid.UUID, ProjectRole]:
@@ -180,11 +215,46 @@ def desired_roles(org_id: uuid.UUID, groups: Groups) -> dict[uuid.UUID, ProjectR
     return {pid: role for pid, (role, _group) in desired_grants(org_id, groups).items()}
 
 
+def _held_with(
+    org_id: uuid.UUID, account_id: uuid.UUID | None, groups: Groups | None, source: str
+) -> held.Held:
+    """The person's stored groups, with ``source``'s replaced by ``groups`` (None:
+    as stored)."""
+    result = held.held_groups(org_id, account_id)
+    if groups is not None:
+        result[source] = names_for(org_id, groups)
+    return result
+
+
 def plan(
-    org_id: uuid.UUID, account_id: uuid.UUID | None, groups: Groups, *, remove_stale: bool
+    org_id: uuid.UUID,
+    account_id: uuid.UUID | None,
+    groups: Groups | None,
+    *,
+    remove_stale: bool,
+    source: str = "sso",
 ) -> SyncPlan:
-    """What reconcile would do; reads only (the dry-run preview is exactly this)."""
-    desired = desired_roles(org_id, groups)
+    """What reconcile would do when ``source`` reports ``groups`` (None: nothing new,
+    the stored groups); reads only (the dry-run preview is exactly this). The roles
+    follow the union of the person's groups over every source. SCIM removes
+    memberships explicitly, so a membership a SCIM group granted goes when no group
+    grants it any more, whatever ``remove_stale`` says."""
+    return _plan(
+        org_id,
+        account_id,
+        union_grants(org_id, _held_with(org_id, account_id, groups, source)),
+        remove_stale,
+        source,
+    )
+
+
+def _plan(
+    org_id: uuid.UUID,
+    account_id: uuid.UUID | None,
+    desired: dict[uuid.UUID, Grant],
+    remove_stale: bool,
+    source: str,
+) -> SyncPlan:
     current: dict[uuid.UUID, ProjectMember] = {}
     if account_id is not None:
         current = {
@@ -196,16 +266,16 @@ def plan(
             )
         }
     result = SyncPlan()
-    for project_id, role in sorted(desired.items(), key=lambda kv: str(kv[0])):
+    for project_id, grant in sorted(desired.items(), key=lambda kv: str(kv[0])):
         existing = current.get(project_id)
         if existing is None:
-            result.adds.append(Change(project_id, role.value))
-        elif existing.source == MembershipSource.SYNCED and existing.role != role.value:
-            result.changes.append(Change(project_id, role.value, existing.role))
-    if remove_stale:
-        for project_id, pm in sorted(current.items(), key=lambda kv: str(kv[0])):
-            if pm.source == MembershipSource.SYNCED and project_id not in desired:
-                result.removes.append(Change(project_id, pm.role))
+            result.adds.append(Change(project_id, grant.role.value))
+        elif existing.source == MembershipSource.SYNCED and existing.role != grant.role.value:
+            result.changes.append(Change(project_id, grant.role.value, existing.role))
+    for project_id, pm in sorted(current.items(), key=lambda kv: str(kv[0])):
+        stale = pm.source == MembershipSource.SYNCED and project_id not in desired
+        if stale and (remove_stale or (source == "scim" and pm.synced_source == "scim")):
+            result.removes.append(Change(project_id, pm.role))
     return result
 
 
@@ -213,26 +283,32 @@ def reconcile(
     org_id: uuid.UUID,
     account_id: uuid.UUID,
     email: str,
-    groups: Groups,
+    groups: Groups | None,
     *,
     remove_stale: bool,
     source: str = "sso",
 ) -> SyncPlan:
-    """Apply the plan and record each change in the org's events as
-    ``<source>.sync.added|changed|removed`` (``sso`` or ``ldap``, so the audit log
-    names where the groups came from). Does not commit."""
+    """Store ``groups`` as what ``source`` says the person holds now (None: keep what
+    is stored, e.g. after a SCIM change wrote it), apply the plan for the union of
+    every source's groups, and record each change as
+    ``<source>.sync.added|changed|removed`` (so the audit log names what triggered
+    it). Does not commit."""
+    if groups is not None:
+        held.replace_groups(org_id, account_id, source, names_for(org_id, groups))
+    grants = union_grants(org_id, held.held_groups(org_id, account_id))
+    todo = _plan(org_id, account_id, grants, remove_stale, source)
     # Spelled out so every kind recorded below is a literal the audit log knows.
-    prefix = "ldap" if source == "ldap" else "sso"
-    todo = plan(org_id, account_id, groups, remove_stale=remove_stale)
-    grants = desired_grants(org_id, groups)
+    prefix = {"ldap": "ldap", "scim": "scim"}.get(source, "sso")
     for add in todo.adds:
+        grant = grants[add.project_id]
         db.session.add(
             ProjectMember(
                 project_id=add.project_id,
                 account_id=account_id,
                 role=add.role,
                 source=MembershipSource.SYNCED,
-                synced_group=fit_external(grants[add.project_id][1], GROUP_MAX),
+                synced_group=fit_external(grant.group, GROUP_MAX),
+                synced_source=grant.source,
             )
         )
         record_event(
@@ -241,6 +317,7 @@ def reconcile(
             subject=email,
             project_id=str(add.project_id),
             role=add.role,
+            group=grant.label,
         )
     by_project = {
         pm.project_id: pm
@@ -260,6 +337,7 @@ def reconcile(
             project_id=str(change.project_id),
             role=change.role,
             from_role=change.from_role,
+            group=grants[change.project_id].label,
         )
     _refresh_groups(account_id, grants)
     for remove in todo.removes:
@@ -275,12 +353,10 @@ def reconcile(
     return todo
 
 
-def _refresh_groups(
-    account_id: uuid.UUID, grants: dict[uuid.UUID, tuple[ProjectRole, str]]
-) -> None:
-    """Every synced membership this sign-in keeps names the group that grants it now
-    (the role may be unchanged while the granting group changed). No event: who holds
-    which role did not change."""
+def _refresh_groups(account_id: uuid.UUID, grants: dict[uuid.UUID, Grant]) -> None:
+    """Every synced membership kept names the group (and source) that grants it now
+    (the role may be unchanged while the granting group changed). No event: who
+    holds which role did not change."""
     if not grants:
         return
     for pm in db.session.scalars(
@@ -290,6 +366,7 @@ def _refresh_groups(
             ProjectMember.project_id.in_(list(grants)),
         )
     ):
-        group = fit_external(grants[pm.project_id][1], GROUP_MAX)
-        if pm.synced_group != group:
-            pm.synced_group = group
+        grant = grants[pm.project_id]
+        group = fit_external(grant.group, GROUP_MAX)
+        if (pm.synced_group, pm.synced_source) != (group, grant.source):
+            pm.synced_group, pm.synced_source = group, grant.source

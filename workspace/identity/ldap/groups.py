@@ -359,6 +359,7 @@ def preview(org_id: uuid.UUID, username: str) -> DirectoryPreview:
             account.id if account else None,
             found.matches,
             remove_stale=row.remove_stale_synced_memberships,
+            source="ldap",
         )
     return result
 

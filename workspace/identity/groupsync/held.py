@@ -1,0 +1,86 @@
+"""The groups each person holds now, per source (docs/sso.md#group-sync): SSO sign-in
+writes its claim, LDAP sign-in and the directory sync the mappings the directory's
+groups matched, SCIM its pushed groups. Every reconcile maps the union, so one source
+never strips a role another grants."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable
+
+from sqlalchemy import delete, select
+
+from workspace.core.models.projects import SYNC_SOURCE_LABELS
+from workspace.extensions import db
+from workspace.identity.groupsync.models import MemberGroup
+
+#: The sources, in the order a tie between equal grants is decided.
+SOURCES = ("scim", "sso", "ldap")
+#: How a synced membership names where its group comes from ("SCIM group Backend").
+LABELS = SYNC_SOURCE_LABELS
+#: A group name longer than a mapping can hold matches no mapping.
+NAME_MAX = 256
+
+Held = dict[str, set[str]]
+
+
+def label(source: str | None, group: str | None) -> str | None:
+    """ "SCIM group Backend"; a membership synced before sources were recorded says
+    "group Backend"."""
+    if not group:
+        return None
+    return f"{LABELS.get(source or '', 'group')} {group}"
+
+
+def held_groups(org_id: uuid.UUID, account_id: uuid.UUID | None) -> Held:
+    """Source -> the group names this person holds now in this org."""
+    held: Held = {}
+    if account_id is None:
+        return held
+    rows = db.session.execute(
+        select(MemberGroup.source, MemberGroup.group_name).where(
+            MemberGroup.org_id == org_id, MemberGroup.account_id == account_id
+        )
+    )
+    for source, name in rows:
+        held.setdefault(source, set()).add(name)
+    return held
+
+
+def replace_groups(
+    org_id: uuid.UUID, account_id: uuid.UUID, source: str, names: Iterable[str]
+) -> None:
+    """The person's groups from ``source`` are now exactly ``names`` (only the rows
+    that differ are written, so a sign-in with unchanged groups writes nothing)."""
+    if source not in LABELS:
+        raise ValueError(f"unknown group source {source!r}")
+    wanted = {n for n in names if n and len(n) <= NAME_MAX}
+    have = held_groups(org_id, account_id).get(source, set())
+    gone = have - wanted
+    if gone:
+        db.session.execute(
+            delete(MemberGroup).where(
+                MemberGroup.org_id == org_id,
+                MemberGroup.account_id == account_id,
+                MemberGroup.source == source,
+                MemberGroup.group_name.in_(gone),
+            )
+        )
+    for name in sorted(wanted - have):
+        db.session.add(
+            MemberGroup(org_id=org_id, account_id=account_id, source=source, group_name=name)
+        )
+    db.session.flush()
+
+
+def holders(org_id: uuid.UUID, source: str, group_name: str) -> list[uuid.UUID]:
+    """The accounts holding this group from this source (the SCIM preview's people)."""
+    return list(
+        db.session.scalars(
+            select(MemberGroup.account_id).where(
+                MemberGroup.org_id == org_id,
+                MemberGroup.source == source,
+                MemberGroup.group_name == group_name,
+            )
+        )
+    )

@@ -129,3 +129,23 @@ def test_entra_remove_with_value(scim):
     )
     assert resp.status_code == 200, resp.get_data(as_text=True)
     assert [e["value"] for e in resp.get_json()["emails"]] == ["rem@testuser.com"]
+
+
+def test_entra_renames_a_user_when_the_upn_changes(app, scim):
+    """Entra sends ``Replace userName`` when a UPN changes; refused before, now the
+    account follows when the new address is on a verified domain (docs/scim.md#renames)."""
+    user = scim.post("/Users", ENTRA_USER).get_json()
+    resp = scim.patch(
+        f"/Users/{user['id']}",
+        [{"op": "Replace", "path": "userName", "value": "Renamed.UPN@testuser.com"}],
+    )
+    assert resp.status_code == 200, resp.get_data(as_text=True)
+    assert resp.get_json()["userName"] == "Renamed.UPN@testuser.com"
+    assert member_state(app, scim.org.org_id, "renamed.upn@testuser.com") == (True, "member")
+    assert member_state(app, scim.org.org_id, "test_user_fd0ea13b@testuser.com") is None
+    resp = scim.patch(
+        f"/Users/{user['id']}",
+        [{"op": "Replace", "path": "userName", "value": "someone@contoso.example"}],
+    )
+    assert "verified" in assert_scim_error(resp, 400, "invalidValue")["detail"]
+    assert event_kinds(app, scim.org.org_id) == ["scim.user.provisioned", "scim.user.renamed"]

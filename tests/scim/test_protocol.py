@@ -32,7 +32,7 @@ def test_discovery_endpoints(scim):
     assert {s["id"] for s in schemas["Resources"]} >= {USER}
     user_schema = scim.get(f"/Schemas/{USER}").get_json()
     by_name = {a["name"]: a for a in user_schema["attributes"]}
-    assert by_name["userName"]["mutability"] == "immutable"
+    assert by_name["userName"]["mutability"] == "readWrite"  # renames: docs/scim.md#renames
     assert by_name["userName"]["uniqueness"] == "server"
     assert_scim_error(scim.get("/Schemas/urn:nope"), 404)
     assert_scim_error(scim.get("/ResourceTypes/Group"), 404)
@@ -308,9 +308,10 @@ def test_bad_patches_change_nothing(app, scim):
         (
             [
                 {"op": "replace", "path": "displayName", "value": "Changed"},
-                {"op": "replace", "path": "userName", "value": "other@example.test"},
+                # A rename to a domain the org has not verified (docs/scim.md#renames).
+                {"op": "replace", "path": "userName", "value": "other@unverified.test"},
             ],
-            "mutability",
+            "invalidValue",
         ),
         ([], "invalidValue"),
     ):

@@ -78,16 +78,16 @@ class PublishedEmail(_Email):
 class PublishedUser(Resource):
     """The User attributes this service keeps (RFC 7643 §4.1).
 
-    ``userName`` is immutable: it names the account's email, and accounts are
-    shared between orgs, so one org's IdP may not rename them. ``emails`` and
-    ``active`` are always present.
+    ``userName`` names the account's email. It may change only as docs/scim.md#renames
+    says (an account this org's SCIM alone manages, to an address on a verified
+    domain). ``emails`` and ``active`` are always present.
     """
 
     __schema__ = URN(USER_SCHEMA)
 
-    user_name: Annotated[str | None, Uniqueness.server, Required.true, Mutability.immutable] = None
+    user_name: Annotated[str | None, Uniqueness.server, Required.true, Mutability.read_write] = None
     """Unique identifier for the User: their email address, or the IdP's login
-    name when emails carries the address. Fixed once provisioned."""
+    name when emails carries the address. Renamed under docs/scim.md#renames."""
 
     name: Name | None = None
     """The components of the user's real name."""
@@ -161,8 +161,9 @@ def service_provider_config() -> ServiceProviderConfig:
             AuthenticationScheme(
                 type=AuthenticationScheme.Type.oauthbearertoken,
                 name="Bearer token",
-                description="The organization's SCIM token (scim_...), generated on "
-                "the SCIM settings page.",
+                description="The organization's SCIM token (scim_...), or an access "
+                "token from its OAuth client (client credentials at oauth/token under "
+                "this base URL), both set up on the SCIM settings page.",
                 primary=True,
             )
         ],

@@ -62,15 +62,17 @@ _STRICT = ScimPolicy(unknown=ScimPolicy.Unknown.forbid)
 
 @bp.before_request
 def authenticate() -> Response | None:
-    """RFC 7644 §2: a bearer token on every request. The token is looked up by the
-    org in the URL, so another org's token (or an unknown org) is a plain 401."""
+    """RFC 7644 §2: a bearer token on every request: the org's SCIM token or a live
+    access token of its OAuth client (docs/scim.md#client-credentials). The token is
+    looked up by the org in the URL, so another org's token (or an unknown org) is a
+    plain 401, as is an expired or revoked access token."""
     header = request.headers.get("Authorization", "")
     scheme, _, raw = header.partition(" ")
     org_id = (request.view_args or {}).get("org_id")
-    token = None
+    caller = None
     if scheme.lower() == "bearer" and isinstance(org_id, uuid.UUID):
-        token = tokens.authenticate(org_id, raw.strip())
-    if token is None and header:
+        caller = tokens.authenticate_any(org_id, raw.strip())
+    if caller is None and header:
         # Only a wrong token meets the throttle: the right one is never refused for
         # failures another client behind the same address sent.
         if signin_limits.bearer_blocked("scim"):
@@ -78,14 +80,15 @@ def authenticate() -> Response | None:
                 429, "Too many requests with a wrong SCIM token from this address. Wait a minute."
             )
         _refused_token(org_id)
-    if token is None:
+    if caller is None:
         detail = (
-            "The bearer token is not this organization's SCIM token."
+            "The bearer token is not this organization's SCIM token or a live access "
+            "token of its OAuth client (access tokens expire after an hour: get a new one)."
             if header
             else "Send the organization's SCIM token as 'Authorization: Bearer scim_...'."
         )
         return errors.error_response(401, detail)
-    g.scim_caller = tokens.caller_of(token)
+    g.scim_caller = caller
     g.scim_org = find_org(org_id)
     return None
 

@@ -28,6 +28,7 @@ from workspace.core.models import Account, AccountKind, Org, OrgMember, OrgRole
 from workspace.extensions import db
 from workspace.scim import filter as scim_filter
 from workspace.scim import groups as scim_groups
+from workspace.scim import renames
 from workspace.scim.documents import Attributes, attributes_of, email_of
 from workspace.scim.models import ScimIdentity
 from workspace.scim.resources import InputUser, ScimUser
@@ -256,11 +257,9 @@ def patch_user(
 def _write(user: ScimMember, attrs: Attributes, caller: Caller) -> ScimMember:
     current = user.attributes
     if scim_filter.user_name_key(attrs.user_name) != scim_filter.user_name_key(current.user_name):
-        raise MutabilityException(
-            detail="userName cannot change once provisioned: it names the person's "
-            "account. Deprovision the user and provision the new name instead."
-        )
-    attrs.user_name = current.user_name
+        renames.rename(user.member, current.user_name, attrs, caller)
+    else:
+        attrs.user_name = current.user_name
     _set_active(user, bool(attrs.active), caller)
     _store(user, attrs)
     return user

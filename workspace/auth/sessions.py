@@ -16,6 +16,7 @@ loaded there anyway), which covers a membership gained after the session began.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from datetime import timedelta
 
 from flask import current_app, g, request, session
@@ -155,6 +156,23 @@ def end_session() -> AuthSession | None:
     g.current_session = None
     g.current_account = None
     return row
+
+
+_SIGN_OUT_HOOKS = "workspace.sign_out_redirects"
+
+
+def on_sign_out(app, hook: Callable[[AuthSession | None], str | None]) -> None:
+    """A sign-in method above auth (SSO) names where signing out of its sessions
+    goes next (the IdP's end-session URL); auth cannot import it."""
+    app.extensions.setdefault(_SIGN_OUT_HOOKS, []).append(hook)
+
+
+def sign_out_redirect(ended: AuthSession | None) -> str | None:
+    """Where the browser goes after signing out of ``ended``, when a method says."""
+    for hook in current_app.extensions.get(_SIGN_OUT_HOOKS, ()):
+        if target := hook(ended):
+            return target
+    return None
 
 
 def open_sessions(account_id: uuid.UUID) -> list[AuthSession]:

@@ -2,8 +2,9 @@
 
 from flask import Flask
 
+from workspace.auth.sessions import on_sign_out
 from workspace.identity.groupsync.models import GroupMapping
-from workspace.identity.sso import api, signin_views, views
+from workspace.identity.sso import api, logout, signin_views, views
 from workspace.identity.sso.models import SsoAttempt, SsoConnection
 
 __all__ = ["GroupMapping", "SsoAttempt", "SsoConnection", "init_app"]
@@ -14,3 +15,4 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(api.bp)
     app.register_blueprint(views.bp)
     app.register_blueprint(signin_views.bp)
+    on_sign_out(app, logout.end_session_url)

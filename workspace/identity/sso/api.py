@@ -37,6 +37,9 @@ def connection_out(conn: SsoConnection) -> SsoConnectionOut:
         groups_claim=conn.groups_claim,
         remove_stale_synced_memberships=conn.remove_stale_synced_memberships,
         extra_scopes=conn.extra_scopes,
+        idp_logout=conn.idp_logout,
+        backchannel_logout_uri=connection.backchannel_logout_uri(conn.org_id),
+        post_logout_redirect_uri=connection.post_logout_redirect_uri(),
         has_client_secret=bool(conn.client_secret_sealed),
         domain_verified=connection.domain_is_verified(conn),
     )

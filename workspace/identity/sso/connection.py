@@ -42,6 +42,7 @@ class ConnectionInput:
     groups_claim: str = "groups"
     remove_stale_synced_memberships: bool = False
     extra_scopes: str = ""
+    idp_logout: bool = True
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,17 @@ def normalize_scopes(raw: str | None) -> str:
 
 def default_redirect_uri() -> str:
     return current_app.config["BASE_URL"].rstrip("/") + "/auth/sso/callback"
+
+
+def post_logout_redirect_uri() -> str:
+    """Where the provider sends the browser after an RP-initiated logout."""
+    return current_app.config["BASE_URL"].rstrip("/") + "/signin"
+
+
+def backchannel_logout_uri(org_id: uuid.UUID) -> str:
+    """Where the provider POSTs logout tokens for this org (docs/sso.md#sign-out)."""
+    base = current_app.config["BASE_URL"].rstrip("/")
+    return f"{base}/auth/sso/backchannel-logout/{org_id}"
 
 
 def get_connection(org_id: uuid.UUID) -> SsoConnection | None:
@@ -158,6 +170,7 @@ def save_connection(
     conn.groups_claim = claim
     conn.remove_stale_synced_memberships = data.remove_stale_synced_memberships
     conn.extra_scopes = scopes
+    conn.idp_logout = data.idp_logout
     conn.updated_at = utcnow()
     if secret:
         conn.client_secret_sealed = seal(secret, conn.id)

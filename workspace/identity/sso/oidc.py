@@ -47,6 +47,8 @@ class ProviderMetadata:
     jwks_uri: str
     token_auth_methods: tuple[str, ...]
     signing_algs: tuple[str, ...]
+    #: RP-initiated logout (OIDC RP-Initiated Logout 1.0 §2), when advertised.
+    end_session_endpoint: str | None = None
 
 
 def _get_json(url: str, what: str, **kwargs: Any) -> dict[str, Any]:
@@ -98,6 +100,11 @@ def discover(issuer_url: str) -> ProviderMetadata:
             doc.get("token_endpoint_auth_methods_supported") or ("client_secret_basic",)
         ),
         signing_algs=tuple(doc.get("id_token_signing_alg_values_supported") or ("RS256",)),
+        end_session_endpoint=(
+            doc["end_session_endpoint"]
+            if isinstance(doc.get("end_session_endpoint"), str)
+            else None
+        ),
     )
 
 
@@ -173,6 +180,15 @@ def exchange_code(
     if not isinstance(data.get("id_token"), str) or not isinstance(data.get("access_token"), str):
         raise OidcError("The identity provider's token response has no id_token or access_token.")
     return data
+
+
+def key_set(meta: ProviderMetadata) -> KeySet:
+    """The provider's published signing keys (its JWKS)."""
+    keys = _get_json(meta.jwks_uri, "provider's key set (JWKS)")
+    try:
+        return KeySet.import_key_set(keys)  # type: ignore[arg-type]
+    except (JoseError, ValueError, TypeError, KeyError) as exc:
+        raise OidcError("The provider's key set (JWKS) cannot be read.") from exc
 
 
 def validate_id_token(

@@ -27,6 +27,8 @@ class SsoConnectionIn(InputModel):
     remove_stale_synced_memberships: bool = False
     #: Scopes to request beside ``openid email profile``, space-separated.
     extra_scopes: str = Field(default="", max_length=400)
+    #: Signing out of an SSO session ends it at the IdP too (RP-initiated logout).
+    idp_logout: bool = True
 
 
 class SsoEnabledForm(InputModel):
@@ -45,6 +47,11 @@ class SsoConnectionOut(OutputModel):
     groups_claim: str
     remove_stale_synced_memberships: bool
     extra_scopes: str
+    idp_logout: bool
+    #: Register at the provider: its back-channel logout URI, and where it sends the
+    #: browser back after an RP-initiated logout (docs/sso.md#sign-out).
+    backchannel_logout_uri: str
+    post_logout_redirect_uri: str
     has_client_secret: bool
     #: False when the email domain is no longer verified: sign-in is off until it is.
     domain_verified: bool

@@ -57,6 +57,18 @@ class SignInResult:
     created: bool
     next_path: str | None
     sync: groupsync.SyncPlan | None
+    #: The IdP's side of this sign-in, for sign-out (docs/sso.md#sign-out).
+    idp: IdpSignIn | None = None
+
+
+@dataclass(frozen=True)
+class IdpSignIn:
+    """What the IdP said about its session: ``sub``, ``sid`` (when it sends one) and
+    the raw id_token, the hint of an RP-initiated logout."""
+
+    sub: str
+    sid: str | None
+    id_token: str
 
 
 def _usable_connection(domain: str) -> SsoConnection | None:
@@ -158,7 +170,7 @@ def callback(
     attempt = _attempt(state_value, binding, error)
     org_id = attempt.org_id
     conn = _live_connection(org_id)
-    profile, id_claims = _exchange(conn, attempt, code)
+    profile, id_claims, id_token = _exchange(conn, attempt, code)
     email = _email(conn, profile, id_claims)
     org = db.session.get(Org, org_id)
     try:
@@ -180,7 +192,9 @@ def callback(
     sync = None
     if conn.sync_groups_on_login:
         sync = _sync_groups(conn, account, email, profile, id_claims)
-    return SignInResult(org, account, created, attempt.next_path, sync)
+    sid = id_claims.get("sid")
+    idp = IdpSignIn(str(id_claims["sub"]), sid if isinstance(sid, str) else None, id_token)
+    return SignInResult(org, account, created, attempt.next_path, sync, idp)
 
 
 def _attempt(state_value: str | None, binding: str | None, error: str | None):
@@ -217,7 +231,7 @@ def _live_connection(org_id: uuid.UUID) -> SsoConnection:
 
 def _exchange(
     conn: SsoConnection, attempt, code: str | None
-) -> tuple[dict[str, Any], dict[str, Any]]:
+) -> tuple[dict[str, Any], dict[str, Any], str]:
     """Step 3: the code for tokens (PKCE), the id_token validated against the IdP's
     JWKS and this attempt's nonce, and the userinfo profile of the same subject."""
     org_id = attempt.org_id
@@ -265,7 +279,7 @@ def _exchange(
             reason="sub_mismatch",
             org_id=org_id,
         )
-    return profile, id_claims
+    return profile, id_claims, tokens["id_token"]
 
 
 def _email(conn: SsoConnection, profile: dict[str, Any], id_claims: dict[str, Any]) -> str:

@@ -7,6 +7,8 @@ state to this browser.
 
 from __future__ import annotations
 
+import uuid
+
 from flask import (
     Blueprint,
     current_app,
@@ -18,12 +20,13 @@ from flask import (
 
 from workspace.api.problems import service_problem
 from workspace.auth.guards import safe_next
+from workspace.auth.sessions import current_session
 from workspace.auth.signin import SignInRefused, finish, refuse
-from workspace.extensions import limiter
-from workspace.identity.sso import signin, state
+from workspace.extensions import csrf, limiter
+from workspace.identity.sso import logout, signin, state
 from workspace.identity.sso.signin_schemas import SsoCallbackQuery, SsoStartQuery
 from workspace.inputs import parse_query
-from workspace.transaction import transactional
+from workspace.transaction import discard_pending, transactional
 
 bp = Blueprint("sso_auth", __name__, url_prefix="/auth/sso")
 
@@ -91,6 +94,25 @@ def callback():
         synced_changes=len(sync.changes) if sync else 0,
         synced_removes=len(sync.removes) if sync else 0,
     )
+    logout.remember(current_session(), result.org.id, result.idp)
     response = redirect(target)
     response.delete_cookie(state.BINDING_COOKIE, path=bp.url_prefix)
     return response
+
+
+@bp.post("/backchannel-logout/<uuid:org_id>")
+@csrf.exempt
+@limiter.limit("60 per minute")
+@transactional
+def backchannel_logout(org_id: uuid.UUID):
+    """OIDC Back-Channel Logout 1.0 §2.5: the provider POSTs a ``logout_token``; the
+    sessions it names end. 200 when accepted, 400 with the reason when refused
+    (§2.8); never cached."""
+    no_store = {"Cache-Control": "no-store"}
+    try:
+        logout.backchannel_logout(org_id, request.form.get("logout_token"))
+    except logout.LogoutRefused as exc:
+        discard_pending("a refused logout token changes nothing")
+        body = {"error": "invalid_request", "error_description": str(exc)}
+        return jsonify(body), 400, no_store
+    return "", 200, no_store

@@ -36,6 +36,8 @@ def _page(
         errors=field_errors(error) if error else {},
         report=report,
         default_redirect_uri=connection.default_redirect_uri(),
+        backchannel_logout_uri=connection.backchannel_logout_uri(access.org.id),
+        post_logout_redirect_uri=connection.post_logout_redirect_uri(),
         domain_verified=connection.domain_is_verified(conn) if conn else False,
         status=400 if error else 200,
     )
@@ -49,7 +51,7 @@ def sso_page(access: Access):
 
 
 @bp.post(_URL, endpoint="save")
-@page(action=_ACTION, form=SsoConnectionIn, checkboxes=("enabled",), invalid=_page)
+@page(action=_ACTION, form=SsoConnectionIn, checkboxes=("enabled", "idp_logout"), invalid=_page)
 def save(access: Access, form: SsoConnectionIn):
     """Save the connection and check the issuer's discovery document. The
     connection-level sync settings (docs/sso.md) are not toggles in this UI: the stored

@@ -8,8 +8,8 @@ import uuid
 
 from flask import Blueprint, flash, redirect, request, url_for
 
-from workspace.admin.session_api import policy_out, sessions_out, sign_out
-from workspace.admin.session_schemas import SessionPolicyIn
+from workspace.admin.sessions.schemas import SessionPolicyIn
+from workspace.admin.sessions.service import policy_out, sessions_out, sign_out
 from workspace.auth import session_policy, sessions
 from workspace.auth.guards import page, render
 from workspace.errors import NotFoundError, ServiceError

@@ -5,41 +5,20 @@ from __future__ import annotations
 
 import uuid
 
-from workspace.admin.session_schemas import (
+from workspace.admin.sessions.schemas import (
     SessionOut,
     SessionPolicyIn,
     SessionPolicyOut,
     SignedOutOut,
 )
+from workspace.admin.sessions.service import policy_out, sessions_out, sign_out
 from workspace.api import operation
 from workspace.api.blueprints import api_blueprint
 from workspace.auth import session_policy, sessions
-from workspace.core import accounts
-from workspace.core.models import Org, OrgRole
-from workspace.errors import ForbiddenError, NotFoundError
+from workspace.errors import NotFoundError
 from workspace.security.permissions import Access
 
 bp = api_blueprint("session_api", __name__, "/api/v1/orgs/<uuid:org_id>")
-
-OWNERS_ONLY = "Only an owner can sign an owner out."
-
-
-def policy_out(org: Org) -> SessionPolicyOut:
-    return SessionPolicyOut(
-        max_lifetime_hours=org.session_max_hours,
-        idle_timeout_minutes=org.session_idle_minutes,
-        default_max_lifetime_hours=session_policy.max_hours_limit(),
-    )
-
-
-def sessions_out(account_id: uuid.UUID) -> list[SessionOut]:
-    mine = sessions.current_session()
-    return [
-        SessionOut.model_validate(row).model_copy(
-            update={"current": mine is not None and row.id == mine.id}
-        )
-        for row in sessions.open_sessions(account_id)
-    ]
 
 
 @bp.get("/session-policy")
@@ -84,14 +63,6 @@ def end_session(org_id: uuid.UUID, session_id: uuid.UUID, access: Access):
     """That browser is signed out on its next request; 404 for a session not yours."""
     if not sessions.end_own_session(access.account.id, session_id):
         raise NotFoundError("No such session.")
-
-
-def sign_out(access: Access, member_id: uuid.UUID) -> int:
-    """The admin's "sign out everywhere", under the members page's owner rule."""
-    member = accounts.get_member(access.org.id, member_id)
-    if member.role == OrgRole.OWNER and access.role != OrgRole.OWNER:
-        raise ForbiddenError(OWNERS_ONLY)
-    return session_policy.sign_out_member(member, actor_id=access.account.id)
 
 
 @bp.post("/members/<uuid:member_id>/sign-out")

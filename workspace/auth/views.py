@@ -27,7 +27,12 @@ from workspace.auth.schemas import (
     PasswordSignIn,
     TokenCreate,
 )
-from workspace.auth.sessions import current_account, current_session, end_session
+from workspace.auth.sessions import (
+    current_account,
+    current_session,
+    end_session,
+    sign_out_redirect,
+)
 from workspace.auth.signin import LINK_COOKIE, SignInRefused, finish, refuse
 from workspace.core.accounts import canonical_email, find_account
 from workspace.core.orgs import find_org, orgs_for_account
@@ -97,9 +102,10 @@ def signin():
 @bp.post("/signout")
 @transactional
 def signout():
-    end_session()
+    ended = end_session()
     flash("You are signed out.", "info")
-    return redirect(url_for("auth.signin"))
+    # An SSO session may end at the IdP too (docs/sso.md#sign-out).
+    return redirect(sign_out_redirect(ended) or url_for("auth.signin"))
 
 
 def _tokens_page(

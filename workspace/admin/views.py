@@ -28,6 +28,7 @@ from workspace.auth import invites
 from workspace.auth.guards import page, render
 from workspace.core import events, orgs
 from workspace.core.models import OrgRole
+from workspace.core.models.enforced_sso import break_glass_owners
 from workspace.core.schemas import AuditLogFilter
 from workspace.errors import ServiceError
 from workspace.inputs import FORM, field_errors
@@ -110,6 +111,7 @@ def _members_page(
         invite_link=link,
         invite_form=invite_form or {},
         reactivate=reactivate,
+        break_glass={b.member_id: b for b in break_glass_owners(access.org.id)},
     )
 
 

@@ -20,14 +20,14 @@ from datetime import datetime, timedelta
 from flask import current_app, has_app_context
 from sqlalchemy import exists, select, update
 
+from workspace.auth import enforced_sso
 from workspace.auth.models import AccountIdentityLink, SignInLink
 from workspace.auth.passwords import MIN_LENGTH, set_password
 from workspace.auth.signin import SignInRefused
 from workspace.core import accounts
-from workspace.core.emails import email_domain
+from workspace.core.domain_ownership import other_orgs_domain_message, owned_elsewhere, owner_of
 from workspace.core.events import record_event
 from workspace.core.models import Account, Org, OrgMember, OrgRole
-from workspace.core.models.domains import verifying_org
 from workspace.errors import ConflictError, ForbiddenError, ServiceError
 from workspace.extensions import db
 from workspace.security import tokens
@@ -56,15 +56,6 @@ def link_lifetime() -> timedelta:
     """72 hours, or the app's ``INVITE_LINK_HOURS``."""
     hours = current_app.config.get("INVITE_LINK_HOURS") if has_app_context() else None
     return timedelta(hours=float(hours)) if hours else DEFAULT_LIFETIME
-
-
-#: Why an org cannot invite an address on a domain another org verified
-#: (docs/security.md#verified-domains-own-their-addresses).
-OTHER_ORGS_DOMAIN = (
-    "{email} is on {domain}, a domain another organization has verified: people with "
-    "those addresses get their accounts there. Invite them once they have signed in "
-    "through that organization."
-)
 
 
 @dataclass(frozen=True)
@@ -99,8 +90,21 @@ def has_own_sign_in(account: Account, org_id: uuid.UUID) -> bool:
     return bool(db.session.scalar(other_org) or db.session.scalar(other_source))
 
 
-def _domain_owner(email: str) -> uuid.UUID | None:
-    return verifying_org(email_domain(email))
+def domain_is_ours(org_id: uuid.UUID, email: str) -> bool:
+    owner = owner_of(email)
+    return owner is not None and owner.org_id == org_id
+
+
+def enforced_refusal(usable: UsableLink | None) -> SignInRefused | None:
+    """Why a sign-in link may not sign its person in any more: their org now
+    enforces SSO on their domain (docs/sso.md#enforced-sso). A join link is not a
+    sign-in (its holder signs in their usual way first), so it is never refused here."""
+    if usable is None or usable.join:
+        return None
+    enforced = enforced_sso.enforced_for(usable.account)
+    if enforced is None:
+        return None
+    return enforced_sso.refusal(enforced, usable.account, attempted="invite")
 
 
 def invite(
@@ -147,14 +151,17 @@ def invite(
             )
         if member is not None:
             raise DeactivatedMember(member)
-    domain_owner = _domain_owner(email)
-    elsewhere = domain_owner is not None and domain_owner != org.id
+    other_orgs = owned_elsewhere(org.id, email)
+    elsewhere = other_orgs is not None
     if elsewhere and (existing is None or not existing.email_verified):
         raise ForbiddenError(
-            OTHER_ORGS_DOMAIN.format(email=email, domain=email_domain(email)), field="email"
+            other_orgs_domain_message(email, other_orgs)
+            + " Invite them once they have signed in through that organization.",
+            field="email",
         )
+    ours = not elsewhere and domain_is_ours(org.id, email)
     if (
-        domain_owner == org.id
+        ours
         and existing is not None
         and not existing.email_verified
         and has_own_sign_in(existing, org.id)
@@ -167,7 +174,12 @@ def invite(
     account = accounts.ensure_account(email, name)
     member = accounts.add_member(org, account, role, actor_id=actor.account_id, via="invite")
     raw, expires_at = None, None
-    if not elsewhere and not has_own_sign_in(account, org.id):
+    # Under enforced SSO the person signs in through the org's SSO: no link to refuse later.
+    if (
+        not elsewhere
+        and not has_own_sign_in(account, org.id)
+        and enforced_sso.enforced_for(account) is None
+    ):
         raw, expires_at = _new_link(account, org, actor, lifetime)
     _record_invited(org, actor, email, member, role, link=raw is not None)
     db.session.flush()
@@ -265,6 +277,9 @@ def use_link(
     usable = usable_link(raw)
     if usable is None:
         raise unusable
+    enforced = enforced_refusal(usable)
+    if enforced is not None:
+        raise enforced
     link = usable.row
     if usable.join and (signed_in is None or signed_in.id != link.account_id):
         raise SignInRefused(
@@ -294,7 +309,7 @@ def use_link(
         raise unusable
     account = link.account
     org = db.session.get(Org, link.org_id)
-    if _domain_owner(account.email) == org.id:
+    if domain_is_ours(org.id, account.email):
         account.email_verified = True
     if usable.join:
         accounts.add_member(org, account, OrgRole.MEMBER, actor_id=account.id, via="invite")

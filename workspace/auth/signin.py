@@ -47,7 +47,9 @@ class SignInRefused(ServiceError):
     ``ldap``) decides the event the org records (``auth.sso.rejected``,
     ``ldap.login_failed``) when ``org_id`` is known, with ``subject`` and the ``audit``
     details. ``raw`` is the token of the pending link a ``link_required`` refusal
-    waits on, for the browser's cookie."""
+    waits on, for the browser's cookie. ``sso_url`` is where a sign-in that enforced
+    SSO refused goes instead (method ``enforced``, recorded as
+    ``auth.sso_enforced.refused``: docs/sso.md#enforced-sso)."""
 
     def __init__(
         self,
@@ -60,14 +62,22 @@ class SignInRefused(ServiceError):
         subject: str | None = None,
         audit: dict[str, Any] | None = None,
         raw: str | None = None,
+        sso_url: str | None = None,
     ) -> None:
         super().__init__(message)
         self.reason, self.status, self.org_id = reason, status, org_id
         self.method, self.subject, self.audit = method, subject, dict(audit or {})
-        self.raw = raw
+        self.raw, self.sso_url = raw, sso_url
 
     def to_problem(self) -> dict:
         """problem+json's members: one that waits on a link says where to confirm it."""
+        if self.sso_url is not None:
+            return {
+                "status": self.status,
+                "detail": self.message,
+                "title": "Single sign-on required",
+                "extra": {"sso_url": self.sso_url},
+            }
         if self.raw is None:
             return {"status": self.status, "detail": self.message, "title": "Sign-in refused"}
         return {
@@ -85,9 +95,12 @@ def refuse(exc: SignInRefused, answer: Callable[[SignInRefused], ResponseReturnV
     instead (a JSON client is told where in the problem); either way the pending link
     is held in a cookie bound to this browser and sent only to that page."""
     discard_pending("what the refused sign-in half did goes; its audit row stays")
-    if exc.method in ("sso", "ldap") and exc.org_id is not None:
+    if exc.method in ("sso", "ldap", "enforced") and exc.org_id is not None:
         # Written out, not looked up, so the audit log's kinds can be read off the code.
-        kind = "auth.sso.rejected" if exc.method == "sso" else "ldap.login_failed"
+        if exc.method == "enforced":
+            kind = "auth.sso_enforced.refused"
+        else:
+            kind = "auth.sso.rejected" if exc.method == "sso" else "ldap.login_failed"
         record_event(exc.org_id, kind, subject=exc.subject, reason=exc.reason, **exc.audit)
         commit_early("a refused sign-in's audit row must survive the rollback of the refusal")
     if exc.raw is None or request.is_json:

@@ -16,7 +16,7 @@ from flask import (
     url_for,
 )
 
-from workspace.auth import api_tokens, invites, linking, signin_limits
+from workspace.auth import api_tokens, enforced_sso, invites, linking, signin_limits
 from workspace.auth import models as _models  # noqa: F401  (maps the auth tables)
 from workspace.auth.guards import page, safe_next
 from workspace.auth.passwords import MIN_LENGTH, check_password
@@ -95,8 +95,25 @@ def signin():
                 "auth/signin.html", next=next_url, email=form.email, error=exc.message
             ),
         )
+    try:
+        break_glass = enforced_sso.check_password_sign_in(account)
+    except SignInRefused as exc:
+        return refuse(
+            exc,
+            lambda exc: render_template(
+                "auth/signin.html",
+                next=next_url,
+                email=form.email,
+                error=exc.message,
+                sso_url=exc.sso_url,
+            ),
+        )
+    details = {}
+    if break_glass is not None:
+        enforced_sso.record_break_glass(break_glass, account)
+        details["break_glass"] = True
     orgs = orgs_for_account(account.id)
-    return redirect(finish(account, orgs, method="password", next_path=next_url))
+    return redirect(finish(account, orgs, method="password", next_path=next_url, **details))
 
 
 @bp.post("/signout")
@@ -208,8 +225,13 @@ def link_account():
 # -- invitations (docs/admin.md#invitations) ----------------------------------------------
 
 
-def _invite_page(link, token: str, *, error: str | None = None, status: int = 200):
-    if link is None:
+def _invite_page(
+    link, token: str, *, error: str | None = None, sso_url: str | None = None, status: int = 200
+):
+    if sso_url is not None:
+        # Enforced SSO: the link is not for this person any more; say where to go.
+        response = render_template("auth/invite_unusable.html", message=error, sso_url=sso_url)
+    elif link is None:
         response = render_template("auth/invite_unusable.html", message=invites.UNUSABLE)
         status = 410
     else:
@@ -243,14 +265,23 @@ def invite(token: str):
     link is confirmed by the account's holder, signed in to it. Unknown, used and
     expired links all answer the same 410 page."""
     if request.method == "GET":
-        return _invite_page(invites.usable_link(token), token)
+        usable = invites.usable_link(token)
+        refused = invites.enforced_refusal(usable)
+        if refused is not None:
+            return _invite_page(
+                usable, token, error=refused.message, sso_url=refused.sso_url, status=403
+            )
+        return _invite_page(usable, token)
     try:
         password = parse_form(InviteAccept).password
         org, account = invites.use_link(token, password, signed_in=current_account())
     except SignInRefused as exc:
         # A link that cannot be used is no longer usable here either: the 410 page.
         return refuse(
-            exc, lambda exc: _invite_page(invites.usable_link(token), token, error=exc.message)
+            exc,
+            lambda exc: _invite_page(
+                invites.usable_link(token), token, error=exc.message, sso_url=exc.sso_url
+            ),
         )
     if account is not None:
         finish(account, [org], method="invite", next_path=None)

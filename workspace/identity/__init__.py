@@ -6,9 +6,9 @@ settings pages, and the public sign-in routes where it has them).
 
 from flask import Flask
 
-from workspace.identity import domains, group_sync_pages, ldap, sso
+from workspace.identity import domains, enforced_sso, group_sync_pages, ldap, sso
 
 
 def init_app(app: Flask) -> None:
-    for subpackage in (domains, sso, ldap, group_sync_pages):
+    for subpackage in (domains, sso, ldap, group_sync_pages, enforced_sso):
         subpackage.init_app(app)

@@ -23,6 +23,7 @@ from sqlalchemy.exc import IntegrityError
 from workspace.auth import linking, membership
 from workspace.auth.models import IdentitySource
 from workspace.core import accounts
+from workspace.core.domain_ownership import other_orgs_domain_message, owned_elsewhere
 from workspace.core.events import record_event
 from workspace.core.models import Account, AccountKind, Org, OrgMember, OrgRole
 from workspace.extensions import db
@@ -140,6 +141,10 @@ def _taken(attrs: Attributes) -> UniquenessException:
 
 def _create(org: Org, attrs: Attributes, caller: Caller) -> ScimMember:
     email = email_of(attrs)
+    # Whatever this org's own setting, another org's verified domain is never ours.
+    other_orgs = owned_elsewhere(org.id, email)
+    if other_orgs is not None:
+        raise ForbiddenException(detail=other_orgs_domain_message(email, other_orgs))
     trust_domains = current_app.config.get("SCIM_REQUIRE_VERIFIED_DOMAIN", True)
     if trust_domains and not linking.domain_is_verified(org.id, email):
         domain = email.rsplit("@", 1)[-1]

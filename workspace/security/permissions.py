@@ -95,6 +95,11 @@ ACTIONS: dict[str, Rule] = {
         agents=False,
         message="Only an org owner or admin can change these settings.",
     ),
+    "org.enforce_sso": Rule(
+        org_role=OrgRole.OWNER,
+        agents=False,
+        message="Only an org owner can require single sign-on or choose break-glass owners.",
+    ),
     "org.manage_members": Rule(
         org_role=OrgRole.ADMIN,
         agents=False,

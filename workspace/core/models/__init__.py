@@ -2,6 +2,7 @@
 
 from workspace.core.models.accounts import Account, AccountKind
 from workspace.core.models.domains import DomainState, VerifiedDomain
+from workspace.core.models.enforced_sso import BreakGlassOwner, SsoEnforcement
 from workspace.core.models.events import Event
 from workspace.core.models.orgs import Org, OrgMember, OrgRole
 from workspace.core.models.projects import (
@@ -19,6 +20,7 @@ from workspace.core.models.tasks import Comment, Priority, Task, TaskActivity, T
 __all__ = [
     "Account",
     "AccountKind",
+    "BreakGlassOwner",
     "Comment",
     "Cycle",
     "DomainState",
@@ -32,6 +34,7 @@ __all__ = [
     "Project",
     "ProjectMember",
     "ProjectRole",
+    "SsoEnforcement",
     "State",
     "StateCategory",
     "Task",

@@ -366,6 +366,7 @@ def test_demo_audit_trail_has_every_kind_the_code_records(app):
             "ldap.sync.removed",
             "ldap.sync.skipped",
             "sso.sync.skipped",
+            "auth.sso.backchannel_logout",
         }, unnamed
         unnamed_joins = db.session.scalars(
             select(Event.data).where(

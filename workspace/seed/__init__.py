@@ -31,7 +31,7 @@ from sqlalchemy.orm import ORMExecuteState
 
 from workspace.core.models import Org, Task
 from workspace.extensions import db
-from workspace.seed import agents, dashboards, identity, people, projects, system
+from workspace.seed import agents, dashboards, identity, people, projects, sessions, system
 from workspace.seed.demo import Demo, Stamp
 
 
@@ -83,6 +83,7 @@ def seed_demo(
         projects.late_people(demo)
         dashboards.dashboards(demo)
         people.sign_ins(demo)
+        sessions.sessions(demo)
         system.probe(demo)
         db.session.flush()
     finally:

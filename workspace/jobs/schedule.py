@@ -5,11 +5,16 @@ starts the period's job (docs/jobs.md#schedules).
 
 A period is a ``timedelta``, or a function of the app's config that answers one (read
 at each tick, in the app's context), for a period an operator sets: ``jobs.sweep``
-runs every ``JOBS_SWEEP_SECONDS``."""
+runs every ``JOBS_SWEEP_SECONDS``.
+
+Schedules that belong to an org (each org's directory sync, at the period its admin
+set) come from a provider registered with :func:`provide`: a function that answers the
+current schedules at each tick, claimed the same way."""
 
 from __future__ import annotations
 
 import logging
+import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -32,6 +37,8 @@ class Schedule:
     every: timedelta | Callable[[Mapping[str, Any]], timedelta]
     kind: str
     args: dict[str, Any] = field(default_factory=dict)
+    #: The org whose job this is (a provider's schedule), or None for the instance's.
+    org_id: uuid.UUID | None = None
 
     def period(self) -> timedelta:
         """The period, from the current app's config when it is set there."""
@@ -48,6 +55,8 @@ class Schedule:
 
 #: Every schedule by name; capabilities add theirs with :func:`every`.
 SCHEDULES: dict[str, Schedule] = {}
+#: Functions answering the schedules of the moment (read in the app's context).
+PROVIDERS: list[Callable[[], list[Schedule]]] = []
 
 
 def every(
@@ -58,17 +67,36 @@ def every(
     return schedule
 
 
+def provide(provider: Callable[[], list[Schedule]]) -> None:
+    """Register ``provider``, asked at every tick for schedules that come and go (one
+    per org with a directory sync, say)."""
+    if provider not in PROVIDERS:
+        PROVIDERS.append(provider)
+
+
+def current() -> list[Schedule]:
+    """The fixed schedules and every provider's, as of now."""
+    found = list(SCHEDULES.values())
+    for provider in list(PROVIDERS):
+        try:
+            with unit_of_work():  # a failed read is rolled back, not left to the claims
+                found.extend(provider())
+        except Exception:  # one provider's failure must not stop the sweep's schedule
+            log.exception("a schedule provider failed; its schedules wait for the next tick")
+    return found
+
+
 def fire_due(now: datetime, claimed_by: str) -> list[str]:
     """Start every schedule whose current period no scheduler has claimed yet; the
     names of those this scheduler started. Commits each claim on its own."""
     started = []
-    for schedule in list(SCHEDULES.values()):
+    for schedule in current():
         period = schedule.period_start(now)
         if db.session.get(ScheduleRun, (schedule.name, period)) is not None:
             continue  # claimed already: no insert to lose
         try:
             with unit_of_work():  # each claim on its own
-                job = enqueue(schedule.kind, args=schedule.args)
+                job = enqueue(schedule.kind, org_id=schedule.org_id, args=schedule.args)
                 db.session.add(
                     ScheduleRun(
                         schedule=schedule.name,

@@ -36,6 +36,11 @@ SHAPE = {
     "remove_stale_synced_memberships",
     "group_search_base",
     "group_membership",
+    # Scheduled directory sync (docs/ldap.md#scheduled-sync).
+    "sync_every_minutes",
+    "last_sync_at",
+    "last_sync",
+    "next_sync_at",
 }
 
 
@@ -52,6 +57,9 @@ def test_save_read_and_defaults(client, acme, directory):
         saved["family_name_attribute"],
         saved["use_tls"],
     ) == ("mail", "givenName", "sn", True)
+    # hourly by default, never run yet
+    assert (saved["sync_every_minutes"], saved["last_sync"]) == (60, None)
+    assert saved["next_sync_at"] is not None
     assert client.get(acme.url("/ldap"), headers=acme.headers).get_json() == saved
 
 

@@ -2,8 +2,9 @@
 
 ``models`` the org's one connection; ``filters`` RFC 4515 filter checks and escaping;
 ``directory`` the ldap3 protocol code; ``service`` save/read/test; ``signin`` the
-login rules; ``api``, ``views`` (settings page) and ``signin_views`` (the public
-sign-in endpoint) the thin blueprints.
+login rules; ``directory_sync`` and ``sync_job`` the scheduled sync (its job and
+schedule register when ``api`` imports it); ``api``, ``views`` (settings page) and
+``signin_views`` (the public sign-in endpoint) the thin blueprints.
 """
 
 from __future__ import annotations

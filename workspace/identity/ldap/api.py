@@ -6,15 +6,18 @@ Owner or admin only. The bind password is accepted on write and never returned.
 
 from __future__ import annotations
 
+import json
 import uuid
 
-from flask import request
+from flask import Response, request, url_for
 
 from workspace.api import operation
 from workspace.api.blueprints import api_blueprint
-from workspace.identity.ldap import groups, service
+from workspace.identity.ldap import groups, service, sync_job
+from workspace.identity.ldap.models import LdapConnection
 from workspace.identity.ldap.schemas import (
     DirectoryGroupOut,
+    DirectorySyncIn,
     DirectorySyncPreviewIn,
     DirectorySyncPreviewOut,
     LdapConnectionIn,
@@ -24,6 +27,7 @@ from workspace.identity.ldap.schemas import (
     PlannedChangeOut,
 )
 from workspace.inputs import parse_body
+from workspace.jobs.schemas import JobOut
 from workspace.security.permissions import Access
 
 bp = api_blueprint("ldap_api", __name__, "/api/v1/orgs/<uuid:org_id>")
@@ -35,7 +39,12 @@ _ACTION = "org.manage_settings"
 @operation("Read the LDAP connection", tag="ldap", action=_ACTION, response=LdapConnectionOut)
 def read_connection(org_id: uuid.UUID, access: Access):
     """The org's directory settings; ``has_bind_password`` instead of the password."""
-    return LdapConnectionOut.model_validate(service.get_connection(access.org.id))
+    return _out(service.get_connection(access.org.id))
+
+
+def _out(row: LdapConnection) -> LdapConnectionOut:
+    out = LdapConnectionOut.model_validate(row)
+    return out.model_copy(update={"next_sync_at": sync_job.next_run(row)})
 
 
 @bp.put("/ldap")
@@ -53,7 +62,8 @@ def save_connection(org_id: uuid.UUID, access: Access, body: LdapConnectionIn):
     group_settings = groups.check_group_settings(body.group_settings())
     row = service.save_connection(access.org.id, body.to_input(), actor_id=access.account.id)
     groups.save_group_settings(row, group_settings, actor_id=access.account.id)
-    return LdapConnectionOut.model_validate(row)
+    sync_job.save_schedule(row, body.sync_every_minutes, actor_id=access.account.id)
+    return _out(row)
 
 
 @bp.delete("/ldap")
@@ -72,6 +82,28 @@ def test_connection(org_id: uuid.UUID, access: Access):
     edits = parse_body(LdapConnectionIn).to_input() if request.get_data() else None
     result = service.test_connection(access.org.id, edits)
     return LdapTestOut(ok=result.ok, message=result.message, sample_count=result.sample_count)
+
+
+@bp.post("/ldap/sync")
+@operation(
+    "Start a directory sync of every linked member, or its dry run: 202 with the job",
+    tag="ldap",
+    action=_ACTION,
+    body=DirectorySyncIn,
+    response=JobOut,
+    status=202,
+    errors=(400, 401, 403, 404, 409),
+)
+def start_sync(org_id: uuid.UUID, access: Access, body: DirectorySyncIn):
+    """What the schedule runs (docs/ldap.md#scheduled-sync), now. ``GET`` the Location
+    until ``state`` is ``done``; its ``result`` lists who is (``dry_run``: would be)
+    deactivated and why, the project roles added, changed and removed, and the counts.
+    409 while a sync for this org is queued or running."""
+    job = sync_job.start(access.org.id, access.account.id, dry_run=body.dry_run)
+    location = url_for("job_status_api.read_job", org_id=org_id, job_id=job.id)
+    body_out = JobOut.of(job).model_dump(mode="json")
+    return Response(json.dumps(body_out), status=202, mimetype="application/json",
+                    headers={"Location": location})  # fmt: skip
 
 
 @bp.post("/ldap/sync-preview")

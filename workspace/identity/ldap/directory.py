@@ -30,6 +30,8 @@ from workspace.security.outbound import Deadline
 
 #: RFC 4511 §4.1.9 result codes we tell apart.
 _SUCCESS, _SIZE_LIMIT_EXCEEDED, _NO_SUCH_OBJECT, _INVALID_CREDENTIALS = 0, 4, 32, 49
+#: RFC 2696's simple paged results control.
+_PAGED_RESULTS = "1.2.840.113556.1.4.319"
 #: strongerAuthRequired (AD with LDAP signing required, RFC 4513 §5.1.3) and
 #: confidentialityRequired (OpenLDAP's ``olcSecurity``): the bind needs TLS first.
 TLS_REQUIRED_CODES = {8: "strongerAuthRequired", 13: "confidentialityRequired"}
@@ -302,37 +304,49 @@ def search(
     search_filter: str,
     attributes: list[str],
     size_limit: int,
+    *,
+    paged: bool = False,
 ) -> list[Entry]:
     """Entries under the search base (subtree) matching the filter, at most
     ``size_limit`` even from a server that ignores the limit it was sent (Samba
-    has answered 54 entries to a limit of 5); referrals are ignored."""
-    try:
-        conn.search(
-            settings.search_base,
-            search_filter,
-            search_scope=ldap3.SUBTREE,
-            attributes=attributes,
-            size_limit=size_limit,
-            time_limit=max(1, int(settings.read_timeout)),
-        )
-    except ldap_exc.LDAPInvalidFilterError as exc:
-        raise DirectoryError(
-            "filter_invalid", detail=f"The search filter is invalid: {exc}."
-        ) from None
-    except (ldap_exc.LDAPException, OSError) as exc:
-        raise _classify(exc, settings, conn) from None
-    _check_deadline(conn, settings)
-    code = conn.result.get("result")
-    if code == _NO_SUCH_OBJECT:
-        raise DirectoryError("search_base_missing", base=settings.search_base)
-    if code not in (_SUCCESS, _SIZE_LIMIT_EXCEEDED):
-        raise DirectoryError("search_failed", detail=_describe(code))
-    entries = [
-        Entry(item["dn"], dict(item.get("attributes") or {}))
-        for item in conn.response or []
-        if item.get("type") == "searchResEntry"
-    ]
-    return entries[:size_limit] if size_limit > 0 else entries
+    has answered 54 entries to a limit of 5); referrals are ignored. ``paged``: every
+    entry, ``size_limit`` per page (RFC 2696), and a server that stops at its own
+    size limit fails the search rather than answer part of the list."""
+    entries: list[Entry] = []
+    cookie: bytes | None = None
+    while True:
+        try:
+            conn.search(
+                settings.search_base,
+                search_filter,
+                search_scope=ldap3.SUBTREE,
+                attributes=attributes,
+                size_limit=0 if paged else size_limit,
+                time_limit=max(1, int(settings.read_timeout)),
+                **({"paged_size": size_limit, "paged_cookie": cookie} if paged else {}),
+            )
+        except ldap_exc.LDAPInvalidFilterError as exc:
+            raise DirectoryError(
+                "filter_invalid", detail=f"The search filter is invalid: {exc}."
+            ) from None
+        except (ldap_exc.LDAPException, OSError) as exc:
+            raise _classify(exc, settings, conn) from None
+        _check_deadline(conn, settings)
+        code = conn.result.get("result")
+        if code == _NO_SUCH_OBJECT:
+            raise DirectoryError("search_base_missing", base=settings.search_base)
+        if code not in ((_SUCCESS,) if paged else (_SUCCESS, _SIZE_LIMIT_EXCEEDED)):
+            raise DirectoryError("search_failed", detail=_describe(code))
+        entries += [
+            Entry(item["dn"], dict(item.get("attributes") or {}))
+            for item in conn.response or []
+            if item.get("type") == "searchResEntry"
+        ]
+        control = (conn.result.get("controls") or {}).get(_PAGED_RESULTS) or {}
+        cookie = (control.get("value") or {}).get("cookie")
+        if not paged or not cookie:
+            break
+    return entries[:size_limit] if size_limit > 0 and not paged else entries
 
 
 def rebind(

@@ -297,15 +297,30 @@ def sync_directory_groups(
             message=found.error,
         )
         return found
-    groupsync.reconcile(
-        org.id,
-        account.id,
-        account.email,
-        found.matches,
-        remove_stale=row.remove_stale_synced_memberships,
-        source="ldap",
-    )
+    apply_groups(org.id, account.id, account.email, found, row)
     return found
+
+
+def apply_groups(
+    org_id: uuid.UUID,
+    account_id: uuid.UUID | None,
+    email: str | None,
+    found: PersonGroups,
+    row: LdapConnection,
+    *,
+    dry_run: bool = False,
+) -> groupsync.SyncPlan:
+    """The one place directory groups reach group sync: sign-in, the scheduled sync
+    (docs/ldap.md#scheduled-sync) and both previews. ``dry_run`` plans and writes
+    nothing; otherwise reconcile and record ``ldap.sync.*``. Does not commit."""
+    remove_stale = row.remove_stale_synced_memberships
+    if dry_run or account_id is None or email is None:
+        return groupsync.plan(
+            org_id, account_id, found.matches, remove_stale=remove_stale, source="ldap"
+        )
+    return groupsync.reconcile(
+        org_id, account_id, email, found.matches, remove_stale=remove_stale, source="ldap"
+    )
 
 
 # -- preview ----------------------------------------------------------------------------
@@ -354,12 +369,8 @@ def preview(org_id: uuid.UUID, username: str) -> DirectoryPreview:
     if found.error is None:
         account = find_account(email) if email else None
         result.matched = groupsync.matching_mappings(org_id, found.matches)
-        result.plan = groupsync.plan(
-            org_id,
-            account.id if account else None,
-            found.matches,
-            remove_stale=row.remove_stale_synced_memberships,
-            source="ldap",
+        result.plan = apply_groups(
+            org_id, account.id if account else None, email, found, row, dry_run=True
         )
     return result
 

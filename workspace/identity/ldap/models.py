@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 
-from sqlalchemy import ForeignKey, String, Text, select
+from sqlalchemy import JSON, ForeignKey, String, Text, select
 from sqlalchemy.orm import Mapped, mapped_column
 
 from workspace.extensions import db
@@ -14,6 +14,8 @@ from workspace.types import UTCDateTime, created_at_column, utcnow, uuid_pk
 DEFAULT_EMAIL_ATTRIBUTE = "mail"
 DEFAULT_GIVEN_NAME_ATTRIBUTE = "givenName"
 DEFAULT_FAMILY_NAME_ATTRIBUTE = "sn"
+#: Hourly, as GitLab syncs groups; an admin may choose another period or 0 (off).
+DEFAULT_SYNC_MINUTES = 60
 
 
 class LdapConnection(db.Model):
@@ -55,6 +57,15 @@ class LdapConnection(db.Model):
     #: How membership is read: ``auto``, ``memberof`` (AD, nested via
     #: LDAP_MATCHING_RULE_IN_CHAIN), ``groupofnames`` or ``posixgroup``.
     group_membership: Mapped[str] = mapped_column(String(16), default="auto")
+    #: Scheduled directory sync (docs/ldap.md#scheduled-sync): every this many
+    #: minutes; 0 turns it off.
+    sync_every_minutes: Mapped[int] = mapped_column(
+        default=DEFAULT_SYNC_MINUTES, server_default=str(DEFAULT_SYNC_MINUTES)
+    )
+    #: When the last sync (scheduled or "Run sync now") ended, and how it went:
+    #: ``{ok, message, counts, job_id}`` (no secrets: the directory's own words).
+    last_sync_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    last_sync: Mapped[dict | None] = mapped_column(JSON)
     created_at: Mapped[datetime] = created_at_column()
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, onupdate=utcnow)
 

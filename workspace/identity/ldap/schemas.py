@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import uuid
-from typing import Annotated, Literal
+from datetime import datetime
+from typing import Annotated, Any, Literal
 
 from pydantic import StringConstraints
 
 from workspace.identity.ldap.groups import GroupSyncSettings
+from workspace.identity.ldap.models import DEFAULT_SYNC_MINUTES
 from workspace.identity.ldap.service import ConnectionInput
 from workspace.inputs import InputModel, OutputModel, needed
 
@@ -47,9 +49,12 @@ class LdapConnectionIn(InputModel):
     #: Where groups live; blank or absent: the search base.
     group_search_base: Short | None = None
     group_membership: Membership = "auto"
+    #: Scheduled directory sync (docs/ldap.md#scheduled-sync): every this many minutes
+    #: (5 to 10080); 0 turns it off.
+    sync_every_minutes: int = DEFAULT_SYNC_MINUTES
 
     def to_input(self) -> ConnectionInput:
-        return ConnectionInput(**self.model_dump(exclude=_GROUP_FIELDS))
+        return ConnectionInput(**self.model_dump(exclude=_GROUP_FIELDS | {"sync_every_minutes"}))
 
     def group_settings(self) -> GroupSyncSettings:
         return GroupSyncSettings(**self.model_dump(include=_GROUP_FIELDS))
@@ -70,6 +75,13 @@ class LdapConnectionOut(OutputModel):
     remove_stale_synced_memberships: bool
     group_search_base: str | None
     group_membership: str
+    sync_every_minutes: int
+    #: The last scheduled or admin-started sync: when it ended, and
+    #: ``{ok, message, counts, job_id, by}``; null before the first.
+    last_sync_at: datetime | None = None
+    last_sync: dict[str, Any] | None = None
+    #: When the next scheduled sync starts; null when the schedule is off.
+    next_sync_at: datetime | None = None
 
 
 class LdapTestOut(OutputModel):
@@ -81,6 +93,11 @@ class LdapTestOut(OutputModel):
 class DirectorySyncPreviewIn(InputModel):
     #: The directory username, as the person types it at sign-in.
     username: str = needed(max_length=256)
+
+
+class DirectorySyncIn(InputModel):
+    #: True: plan and report, change nothing (the preview).
+    dry_run: bool = False
 
 
 class DirectoryGroupOut(OutputModel):

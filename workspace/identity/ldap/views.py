@@ -16,14 +16,15 @@ from workspace.auth.guards import page, render
 from workspace.core.models.domains import verified_domain_names
 from workspace.errors import ServiceError
 from workspace.extensions import htmx
-from workspace.identity.ldap import groups, service
+from workspace.identity.ldap import groups, service, sync_job
 from workspace.identity.ldap.models import (
     DEFAULT_EMAIL_ATTRIBUTE,
     DEFAULT_FAMILY_NAME_ATTRIBUTE,
     DEFAULT_GIVEN_NAME_ATTRIBUTE,
+    DEFAULT_SYNC_MINUTES,
     connection_for,
 )
-from workspace.identity.ldap.schemas import LdapConnectionIn
+from workspace.identity.ldap.schemas import DirectorySyncIn, LdapConnectionIn
 from workspace.inputs import field_errors
 from workspace.security.permissions import Access
 
@@ -39,6 +40,7 @@ _NEW = {
     "given_name_attribute": DEFAULT_GIVEN_NAME_ATTRIBUTE,
     "family_name_attribute": DEFAULT_FAMILY_NAME_ATTRIBUTE,
     "use_tls": True,
+    "sync_every_minutes": DEFAULT_SYNC_MINUTES,
 }
 
 
@@ -68,6 +70,7 @@ def _page(
         form=form if form is not None else connection or _NEW,
         errors=errors or {},
         result=result,
+        next_sync=sync_job.next_run(connection) if connection else None,
         status=status,
     )
 
@@ -90,6 +93,7 @@ def save(org: str, access: Access, form: LdapConnectionIn):
     group_settings = groups.check_group_settings(form.group_settings())
     row = service.save_connection(access.org.id, form.to_input(), actor_id=access.account.id)
     groups.save_group_settings(row, group_settings, actor_id=access.account.id)
+    sync_job.save_schedule(row, form.sync_every_minutes, actor_id=access.account.id)
     flash("LDAP settings saved. Run the connection test to check them.", "success")
     return _back(org)
 
@@ -129,3 +133,12 @@ def delete(org: str, access: Access):
     service.delete_connection(access.org.id, actor_id=access.account.id)
     flash("LDAP connection removed. Directory sign-in is off.", "success")
     return _back(org)
+
+
+@bp.post(_URL + "/sync", endpoint="sync")
+@page(action=_ACTION, form=DirectorySyncIn, invalid=_not_deleted)
+def sync(org: str, access: Access, form: DirectorySyncIn):
+    """Preview sync (``dry_run``: lists the changes, makes none) or Run sync now (the
+    page asks to confirm first): a job whose page shows its progress, then the report."""
+    job = sync_job.start(access.org.id, access.account.id, dry_run=form.dry_run)
+    return redirect(url_for("job_status_pages.job", org=org, job_id=job.id))

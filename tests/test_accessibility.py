@@ -43,6 +43,7 @@ SETTINGS_PAGES = [
     "/settings/members",
     "/settings/domains",
     "/settings/sso",
+    "/settings/enforced-sso",
     "/settings/group-sync",
     "/settings/scim",
     "/settings/ldap",

@@ -212,6 +212,8 @@ def test_forged_replayed_and_missing_tokens_are_refused(app, client, idp, acme):
     assert "signed" in _post(client, acme.org_id, forged).get_json()["error_description"]
     assert _post(client, acme.org_id, None).status_code == 400
     assert _post(client, acme.org_id, "not-a-jwt").status_code == 400
+    too_long = _post(client, acme.org_id, "x" * 20_000)
+    assert too_long.status_code == 400 and too_long.get_json()["error_description"]
     assert _post(client, uuid.uuid4(), idp.token()).status_code == 400  # no such connection
     token = idp.token()
     assert _post(client, acme.org_id, token).status_code == 200

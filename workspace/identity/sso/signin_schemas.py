@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import StringConstraints
+from pydantic import Field, StringConstraints
 
 from workspace.inputs import QueryModel
 
@@ -26,3 +26,10 @@ class SsoCallbackQuery(QueryModel):
     state: AsSent | None = None
     code: AsSent | None = None
     error: AsSent | None = None
+
+
+class BackchannelLogoutForm(QueryModel):
+    """OIDC Back-Channel Logout 1.0 §2.5: the provider's POST carries one form
+    parameter; anything else it adds is ignored."""
+
+    logout_token: AsSent | None = Field(default=None, max_length=16_000)

@@ -22,10 +22,15 @@ from workspace.api.problems import service_problem
 from workspace.auth.guards import safe_next
 from workspace.auth.sessions import current_session
 from workspace.auth.signin import SignInRefused, finish, refuse
+from workspace.errors import ServiceError
 from workspace.extensions import csrf, limiter
 from workspace.identity.sso import logout, signin, state
-from workspace.identity.sso.signin_schemas import SsoCallbackQuery, SsoStartQuery
-from workspace.inputs import parse_query
+from workspace.identity.sso.signin_schemas import (
+    BackchannelLogoutForm,
+    SsoCallbackQuery,
+    SsoStartQuery,
+)
+from workspace.inputs import parse_form, parse_query
 from workspace.transaction import discard_pending, transactional
 
 bp = Blueprint("sso_auth", __name__, url_prefix="/auth/sso")
@@ -110,9 +115,11 @@ def backchannel_logout(org_id: uuid.UUID):
     (§2.8); never cached."""
     no_store = {"Cache-Control": "no-store"}
     try:
-        logout.backchannel_logout(org_id, request.form.get("logout_token"))
-    except logout.LogoutRefused as exc:
+        form = parse_form(BackchannelLogoutForm)
+        logout.backchannel_logout(org_id, form.logout_token)
+    except (logout.LogoutRefused, ServiceError) as exc:
         discard_pending("a refused logout token changes nothing")
-        body = {"error": "invalid_request", "error_description": str(exc)}
+        reason = exc.message if isinstance(exc, ServiceError) else str(exc)
+        body = {"error": "invalid_request", "error_description": reason}
         return jsonify(body), 400, no_store
     return "", 200, no_store

@@ -47,6 +47,7 @@ def upgrade():
             sa.ForeignKey("org_members.id", ondelete="CASCADE"),
             primary_key=True,
         ),
+        sa.Column("display", sa.String(256)),
     )
     op.create_index("ix_scim_group_members_member_id", "scim_group_members", ["member_id"])
     op.create_table(

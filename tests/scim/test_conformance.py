@@ -1,5 +1,6 @@
 """`scim2 test` (scim2-cli running scim2-tester) against the app on a real socket:
-every check must be a SUCCESS, which is what the CLI's exit status says."""
+every check must be a SUCCESS, which is what the CLI's exit status says. It checks
+Users and Groups (docs/scim.md#groups)."""
 
 from __future__ import annotations
 
@@ -42,6 +43,16 @@ def test_scim2_tester_passes_every_check(live_server, monkeypatch):
     lines = [line for line in output.splitlines() if line and not line.startswith(" ")]
     checks = [line for line in lines[1:]]
     assert len(checks) >= 40 and all(line.startswith("SUCCESS ") for line in checks), output
+    # Group is advertised in /ResourceTypes, so the tester runs its whole resource
+    # suite (create, query, list, search, replace, delete, PATCH add/remove/replace)
+    # on /Groups too; each of those checks must have succeeded above.
+    for detail in (
+        "Successfully created Group object",
+        "Successfully replaced Group object",
+        "Successfully deleted Group object",
+        "Successfully removed attribute 'members'",
+    ):
+        assert detail in output, output
     for name in (
         "object_creation",
         "object_deletion",

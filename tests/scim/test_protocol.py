@@ -25,8 +25,8 @@ def test_discovery_endpoints(scim):
     assert body["patch"]["supported"] is True and body["bulk"]["supported"] is False
     assert body["authenticationSchemes"][0]["type"] == "oauthbearertoken"
     types = scim.get("/ResourceTypes").get_json()
-    assert types["schemas"] == [LIST] and types["totalResults"] == 1
-    assert types["Resources"][0]["endpoint"] == "/Users"
+    assert types["schemas"] == [LIST] and types["totalResults"] == 2
+    assert [t["endpoint"] for t in types["Resources"]] == ["/Users", "/Groups"]
     assert scim.get("/ResourceTypes/User").get_json()["schema"] == USER
     schemas = scim.get("/Schemas").get_json()
     assert {s["id"] for s in schemas["Resources"]} >= {USER}
@@ -35,10 +35,10 @@ def test_discovery_endpoints(scim):
     assert by_name["userName"]["mutability"] == "readWrite"  # renames: docs/scim.md#renames
     assert by_name["userName"]["uniqueness"] == "server"
     assert_scim_error(scim.get("/Schemas/urn:nope"), 404)
-    assert_scim_error(scim.get("/ResourceTypes/Group"), 404)
+    assert_scim_error(scim.get("/ResourceTypes/Device"), 404)
 
 
-def test_groups_is_an_empty_list(scim):
+def test_groups_starts_as_an_empty_list(scim):
     body = scim.get("/Groups").get_json()
     assert body == {
         "schemas": [LIST],

@@ -44,3 +44,5 @@ class ScimGroupMember(db.Model):
     member_id: Mapped[uuid.UUID] = mapped_column(
         ForeignKey("org_members.id", ondelete="CASCADE"), primary_key=True, index=True
     )
+    #: The member's display as the IdP sent it (shown back; else the account's name).
+    display: Mapped[str | None] = mapped_column(String(256))

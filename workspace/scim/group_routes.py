@@ -14,6 +14,7 @@ from scim2_models import (
     Context,
     Group,
     GroupMember,
+    InvalidFilterException,
     InvalidSyntaxException,
     ListResponse,
     Meta,
@@ -23,7 +24,7 @@ from scim2_models import (
     SearchRequest,
 )
 
-from workspace.scim import errors, groups, patch
+from workspace.scim import errors, groups, patch, users
 from workspace.scim.patch import POLICY
 from workspace.scim.resources import MAX_RESULTS, dump
 from workspace.scim.routing import (
@@ -35,6 +36,7 @@ from workspace.scim.routing import (
     _object,
     bp,
 )
+from workspace.scim.routing import _resource as user_resource
 from workspace.transaction import transactional
 
 _PATCH_OP = PatchOp[Group]
@@ -52,9 +54,9 @@ def _resource(view: groups.ScimGroupView) -> Group:
                 value=str(member.id),
                 ref=f"{base}/Users/{member.id}",
                 type="User",
-                display=account.name or account.email,
+                display=display or account.name or account.email,
             )
-            for member, account in view.members
+            for member, account, display in view.members
         ],
     )
     resource.meta = Meta(
@@ -171,3 +173,48 @@ def patch_group(org_id: uuid.UUID, group_id: str) -> Response:
 def delete_group(org_id: uuid.UUID, group_id: str) -> Response:
     groups.delete_group(groups.get_group(org_id, group_id), g.scim_caller)
     return Response(status=204)
+
+
+# -- the root search (RFC 7644 §3.4.3): Users, then Groups -------------------------------
+
+
+def _page_of(kind: str, search: SearchRequest, org_id: uuid.UUID, start: int, count: int):
+    """(total, resources) of one resource type; a filter this type cannot answer (a
+    userName filter for Groups) matches none of it."""
+    try:
+        if kind == "User":
+            total, rows = users.list_users(org_id, search.filter, start, count)
+            return total, [user_resource(u) for u in rows]
+        total, views = groups.list_groups(org_id, search.filter, start, count)
+        return total, [_resource(v) for v in views]
+    except InvalidFilterException:
+        return None, []
+
+
+@bp.post("/.search")
+@transactional
+def search_everything(org_id: uuid.UUID) -> Response:
+    """Every resource type at once: the Users first, then the Groups, paged as one
+    list. A filter neither type can answer is a 400."""
+    raw = _object(_body())
+    search = SearchRequest.model_validate(raw)
+    start = search.start_index or 1
+    count = DEFAULT_COUNT if search.count is None else min(search.count, MAX_RESULTS)
+    user_total, found = _page_of("User", search, org_id, start, count)
+    group_total, group_found = _page_of("Group", search, org_id, 1, 0)
+    if user_total is None and group_total is None:
+        raise InvalidFilterException(detail="Neither Users nor Groups can be filtered that way.")
+    if group_total and len(found) < count:
+        # The groups' part of the page starts where the users end.
+        group_start = max(1, start - (user_total or 0))
+        _, group_found = _page_of("Group", search, org_id, group_start, count - len(found))
+    resources = [dump(r, response_parameters=search) for r in found + group_found]
+    return _json(
+        {
+            "schemas": ["urn:ietf:params:scim:api:messages:2.0:ListResponse"],
+            "totalResults": (user_total or 0) + (group_total or 0),
+            "startIndex": start,
+            "itemsPerPage": len(resources),
+            "Resources": resources,
+        }
+    )

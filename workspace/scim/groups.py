@@ -43,7 +43,8 @@ class ScimGroupView:
     """A group and its members (OrgMember, Account), as SCIM shows them."""
 
     group: ScimGroup
-    members: list[tuple[OrgMember, Account]] = field(default_factory=list)
+    #: (member, account, the display the IdP sent or None).
+    members: list[tuple[OrgMember, Account, str | None]] = field(default_factory=list)
 
 
 # -- reads ----------------------------------------------------------------------------
@@ -85,14 +86,14 @@ def _with_members(groups: list[ScimGroup]) -> list[ScimGroupView]:
     if not views:
         return []
     rows = db.session.execute(
-        select(ScimGroupMember.group_id, OrgMember, Account)
+        select(ScimGroupMember.group_id, OrgMember, Account, ScimGroupMember.display)
         .join(OrgMember, OrgMember.id == ScimGroupMember.member_id)
         .join(Account, Account.id == OrgMember.account_id)
         .where(ScimGroupMember.group_id.in_(list(views)))
         .order_by(Account.email)
     )
-    for group_id, member, account in rows:
-        views[group_id].members.append((member, account))
+    for group_id, member, account, display in rows:
+        views[group_id].members.append((member, account, display))
     return [views[g.id] for g in groups]
 
 
@@ -134,7 +135,9 @@ def document(view: ScimGroupView) -> Group:
             "schemas": [GROUP_SCHEMA],
             "displayName": view.group.display_name,
             "externalId": view.group.external_id,
-            "members": [{"value": str(m.id), "type": "User"} for m, _a in view.members],
+            "members": [
+                {"value": str(m.id), "type": "User", "display": d} for m, _a, d in view.members
+            ],
         }
     )
 
@@ -241,7 +244,7 @@ def create_group(org_id: uuid.UUID, doc: Group, caller: Caller) -> ScimGroupView
         members=len(members),
         by=caller.by,
     )
-    _set_members(group, members, caller)
+    _set_members(group, members, caller, _displays(doc))
     return get_group(org_id, str(group.id))
 
 
@@ -266,8 +269,8 @@ def write_group(view: ScimGroupView, doc: Group, caller: Caller) -> ScimGroupVie
         )
     group.external_id = doc.external_id
     group.updated_at = utcnow()
-    before = {m.id for m, _a in view.members}
-    _set_members(group, members, caller)
+    before = {m[0].id for m in view.members}
+    _set_members(group, members, caller, _displays(doc))
     if name != old_name:
         # Every member's "scim" groups change name; the ones _set_members touched
         # are already reconciled.
@@ -277,7 +280,7 @@ def write_group(view: ScimGroupView, doc: Group, caller: Caller) -> ScimGroupVie
 
 def delete_group(view: ScimGroupView, caller: Caller) -> None:
     group = view.group
-    member_ids = {m.id for m, _a in view.members}
+    member_ids = {m[0].id for m in view.members}
     record_event(
         group.org_id,
         "scim.group.deleted",
@@ -294,9 +297,15 @@ def delete_group(view: ScimGroupView, caller: Caller) -> None:
     _sync_people(group.org_id, member_ids)
 
 
-def _set_members(group: ScimGroup, member_ids: list[uuid.UUID], caller: Caller) -> None:
-    """The group's members become exactly ``member_ids``; each change is an event and
-    reconciles that person's roles."""
+def _displays(doc: Group) -> dict[str, str | None]:
+    return {str(m.value): m.display for m in doc.members or []}
+
+
+def _set_members(
+    group: ScimGroup, member_ids: list[uuid.UUID], caller: Caller, displays: dict[str, str | None]
+) -> None:
+    """The group's members become exactly ``member_ids`` (with the displays sent);
+    each change is an event and reconciles that person's roles."""
     current = set(
         db.session.scalars(
             select(ScimGroupMember.member_id).where(ScimGroupMember.group_id == group.id)
@@ -310,8 +319,13 @@ def _set_members(group: ScimGroup, member_ids: list[uuid.UUID], caller: Caller) 
                 ScimGroupMember.group_id == group.id, ScimGroupMember.member_id.in_(removed)
             )
         )
+    for row in db.session.scalars(
+        select(ScimGroupMember).where(ScimGroupMember.group_id == group.id)
+    ):
+        row.display = (displays.get(str(row.member_id)) or "")[:256] or None
     for member_id in sorted(added, key=str):
-        db.session.add(ScimGroupMember(group_id=group.id, member_id=member_id))
+        display = (displays.get(str(member_id)) or "")[:256] or None
+        db.session.add(ScimGroupMember(group_id=group.id, member_id=member_id, display=display))
     db.session.flush()
     emails = _emails(added | removed)
     for kind, ids in (("scim.group.member_added", added), ("scim.group.member_removed", removed)):

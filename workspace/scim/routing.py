@@ -266,10 +266,9 @@ def list_users(org_id: uuid.UUID) -> Response:
 
 
 @bp.post("/Users/.search")
-@bp.post("/.search")
 @transactional
 def search_users(org_id: uuid.UUID) -> Response:
-    """RFC 7644 §3.4.3; the root search covers every resource type, here Users."""
+    """RFC 7644 §3.4.3 (the root /.search over Users and Groups is in group_routes)."""
     return _list(_search(_object(_body())), org_id)
 
 

@@ -120,3 +120,25 @@ def test_rename_of_an_account_with_a_life_elsewhere_is_refused(app, scim, globex
     assert "password" in assert_scim_error(resp, 400, "invalidValue")["detail"]
     assert member_state(app, scim.org.org_id, "local@acme.test") == (True, "member")
     assert member_state(app, scim.org.org_id, "shared@acme.test") == (True, "member")
+
+
+def test_rename_to_another_orgs_domain_is_refused_even_with_the_rule_lifted(
+    app, scim, globex, monkeypatch
+):
+    from tests.factories import verify_domains
+
+    verify_domains(app, globex.org_id, "globex-owned.test")
+    monkeypatch.setitem(app.config, "SCIM_REQUIRE_VERIFIED_DOMAIN", False)
+    user = scim.create("leaver@acme.test")
+    resp = scim.patch(
+        f"/Users/{user['id']}",
+        [{"op": "replace", "path": "userName", "value": "leaver@globex-owned.test"}],
+    )
+    assert "another organization" in assert_scim_error(resp, 400, "invalidValue")["detail"]
+    # With the operator's switch off, an unclaimed domain is accepted, as provisioning is.
+    resp = scim.patch(
+        f"/Users/{user['id']}",
+        [{"op": "replace", "path": "userName", "value": "leaver@unclaimed.test"}],
+    )
+    assert resp.status_code == 200, resp.get_data(as_text=True)
+    assert member_state(app, scim.org.org_id, "leaver@unclaimed.test") == (True, "member")

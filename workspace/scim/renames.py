@@ -1,11 +1,13 @@
 """userName renames (docs/scim.md#renames): Entra ID sends ``replace userName`` when a
 person's UPN changes. A rename is accepted only for an account that belongs to this
-org's SCIM alone and only to an address on one of this org's verified domains (the
-one rule, :func:`workspace.auth.linking.domain_is_verified`); otherwise a SCIM 400
+org's SCIM alone and only to an address provisioning could take: never another org's
+verified domain, and one of this org's (:func:`workspace.auth.linking.domain_is_verified`)
+unless the operator lifted that rule; otherwise a SCIM 400
 (``invalidValue``) or 409 (``uniqueness``) that says why."""
 
 from __future__ import annotations
 
+from flask import current_app
 from scim2_models import InvalidValueException, UniquenessException
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
@@ -13,6 +15,7 @@ from sqlalchemy.exc import IntegrityError
 from workspace.auth import linking
 from workspace.auth.models import IdentitySource
 from workspace.core import accounts
+from workspace.core.domain_ownership import other_orgs_domain_message, owned_elsewhere
 from workspace.core.events import record_event
 from workspace.core.models import OrgMember
 from workspace.extensions import db
@@ -49,7 +52,12 @@ def rename(member: OrgMember, old_user_name: str, attrs: Attributes, caller: Cal
             "name as a new user, or have the person change their address themselves."
         )
     email = email_of(attrs)
-    if not linking.domain_is_verified(member.org_id, email):
+    # The rules provisioning applies to a new address apply to a renamed one.
+    other_orgs = owned_elsewhere(member.org_id, email)
+    if other_orgs is not None:
+        raise InvalidValueException(detail=other_orgs_domain_message(email, other_orgs))
+    trust_domains = current_app.config.get("SCIM_REQUIRE_VERIFIED_DOMAIN", True)
+    if trust_domains and not linking.domain_is_verified(member.org_id, email):
         raise InvalidValueException(
             detail=f"userName cannot change to {attrs.user_name!r}: {email} is not on a domain "
             "this organization has verified. Verify its domain in Settings → Domains first."

@@ -465,3 +465,20 @@ def test_the_period_is_set_on_the_page_and_checked(app, client, directory, ldap_
     assert _events(app, ldap_acme.org_id, "ldap.sync_schedule_saved")[-1][1] == {"every_minutes": 0}
     html = client.get("/o/acme/settings/ldap").get_data(as_text=True)
     assert 'name="sync_every_minutes"' in html and "off (set a period above)" in html
+
+
+def test_only_an_owner_or_admin_starts_a_sync(app, client, ldap_acme):
+    from tests.factories import add_person, login
+
+    member = add_person(app, ldap_acme.org_id, "plain@acme.test")
+    resp = client.post(ldap_acme.url("/ldap/sync"), json={}, headers=member.headers)
+    assert resp.status_code == 403
+    login(client, "plain@acme.test")
+    assert client.post("/o/acme/settings/ldap/sync", data={"dry_run": "true"}).status_code in (
+        403,
+        404,
+    )
+    from workspace.jobs.models import Job
+
+    with app.app_context():
+        assert db.session.scalars(select(Job)).all() == []

@@ -121,7 +121,7 @@ def run(job: Job, progress: Progress) -> None:
 def apply(row: LdapConnection, plan: Plan, job: Job) -> None:
     """Make the plan true (nothing when it failed), then record the run once."""
     if plan.ok:
-        for change in plan.deactivations:
+        for change in list(plan.deactivations):  # the last owner drops out
             member = db.session.get(OrgMember, change.member_id)
             if member is None or not member.active:
                 continue

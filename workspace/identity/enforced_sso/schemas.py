@@ -19,11 +19,12 @@ class EnforcementPreviewQuery(QueryModel):
 class EnforcementIn(InputModel):
     source: Source | None = None
     #: True once the preview was seen: enforcing locks its people out of passwords.
-    confirm: bool = False
+    #: Required, so that a client states it; false is refused with the preview's counts.
+    confirm: bool
 
 
 class EnforcementForm(EnforcementIn):
-    """The settings page's confirm step, which also names the domain."""
+    """The settings page's confirm step: its box, unticked, reads as false."""
 
 
 class PersonOut(OutputModel):

@@ -119,8 +119,7 @@ def _verified(org_id: uuid.UUID, domain_id: uuid.UUID) -> VerifiedDomain:
     row = get_domain(org_id, domain_id)
     if row.state != DomainState.VERIFIED:
         raise ServiceError(
-            f"Verify {row.domain} under Domains before requiring single sign-on for it.",
-            field="domain",
+            f"Verify {row.domain} under Domains before requiring single sign-on for it."
         )
     return row
 
@@ -130,8 +129,7 @@ def _source(org_id: uuid.UUID, domain: str, source: str | None) -> str:
     if not sources:
         raise ServiceError(
             f"Set up single sign-on for {domain} (enabled, under Single sign-on) or LDAP "
-            "first: enforcing needs a way for its people to sign in.",
-            field="source",
+            "first: enforcing needs a way for its people to sign in."
         )
     if source is None:
         return sources[0]

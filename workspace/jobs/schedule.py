@@ -105,6 +105,9 @@ def fire_due(now: datetime, claimed_by: str) -> list[str]:
                         claimed_by=claimed_by,
                     )
                 )
+                # Inside the block, so a lost claim is rolled back here: raised by the
+                # commit, it would leave the session failed for the schedules after it.
+                db.session.flush()
             started.append(schedule.name)
         except IntegrityError:
             pass  # rolled back: another scheduler has this period, and its job runs

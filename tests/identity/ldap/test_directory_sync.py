@@ -8,6 +8,7 @@ with ``userAccountControl``) and are made afresh for each test, which changes th
 
 from __future__ import annotations
 
+import threading
 import uuid
 from datetime import UTC, datetime, timedelta
 
@@ -410,10 +411,30 @@ def test_the_schedule_starts_one_run_per_period_per_org(app, client, ldap_acme, 
     with app.app_context():
         assert name in schedule.fire_due(now + timedelta(minutes=75), "scheduler-a")
         assert name not in schedule.fire_due(now + timedelta(minutes=84), "scheduler-a")
+    # four schedulers (threads, one database) at the same moment: one run
+    later, won = now + timedelta(minutes=120), []
+    barrier = threading.Barrier(4)
+
+    failed: list[BaseException] = []
+
+    def claim(who):
+        barrier.wait(10)
+        with app.app_context():
+            try:  # a lost claim on the sweep must not stop this one's other schedules
+                won.extend(n for n in schedule.fire_due(later, who) if n == name)
+            except Exception as exc:
+                failed.append(exc)
+
+    threads = [threading.Thread(target=claim, args=(f"node-{i}",)) for i in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(20)
+    assert failed == [] and won == [name] and len(runs()) == 4
     _set(app, ldap_acme.org_id, sync_every_minutes=0)
     with app.app_context():
         assert name not in schedule.fire_due(now + timedelta(minutes=300), "scheduler-a")
-    assert len(runs()) == 3
+    assert len(runs()) == 4
 
 
 def test_a_scheduled_run_goes_through_the_worker_and_shows_on_the_page(
@@ -465,6 +486,10 @@ def test_the_period_is_set_on_the_page_and_checked(app, client, directory, ldap_
     assert _events(app, ldap_acme.org_id, "ldap.sync_schedule_saved")[-1][1] == {"every_minutes": 0}
     html = client.get("/o/acme/settings/ldap").get_data(as_text=True)
     assert 'name="sync_every_minutes"' in html and "off (set a period above)" in html
+    assert "Last sync:" in html and "never." in html
+    # Preview sync goes straight to its job; Run sync now asks first
+    run_now = html.split("Preview sync", 1)[1]
+    assert 'data-confirm="Run the directory sync now?' in run_now.split("Run sync now")[0]
 
 
 def test_only_an_owner_or_admin_starts_a_sync(app, client, ldap_acme):

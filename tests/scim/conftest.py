@@ -137,3 +137,36 @@ def event_kinds(app, org_id: uuid.UUID, prefix: str = "scim.user") -> list[str]:
 
     with app.app_context():
         return [e.kind for e in reversed(list_events(org_id, kind_prefix=prefix))]
+
+
+# -- Groups and group sync (docs/scim.md#groups) -----------------------------------------
+
+GROUP = "urn:ietf:params:scim:schemas:core:2.0:Group"
+
+
+def map_group(client, org: OrgFixture, group: str, project_id: str, role: str) -> None:
+    """A group mapping (Settings → Group sync) of ``group`` to the project."""
+    resp = client.post(
+        org.url("/sso/group-mappings"),
+        headers=org.headers,
+        json={"idp_group": group, "project_id": project_id, "role": role},
+    )
+    assert resp.status_code == 201, resp.get_json()
+
+
+def synced(app, email: str) -> dict[str, tuple[str, str, str | None]]:
+    """Project id -> (role, source, where the members page says it comes from)."""
+    from sqlalchemy import select
+
+    from workspace.core.accounts import find_account
+    from workspace.core.models import ProjectMember
+    from workspace.extensions import db
+
+    with app.app_context():
+        account = find_account(email)
+        return {
+            str(pm.project_id): (pm.role, pm.source, pm.synced_from)
+            for pm in db.session.scalars(
+                select(ProjectMember).where(ProjectMember.account_id == account.id)
+            )
+        }

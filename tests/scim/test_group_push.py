@@ -5,8 +5,7 @@ project role appears or goes in the same request (docs/scim.md#groups)."""
 from __future__ import annotations
 
 from tests.factories import create_project
-from tests.scim.conftest import LIST, PATCH_OP, event_kinds
-from tests.scim.test_groups import GROUP, _map, synced
+from tests.scim.conftest import GROUP, LIST, PATCH_OP, event_kinds, map_group, synced
 
 USERS = ("ann@okta.local", "ben@okta.local", "cat@okta.local")
 
@@ -17,7 +16,7 @@ def _people(scim, emails=USERS):
 
 def _project(client, scim, mapping, role="member"):
     project = create_project(client, scim.org, f"Project {mapping}", mapping[:4].upper())["id"]
-    _map(client, scim.org, mapping, project, role)
+    map_group(client, scim.org, mapping, project, role)
     return project
 
 

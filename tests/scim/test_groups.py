@@ -3,12 +3,9 @@ by them: a membership change reconciles project roles in the same request."""
 
 from __future__ import annotations
 
-from sqlalchemy import select
-
 from tests.factories import create_project
-from tests.scim.conftest import LIST, assert_scim_error, event_kinds
-
-GROUP = "urn:ietf:params:scim:schemas:core:2.0:Group"
+from tests.scim.conftest import GROUP, LIST, assert_scim_error, event_kinds, synced
+from tests.scim.conftest import map_group as _map
 
 
 def _group(scim, name, *member_ids, **extra):
@@ -18,32 +15,6 @@ def _group(scim, name, *member_ids, **extra):
     resp = scim.post("/Groups", body)
     assert resp.status_code == 201, resp.get_data(as_text=True)
     return resp.get_json()
-
-
-def _map(client, org, group, project_id, role):
-    resp = client.post(
-        org.url("/sso/group-mappings"),
-        headers=org.headers,
-        json={"idp_group": group, "project_id": project_id, "role": role},
-    )
-    assert resp.status_code == 201, resp.get_json()
-
-
-def synced(app, email):
-    """Project id -> (role, source, the label the members page shows)."""
-    from workspace.core.accounts import find_account
-    from workspace.core.models import ProjectMember
-    from workspace.extensions import db
-    from workspace.identity.groupsync.held import label
-
-    with app.app_context():
-        account = find_account(email)
-        return {
-            str(pm.project_id): (pm.role, pm.source, label(pm.synced_source, pm.synced_group))
-            for pm in db.session.scalars(
-                select(ProjectMember).where(ProjectMember.account_id == account.id)
-            )
-        }
 
 
 def test_create_read_list_and_uniqueness(scim):
@@ -210,3 +181,28 @@ def test_manual_membership_is_left_alone(app, client, scim):
     assert synced(app, "carol@acme.test") == {project: ("viewer", "manual", None)}
     scim.delete(f"/Groups/{group['id']}")
     assert synced(app, "carol@acme.test") == {project: ("viewer", "manual", None)}
+
+
+def test_group_sync_page_previews_scim_groups(app, client, scim):
+    from tests.factories import login
+
+    project = create_project(client, scim.org, "Payments", "PAY")["id"]
+    _map(client, scim.org, "Payments", project, "member")
+    dana = scim.create("dana@acme.test")
+    _group(scim, "Payments", dana["id"])
+    scim.create("eli@acme.test")
+    login(client, scim.org.owner_email)
+    page = client.get(f"/o/{scim.org.slug}/settings/group-sync").get_data(as_text=True)
+    assert "Preview SCIM groups" in page and '<option value="Payments">' in page
+
+    url = f"/o/{scim.org.slug}/settings/group-sync/scim-preview"
+    resp = client.post(url, data={"scim_email": "eli@acme.test", "scim_group": "Payments"})
+    html = resp.get_data(as_text=True)
+    assert resp.status_code == 200 and "SCIM group <span" in html and "Project" in html
+    assert "badge-success" in html  # an add: Eli would get Payments as member
+    assert synced(app, "eli@acme.test") == {}  # nothing written
+
+    resp = client.post(url, data={"scim_email": "dana@acme.test", "scim_group": ""})
+    assert "No changes" in resp.get_data(as_text=True)
+    resp = client.post(url, data={"scim_email": "", "scim_group": ""})
+    assert resp.status_code == 400 and "Enter the person" in resp.get_data(as_text=True)

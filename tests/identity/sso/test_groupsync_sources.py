@@ -5,17 +5,31 @@ claim lacks a SCIM group keeps the role that group grants, and the other way rou
 from __future__ import annotations
 
 from tests.factories import create_project
-from tests.identity.sso.test_groupsync import _set_connection, _sign_in
-from tests.scim.conftest import Scim, new_scim_token
-from tests.scim.test_groups import GROUP, _map, synced
+from tests.scim.conftest import GROUP, Scim, map_group, new_scim_token, synced
+
+
+def _sign_in(app, sso, email, groups):
+    resp = sso.sign_in(app.test_client(), email.split("@")[0] + "-sub", email=email, groups=groups)
+    assert resp.status_code == 302, resp.get_data(as_text=True)
 
 
 def test_oidc_claim_and_scim_groups_are_one_union(app, client, sso):
     scim = Scim(client, sso.org, new_scim_token(app, sso.org.org_id, ()))
     project = create_project(client, sso.org, "Union", "UNI")["id"]
-    _map(client, sso.org, "sso-devs", project, "member")
-    _map(client, sso.org, "Leads", project, "admin")
-    _set_connection(client, sso, remove_stale_synced_memberships=True)
+    map_group(client, sso.org, "sso-devs", project, "member")
+    map_group(client, sso.org, "Leads", project, "admin")
+    resp = client.put(
+        sso.org.url("/sso"),
+        headers=sso.org.headers,
+        json={
+            "email_domain": "acme.test",
+            "issuer_url": sso.provider.url,
+            "client_id": "workspace-acme",
+            "enabled": True,
+            "remove_stale_synced_memberships": True,
+        },
+    )
+    assert resp.status_code == 200, resp.get_json()
 
     alice = scim.create("alice@acme.test")
     resp = scim.post(

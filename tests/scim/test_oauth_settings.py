@@ -90,3 +90,19 @@ def test_deactivating_the_clients_creator_deletes_the_client(app, client, acme):
     with app.app_context():
         assert not oauth.client_info(acme.org_id).configured
     assert "scim.oauth_client.deleted" in event_kinds(app, acme.org_id, "scim.oauth_")
+
+
+def test_demoting_the_clients_creator_deletes_the_client(app, client, acme):
+    from tests.factories import member_id
+    from workspace.scim import oauth
+
+    add_person(app, acme.org_id, "demoted@acme.test", role="admin")
+    login(client, "demoted@acme.test")
+    client.post(PAGE + "/oauth")
+    member = member_id(app, acme.org_id, "demoted@acme.test")
+    resp = client.patch(
+        acme.url(f"/members/{member}"), json={"role": "member"}, headers=acme.headers
+    )
+    assert resp.status_code == 200, resp.get_data(as_text=True)
+    with app.app_context():
+        assert not oauth.client_info(acme.org_id).configured

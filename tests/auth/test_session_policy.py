@@ -182,3 +182,37 @@ def test_policy_page_saves_and_refuses_bad_values(app, acme):
     assert ok.status_code == 302
     got = admin.get(acme.url("/session-policy"), headers=acme.headers).get_json()
     assert got["max_lifetime_hours"] == 12 and got["idle_timeout_minutes"] is None
+
+
+def test_the_policy_check_adds_no_query_to_a_page(app, acme):
+    """The effective policy lives on the session row and the org row the page loads
+    anyway: a page costs the same number of queries with a policy as without."""
+    from sqlalchemy import event
+
+    browser = app.test_client()
+    login(browser, acme.owner_email)
+    browser.get("/o/acme/projects")
+
+    def count() -> int:
+        statements: list[str] = []
+
+        def record(conn, cursor, statement, *args):
+            statements.append(statement)
+
+        with app.app_context():
+            engine = db.engine
+        event.listen(engine, "before_cursor_execute", record)
+        try:
+            assert browser.get("/o/acme/projects").status_code == 200
+        finally:
+            event.remove(engine, "before_cursor_execute", record)
+        return len(statements)
+
+    without = count()
+    assert without > 0
+    app.test_client().put(
+        acme.url("/session-policy"),
+        headers=acme.headers,
+        json={"max_lifetime_hours": 8, "idle_timeout_minutes": 30},
+    )
+    assert count() == without

@@ -206,3 +206,7 @@ def test_group_sync_page_previews_scim_groups(app, client, scim):
     assert "No changes" in resp.get_data(as_text=True)
     resp = client.post(url, data={"scim_email": "", "scim_group": ""})
     assert resp.status_code == 400 and "Enter the person" in resp.get_data(as_text=True)
+
+    # The audit log names who the identity provider put in which group.
+    log = client.get(f"/o/{scim.org.slug}/settings/events?kind=scim.group").get_data(as_text=True)
+    assert "scim.group.member_added" in log and "dana@acme.test" in log

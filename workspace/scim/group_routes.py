@@ -151,7 +151,7 @@ def read_group(org_id: uuid.UUID, group_id: str) -> Response:
 @bp.put("/Groups/<group_id>")
 @transactional
 def replace_group(org_id: uuid.UUID, group_id: str) -> Response:
-    view = groups.get_group(org_id, group_id)
+    view = groups.get_group(org_id, group_id, for_update=True)
     document = _validate(Context.RESOURCE_REPLACEMENT_REQUEST)
     return _one(groups.write_group(view, document, g.scim_caller))
 
@@ -159,7 +159,7 @@ def replace_group(org_id: uuid.UUID, group_id: str) -> Response:
 @bp.patch("/Groups/<group_id>")
 @transactional
 def patch_group(org_id: uuid.UUID, group_id: str) -> Response:
-    view = groups.get_group(org_id, group_id)
+    view = groups.get_group(org_id, group_id, for_update=True)
     payload = _without_own_id(_body(), str(view.group.id))
     operations = _PATCH_OP.model_validate(
         payload, scim_ctx=Context.RESOURCE_PATCH_REQUEST, scim_policy=POLICY
@@ -171,7 +171,7 @@ def patch_group(org_id: uuid.UUID, group_id: str) -> Response:
 @bp.delete("/Groups/<group_id>")
 @transactional
 def delete_group(org_id: uuid.UUID, group_id: str) -> Response:
-    groups.delete_group(groups.get_group(org_id, group_id), g.scim_caller)
+    groups.delete_group(groups.get_group(org_id, group_id, for_update=True), g.scim_caller)
     return Response(status=204)
 
 

@@ -14,14 +14,12 @@ from dataclasses import dataclass, field
 
 from scim2_models import (
     Group,
-    InvalidFilterException,
     InvalidValueException,
     NotFoundException,
     ScimFilter,
     UniquenessException,
 )
-from scim2_models.path import CompareOperator, Comparison, FilterNode, LogicalExpr, LogicalOperator
-from sqlalchemy import ColumnElement, and_, false, func, or_, select
+from sqlalchemy import ColumnElement, func, select, update
 from sqlalchemy.exc import IntegrityError
 
 from workspace.core.events import record_event
@@ -29,13 +27,12 @@ from workspace.core.models import Account, AccountKind, OrgMember
 from workspace.extensions import db
 from workspace.identity.groupsync import held
 from workspace.identity.groupsync import service as groupsync
+from workspace.scim import group_filter
 from workspace.scim.group_models import ScimGroup, ScimGroupMember
 from workspace.scim.models import ScimIdentity
 from workspace.scim.resources import GROUP_SCHEMA
 from workspace.scim.tokens import Caller
 from workspace.types import utcnow
-
-SUPPORTED = "Supported group filters: eq on id, displayName and externalId, combined with and/or."
 
 
 @dataclass
@@ -48,36 +45,6 @@ class ScimGroupView:
 
 
 # -- reads ----------------------------------------------------------------------------
-
-
-def _name_key(value: str) -> str:
-    return value.strip().lower()
-
-
-def _string(node: Comparison) -> str:
-    if not isinstance(node.value, str):
-        raise InvalidFilterException(detail=f"{node.attr_path} compares with a string. {SUPPORTED}")
-    return node.value
-
-
-def _filter_sql(node: FilterNode) -> ColumnElement[bool]:
-    if isinstance(node, LogicalExpr):
-        parts = [_filter_sql(term) for term in node.terms]
-        return and_(*parts) if node.op == LogicalOperator.and_ else or_(*parts)
-    if isinstance(node, Comparison) and node.op == CompareOperator.eq:
-        uri = (node.attr_path.uri or "").lower()
-        attr = node.attr_path.attr.lower()
-        if uri in ("", GROUP_SCHEMA.lower()) and not node.attr_path.sub_attr:
-            if attr == "displayname":
-                return ScimGroup.display_name_key == _name_key(_string(node))
-            if attr == "externalid":
-                return ScimGroup.external_id == _string(node)
-            if attr == "id":
-                try:
-                    return ScimGroup.id == uuid.UUID(_string(node))
-                except ValueError:
-                    return false()
-    raise InvalidFilterException(detail=f"{node} is not supported. {SUPPORTED}")
 
 
 def _with_members(groups: list[ScimGroup]) -> list[ScimGroupView]:
@@ -103,7 +70,7 @@ def list_groups(
     """One page of the org's groups, oldest first, and the total that match."""
     where: list[ColumnElement[bool]] = [ScimGroup.org_id == org_id]
     if scim_filter is not None:
-        where.append(_filter_sql(scim_filter.ast))
+        where.append(group_filter.to_sql(scim_filter.ast))
     total = db.session.scalar(select(func.count(ScimGroup.id)).where(*where)) or 0
     if count == 0 or start_index > total:
         return total, []
@@ -117,11 +84,21 @@ def list_groups(
     return total, _with_members(list(page))
 
 
-def get_group(org_id: uuid.UUID, group_id: str) -> ScimGroupView:
+def get_group(org_id: uuid.UUID, group_id: str, *, for_update: bool = False) -> ScimGroupView:
+    """The group. ``for_update`` writes its row before reading anything of it: that
+    locks the row on PostgreSQL and takes the write lock on SQLite, so concurrent
+    PATCHes of one group apply one after the other, each reading the other's result,
+    instead of losing each other's members."""
     try:
         key = uuid.UUID(group_id)
     except ValueError:
         key = None
+    if for_update and key:
+        db.session.execute(
+            update(ScimGroup)
+            .where(ScimGroup.id == key, ScimGroup.org_id == org_id)
+            .values(updated_at=utcnow())
+        )
     group = db.session.get(ScimGroup, key) if key else None
     if group is None or group.org_id != org_id:
         raise NotFoundException(detail=f"No group with id {group_id!r} in this organization.")
@@ -202,7 +179,7 @@ def _member_ids(org_id: uuid.UUID, doc: Group) -> list[uuid.UUID]:
 def _check_unique(org_id: uuid.UUID, name: str, group_id: uuid.UUID | None) -> None:
     other = db.session.scalar(
         select(ScimGroup.id).where(
-            ScimGroup.org_id == org_id, ScimGroup.display_name_key == _name_key(name)
+            ScimGroup.org_id == org_id, ScimGroup.display_name_key == group_filter.name_key(name)
         )
     )
     if other is not None and other != group_id:
@@ -230,7 +207,7 @@ def create_group(org_id: uuid.UUID, doc: Group, caller: Caller) -> ScimGroupView
     group = ScimGroup(
         org_id=org_id,
         display_name=name,
-        display_name_key=_name_key(name),
+        display_name_key=group_filter.name_key(name),
         external_id=doc.external_id,
     )
     db.session.add(group)
@@ -257,7 +234,7 @@ def write_group(view: ScimGroupView, doc: Group, caller: Caller) -> ScimGroupVie
     old_name = group.display_name
     if name != old_name:
         _check_unique(group.org_id, name, group.id)
-        group.display_name, group.display_name_key = name, _name_key(name)
+        group.display_name, group.display_name_key = name, group_filter.name_key(name)
         _flush_unique(name)
         record_event(
             group.org_id,

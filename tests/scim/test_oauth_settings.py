@@ -106,3 +106,36 @@ def test_demoting_the_clients_creator_deletes_the_client(app, client, acme):
     assert resp.status_code == 200, resp.get_data(as_text=True)
     with app.app_context():
         assert not oauth.client_info(acme.org_id).configured
+
+
+def test_oauth_client_json_api(app, client, acme):
+    h = acme.headers
+    assert client.get(acme.url("/scim-oauth-client"), headers=h).get_json()["configured"] is False
+    created = client.post(acme.url("/scim-oauth-client"), headers=h)
+    assert created.status_code == 201
+    body = created.get_json()
+    assert body["client_id"].startswith("scimc_") and body["secrets"] == []
+    assert body["token_endpoint"].endswith(f"/scim/v2/orgs/{acme.org_id}/oauth/token")
+    assert client.post(acme.url("/scim-oauth-client"), headers=h).status_code == 409
+
+    url = acme.url("/scim-oauth-client/secrets")
+    first = client.post(url, json={"expires_in_days": 7}, headers=h)
+    assert first.status_code == 201
+    secret = first.get_json()
+    assert secret["secret"].startswith(secret["prefix"]) and secret["state"] == "live"
+    assert client.post(url, json={}, headers=h).status_code == 201  # 180 days by default
+    assert client.post(url, json={"expires_in_days": 7}, headers=h).status_code == 409
+    assert client.post(url, json={"expires_in_days": "7"}, headers=h).status_code == 400
+    listed = client.get(acme.url("/scim-oauth-client"), headers=h).get_data(as_text=True)
+    assert secret["secret"] not in listed and secret["prefix"] in listed
+
+    revoke = acme.url(f"/scim-oauth-client/secrets/{secret['id']}")
+    assert client.delete(revoke, headers=h).status_code == 204
+    assert client.delete(revoke, headers=h).status_code == 404
+    states = [
+        s["state"]
+        for s in client.get(acme.url("/scim-oauth-client"), headers=h).get_json()["secrets"]
+    ]
+    assert sorted(states) == ["live", "revoked"]
+    assert client.delete(acme.url("/scim-oauth-client"), headers=h).status_code == 204
+    assert client.delete(acme.url("/scim-oauth-client"), headers=h).status_code == 404

@@ -22,6 +22,8 @@ HTML_ORG_PREFIX = "/o/<org>"
 #: Blueprints whose org routes are not gated by a member's action, and why.
 NOT_MEMBER_GATED = {
     "scim": "authenticated by the org's SCIM token (before_request), not by a member",
+    "scim_oauth": "the SCIM OAuth token endpoint: the client authenticates with its id "
+    "and secret (Authlib), not a member",
 }
 
 #: Endpoints that may accept writes without owning a transaction, and why.

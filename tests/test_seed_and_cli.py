@@ -367,6 +367,15 @@ def test_demo_audit_trail_has_every_kind_the_code_records(app):
             "ldap.sync.skipped",
             "sso.sync.skipped",
             "auth.sso.backchannel_logout",
+            # SCIM Groups: the IdP pushes them, and group sync follows
+            "scim.group.created",
+            "scim.group.updated",
+            "scim.group.deleted",
+            "scim.group.member_added",
+            "scim.group.member_removed",
+            "scim.sync.added",
+            "scim.sync.changed",
+            "scim.sync.removed",
         }, unnamed
         unnamed_joins = db.session.scalars(
             select(Event.data).where(

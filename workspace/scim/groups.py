@@ -305,17 +305,16 @@ def _set_members(
         db.session.add(ScimGroupMember(group_id=group.id, member_id=member_id, display=display))
     db.session.flush()
     emails = _emails(added | removed)
-    for kind, ids in (("scim.group.member_added", added), ("scim.group.member_removed", removed)):
-        for member_id in sorted(ids, key=str):
-            record_event(
-                group.org_id,
-                kind,
-                subject=emails.get(member_id, str(member_id)),
-                group=group.display_name,
-                scim_group_id=str(group.id),
-                scim_id=str(member_id),
-                by=caller.by,
-            )
+    for member_id in sorted(added, key=str) + sorted(removed, key=str):
+        record_event(
+            group.org_id,
+            "scim.group.member_added" if member_id in added else "scim.group.member_removed",
+            subject=emails.get(member_id, str(member_id)),
+            group=group.display_name,
+            scim_group_id=str(group.id),
+            scim_id=str(member_id),
+            by=caller.by,
+        )
     _sync_people(group.org_id, added | removed)
 
 

@@ -31,7 +31,16 @@ from sqlalchemy.orm import ORMExecuteState
 
 from workspace.core.models import Org, Task
 from workspace.extensions import db
-from workspace.seed import agents, dashboards, identity, people, projects, sessions, system
+from workspace.seed import (
+    agents,
+    dashboards,
+    identity,
+    people,
+    projects,
+    scim_groups,
+    sessions,
+    system,
+)
 from workspace.seed.demo import Demo, Stamp
 
 
@@ -75,6 +84,7 @@ def seed_demo(
         identity.connections(demo)
         identity.mappings(demo)
         identity.directory_people(demo)
+        scim_groups.groups(demo)
         agents.agents_and_tokens(demo)
         projects.tasks(demo, shapes, task_count)
         projects.discussion(demo)

@@ -298,7 +298,7 @@ def reconcile(
     grants = union_grants(org_id, held.held_groups(org_id, account_id))
     todo = _plan(org_id, account_id, grants, remove_stale, source)
     # Spelled out so every kind recorded below is a literal the audit log knows.
-    prefix = {"ldap": "ldap", "scim": "scim"}.get(source, "sso")
+    prefix = "ldap" if source == "ldap" else "scim" if source == "scim" else "sso"
     for add in todo.adds:
         grant = grants[add.project_id]
         db.session.add(

@@ -141,6 +141,14 @@ def test_membership_change_reconciles_roles_at_once(app, client, scim):
         f"/Groups/{backend['id']}", [{"op": "replace", "path": "displayName", "value": "Backend"}]
     )
     assert synced(app, "alice@acme.test") == {project: ("member", "synced", "SCIM group Backend")}
+    from tests.factories import login
+
+    login(client, scim.org.owner_email)
+    html = client.get(f"/o/{scim.org.slug}/projects/{project}/members").get_data(as_text=True)
+    assert "Managed by group sync (SCIM group Backend)" in html
+    api = client.get(scim.org.url(f"/projects/{project}/members"), headers=scim.org.headers)
+    row = next(m for m in api.get_json() if m["account"]["email"] == "alice@acme.test")
+    assert (row["synced_group"], row["synced_source"]) == ("Backend", "scim")
     kinds = event_kinds(app, scim.org.org_id, "scim.sync")
     assert kinds[:3] == ["scim.sync.added", "scim.sync.changed", "scim.sync.changed"]
     assert "scim.sync.removed" in kinds

@@ -68,6 +68,7 @@ VALID_BODIES = {
     ("POST", "/tasks"): {"title": "Not yours"},
     ("POST", "/comments"): {"body": "Not yours"},
     ("POST", "/widgets/order"): {"widget_ids": [str(uuid.uuid4())]},
+    ("PUT", "/enforced-sso"): {"confirm": True},
 }
 
 

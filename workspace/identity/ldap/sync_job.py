@@ -143,7 +143,7 @@ def apply(row: LdapConnection, plan: Plan, job: Job) -> None:
     outcome = {"reason": plan.reason, "message": plan.message} if not plan.ok else {}
     record_event(
         row.org_id,
-        KIND,
+        "ldap.directory_sync",  # a literal: the audit log's kinds are read from the code
         actor_id=job.account_id,
         ok=plan.ok,
         source="ldap",

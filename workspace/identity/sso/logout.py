@@ -21,7 +21,6 @@ from urllib.parse import urlencode
 
 from joserfc import jwt
 from joserfc.errors import JoseError
-from joserfc.jws import JWSRegistry
 from sqlalchemy import delete, select, update
 from sqlalchemy.exc import IntegrityError
 
@@ -92,15 +91,14 @@ def _claims(conn: SsoConnection, raw: str) -> dict[str, Any]:
     except oidc.OidcError as exc:
         raise LogoutRefused(f"The provider's keys could not be read: {exc}") from exc
     try:
-        token = jwt.decode(
+        token = oidc.decode_signed(
+            meta,
+            keys,
             raw,
-            key=keys,
-            registry=JWSRegistry(algorithms=list(meta.signing_algs), strict_check_header=False),
+            "The logout token is not a JWT signed with the provider's published keys.",
         )
-    except (JoseError, ValueError, TypeError) as exc:
-        raise LogoutRefused(
-            "The logout token is not a JWT signed with the provider's published keys."
-        ) from exc
+    except oidc.OidcError as exc:
+        raise LogoutRefused(str(exc)) from exc
     registry = jwt.JWTClaimsRegistry(
         leeway=oidc.LEEWAY,
         iss={"essential": True, "value": meta.issuer},

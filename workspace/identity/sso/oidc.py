@@ -191,22 +191,30 @@ def key_set(meta: ProviderMetadata) -> KeySet:
         raise OidcError("The provider's key set (JWKS) cannot be read.") from exc
 
 
+def decode_signed(meta: ProviderMetadata, keys: KeySet, raw: str, refusal: str) -> jwt.Token:
+    """A JWT the provider signed with one of its published keys and an algorithm it
+    advertises (id_tokens and logout tokens alike); ``OidcError(refusal)`` otherwise.
+    Claims are not checked here: each kind of token has its own rules."""
+    try:
+        return jwt.decode(
+            raw,
+            key=keys,
+            registry=JWSRegistry(algorithms=list(meta.signing_algs), strict_check_header=False),
+        )
+    except (JoseError, ValueError, TypeError) as exc:
+        raise OidcError(refusal) from exc
+
+
 def validate_id_token(
     meta: ProviderMetadata, id_token: str, *, client_id: str, nonce: str, access_token: str
 ) -> dict[str, Any]:
     """The id_token's claims after every check of OIDC Core §3.1.3.7."""
-    keys = _get_json(meta.jwks_uri, "provider's key set (JWKS)")
-    try:
-        key_set = KeySet.import_key_set(keys)  # type: ignore[arg-type]
-        token = jwt.decode(
-            id_token,
-            key=key_set,
-            registry=JWSRegistry(algorithms=list(meta.signing_algs), strict_check_header=False),
-        )
-    except (JoseError, ValueError, TypeError) as exc:
-        raise OidcError(
-            "The id_token's signature does not match the identity provider's published keys."
-        ) from exc
+    token = decode_signed(
+        meta,
+        key_set(meta),
+        id_token,
+        "The id_token's signature does not match the identity provider's published keys.",
+    )
     claims = CodeIDToken(
         token.claims,
         token.header,

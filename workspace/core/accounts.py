@@ -316,6 +316,9 @@ def change_role(member: OrgMember, role: OrgRole | str, *, actor: OrgMember) -> 
                 LAST_OWNER.format(email=member.account.email, what="demoted"), field="role"
             )
     member.role = new
+    # A person's choice from now on: group sync neither demotes an admin made here nor
+    # promotes a member demoted here (docs/sso.md#org-role-from-groups).
+    member.role_source, member.synced_group, member.synced_source = "manual", None, None
     db.session.flush()
     _member_event(
         member,

@@ -25,7 +25,7 @@ from sqlalchemy.exc import IntegrityError
 from workspace.core.events import record_event
 from workspace.core.models import Account, AccountKind, OrgMember
 from workspace.extensions import db
-from workspace.identity.groupsync import held
+from workspace.identity.groupsync import held, org_role
 from workspace.identity.groupsync import service as groupsync
 from workspace.scim import group_filter
 from workspace.scim.group_models import ScimGroup, ScimGroupMember
@@ -350,6 +350,8 @@ def _sync_people(org_id: uuid.UUID, member_ids: Iterable[uuid.UUID]) -> None:
     ids = sorted(set(member_ids), key=str)
     if not ids:
         return
+    # Each person's row first: another request may be changing their other groups.
+    org_role.lock_members(ids)
     people = db.session.execute(
         select(OrgMember, Account, ScimIdentity.deleted_at)
         .join(Account, Account.id == OrgMember.account_id)

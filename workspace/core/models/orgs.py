@@ -7,6 +7,7 @@ from enum import StrEnum
 from sqlalchemy import ForeignKey, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
+from workspace.core.models.projects import SYNC_SOURCE_LABELS
 from workspace.extensions import db
 from workspace.types import UTCDateTime, created_at_column, uuid_pk
 
@@ -60,6 +61,13 @@ class OrgMember(db.Model):
     active: Mapped[bool] = mapped_column(default=True)
     #: How the person first joined: password, sso, ldap, scim, agent, invite or manual.
     joined_via: Mapped[str] = mapped_column(String(16), default="manual")
+    #: Who set ``role`` (docs/sso.md#org-role-from-groups): None, the role they joined
+    #: with; "manual", a person changed it (group sync never touches it then); "synced",
+    #: a group mapping made them admin (and takes it back when the group goes).
+    role_source: Mapped[str | None] = mapped_column(String(16))
+    #: For a synced role: the granting group and its source (sso, ldap or scim).
+    synced_group: Mapped[str | None] = mapped_column(String(255))
+    synced_source: Mapped[str | None] = mapped_column(String(16))
     created_at: Mapped[datetime] = created_at_column()
     deactivated_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
 
@@ -69,3 +77,14 @@ class OrgMember(db.Model):
     @property
     def org_role(self) -> OrgRole:
         return OrgRole(self.role)
+
+    @property
+    def role_synced(self) -> bool:
+        return self.role_source == "synced"
+
+    @property
+    def role_synced_from(self) -> str | None:
+        """For a role a group granted: "SCIM group Admins" (the members page shows it)."""
+        if not self.role_synced or not self.synced_group:
+            return None
+        return f"{SYNC_SOURCE_LABELS.get(self.synced_source or '', 'group')} {self.synced_group}"

@@ -15,14 +15,14 @@ from workspace.auth.guards import page, render
 from workspace.core import projects
 from workspace.errors import ServiceError
 from workspace.extensions import htmx
-from workspace.identity.group_sync_pages.schemas import ScimSyncPreviewIn
+from workspace.identity.group_sync_pages.schemas import GroupMappingForm, ScimSyncPreviewIn
 from workspace.identity.groupsync import preview as groupsync_preview
 from workspace.identity.groupsync import service as groupsync
 from workspace.identity.ldap import groups as directory_groups
 from workspace.identity.ldap.models import connection_for
 from workspace.identity.ldap.schemas import DirectorySyncPreviewIn
 from workspace.identity.sso import connection, preview
-from workspace.identity.sso.schemas import GroupMappingIn, SyncPreviewForm
+from workspace.identity.sso.schemas import SyncPreviewForm
 from workspace.inputs import field_errors
 from workspace.security.permissions import Access
 
@@ -70,10 +70,15 @@ def group_sync_page(access: Access):
 
 
 @bp.post(_URL, endpoint="add")
-@page(action=_ACTION, form=GroupMappingIn, invalid=_page)
-def add_mapping(org: str, access: Access, form: GroupMappingIn):
+@page(action=_ACTION, form=GroupMappingForm, invalid=_page)
+def add_mapping(org: str, access: Access, form: GroupMappingForm):
     groupsync.add_mapping(
-        access.org.id, form.idp_group, form.project_id, form.role, actor_id=access.account.id
+        access.org.id,
+        form.idp_group,
+        form.project_id,
+        form.role,
+        actor_id=access.account.id,
+        target=form.target,
     )
     flash("Mapping added.", "success")
     return _back(org)

@@ -1,4 +1,5 @@
-"""Group mappings: an identity-provider or directory group -> a project role
+"""Group mappings: an identity-provider or directory group -> a project role or the
+org's admin role
 (docs/sso.md#group-sync, docs/ldap.md#group-sync)."""
 
 from __future__ import annotations
@@ -24,10 +25,12 @@ class GroupMapping(db.Model):
     org_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("orgs.id", ondelete="CASCADE"), index=True)
     #: Compared exactly (case-sensitive) with the names in the groups claim.
     idp_group: Mapped[str] = mapped_column(String(256))
-    project_id: Mapped[uuid.UUID] = mapped_column(
+    #: The project whose role the group grants; None: the org's admin role (never
+    #: owner; docs/sso.md#org-role-from-groups).
+    project_id: Mapped[uuid.UUID | None] = mapped_column(
         ForeignKey("projects.id", ondelete="CASCADE"), index=True
     )
-    #: viewer, commenter, member or admin.
+    #: viewer, commenter, member or admin (of the project, or of the org).
     role: Mapped[str] = mapped_column(String(16))
     created_at: Mapped[datetime] = created_at_column()
 

@@ -4,8 +4,9 @@ directory (docs/ldap.md#group-sync), which matches them by DN or CN, and from SC
 Groups (docs/scim.md#groups); roles follow the union over all three (see ``held``).
 Manual memberships are never added to, changed or removed.
 
-A grant's target is a project today; the org-admin role from a group (issue 27, a
-later step) becomes a second kind of target beside ``project_id`` in ``Grant``."""
+A mapping without a project grants the org's admin role (``org_role``); each
+reconcile applies it after the project roles, under a lock on the person's membership
+row (``org_role.lock_person``) so two reconciles of one person never collide."""
 
 from __future__ import annotations
 
@@ -15,15 +16,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import select
-from sqlalchemy.exc import IntegrityError
 
 from workspace.core.events import record_event
-from workspace.core.models import MembershipSource, Project, ProjectMember, ProjectRole
-from workspace.errors import ConflictError, NotFoundError, ServiceError
+from workspace.core.models import MembershipSource, OrgMember, Project, ProjectMember, ProjectRole
 from workspace.extensions import db
-from workspace.identity.groupsync import held
+from workspace.identity.groupsync import held, org_role
+from workspace.identity.groupsync.mappings import add_mapping, list_mappings, remove_mapping
 from workspace.identity.groupsync.models import GroupMapping
 from workspace.inputs import fit_external
+
+__all__ = ["add_mapping", "list_mappings", "plan", "reconcile", "remove_mapping"]
 
 #: What ``ProjectMember.synced_group`` holds (a mapping's group may be 256 long).
 GROUP_MAX = 255
@@ -33,83 +35,6 @@ GROUP_MAX = 255
 #: because its groups match by normalized DN or case-insensitive CN.
 GroupMatcher = Callable[[str], bool]
 Groups = Collection[str] | GroupMatcher
-
-# -- mappings ---------------------------------------------------------------------------
-
-
-def list_mappings(org_id: uuid.UUID) -> list[GroupMapping]:
-    return list(
-        db.session.scalars(
-            select(GroupMapping)
-            .where(GroupMapping.org_id == org_id)
-            .order_by(GroupMapping.idp_group, GroupMapping.created_at)
-        )
-    )
-
-
-def add_mapping(
-    org_id: uuid.UUID,
-    idp_group: str,
-    project_id: uuid.UUID,
-    role: str,
-    *,
-    actor_id: uuid.UUID | None,
-) -> GroupMapping:
-    group = (idp_group or "").strip()
-    if not group or len(group) > 256:
-        raise ServiceError(
-            "Enter the IdP group name exactly as the provider sends it (at most 256 characters).",
-            field="idp_group",
-        )
-    try:
-        role = ProjectRole(role).value
-    except ValueError as exc:
-        raise ServiceError(
-            "The role is one of viewer, commenter, member, admin.", field="role"
-        ) from exc
-    project = db.session.get(Project, project_id)
-    if project is None or project.org_id != org_id:
-        raise ServiceError("No such project in this organization.", field="project_id")
-    project_name = project.name  # read now: a failed flush leaves the session unusable
-    mapping = GroupMapping(org_id=org_id, idp_group=group, project_id=project_id, role=role)
-    db.session.add(mapping)
-    try:
-        db.session.flush()
-    except IntegrityError as exc:
-        raise ConflictError(
-            f"The group {group!r} is already mapped to {project_name}; remove "
-            "that mapping to change its role.",
-            field="idp_group",
-        ) from exc
-    record_event(
-        org_id,
-        "groupsync.mapping.added",
-        actor_id=actor_id,
-        subject=group,
-        mapping_id=str(mapping.id),
-        project_id=str(project_id),
-        role=role,
-    )
-    db.session.flush()
-    return mapping
-
-
-def remove_mapping(org_id: uuid.UUID, mapping_id: uuid.UUID, *, actor_id: uuid.UUID | None) -> None:
-    mapping = db.session.get(GroupMapping, mapping_id)
-    if mapping is None or mapping.org_id != org_id:
-        raise NotFoundError("No such group mapping in this organization.")
-    record_event(
-        org_id,
-        "groupsync.mapping.removed",
-        actor_id=actor_id,
-        subject=mapping.idp_group,
-        mapping_id=str(mapping.id),
-        project_id=str(mapping.project_id),
-        role=mapping.role,
-    )
-    db.session.delete(mapping)
-    db.session.flush()
-
 
 # -- reconcile --------------------------------------------------------------------------
 
@@ -137,10 +62,12 @@ class SyncPlan:
     adds: list[Change] = field(default_factory=list)
     changes: list[Change] = field(default_factory=list)
     removes: list[Change] = field(default_factory=list)
+    #: The org's admin role granted or taken back (docs/sso.md#org-role-from-groups).
+    org_role: org_role.OrgRoleChange | None = None
 
     @property
     def empty(self) -> bool:
-        return not (self.adds or self.changes or self.removes)
+        return not (self.adds or self.changes or self.removes or self.org_role)
 
 
 @dataclass(frozen=True)
@@ -205,7 +132,9 @@ def _matching_mappings(org_id: uuid.UUID, names: set[str]) -> list[tuple[uuid.UU
     if not names:
         return []
     columns = select(GroupMapping.project_id, GroupMapping.role, GroupMapping.idp_group).where(
-        GroupMapping.org_id == org_id, GroupMapping.idp_group.in_(names)
+        GroupMapping.org_id == org_id,
+        GroupMapping.idp_group.in_(names),
+        GroupMapping.project_id.is_not(None),  # the org's admin role: ``org_role``
     )
     return [tuple(row) for row in db.session.execute(columns)]
 
@@ -239,12 +168,20 @@ def plan(
     follow the union of the person's groups over every source. SCIM removes
     memberships explicitly, so a membership a SCIM group granted goes when no group
     grants it any more, whatever ``remove_stale`` says."""
-    return _plan(
-        org_id,
-        account_id,
-        union_grants(org_id, _held_with(org_id, account_id, groups, source)),
-        remove_stale,
-        source,
+    by_source = _held_with(org_id, account_id, groups, source)
+    result = _plan(org_id, account_id, union_grants(org_id, by_source), remove_stale, source)
+    member = _member(org_id, account_id)
+    result.org_role = org_role.plan_change(
+        member, org_role.org_grant(org_id, by_source), remove_stale=remove_stale, source=source
+    )
+    return result
+
+
+def _member(org_id: uuid.UUID, account_id: uuid.UUID | None) -> OrgMember | None:
+    if account_id is None:
+        return None
+    return db.session.scalar(
+        select(OrgMember).where(OrgMember.org_id == org_id, OrgMember.account_id == account_id)
     )
 
 
@@ -292,10 +229,13 @@ def reconcile(
     is stored, e.g. after a SCIM change wrote it), apply the plan for the union of
     every source's groups, and record each change as
     ``<source>.sync.added|changed|removed`` (so the audit log names what triggered
-    it). Does not commit."""
+    it), and the org's admin role as ``<source>.sync.org_role_granted|revoked``.
+    Does not commit."""
+    member = org_role.lock_person(org_id, account_id)
     if groups is not None:
         held.replace_groups(org_id, account_id, source, names_for(org_id, groups))
-    grants = union_grants(org_id, held.held_groups(org_id, account_id))
+    by_source = held.held_groups(org_id, account_id)
+    grants = union_grants(org_id, by_source)
     todo = _plan(org_id, account_id, grants, remove_stale, source)
     # Spelled out so every kind recorded below is a literal the audit log knows.
     prefix = "ldap" if source == "ldap" else "scim" if source == "scim" else "sso"
@@ -349,6 +289,22 @@ def reconcile(
             project_id=str(remove.project_id),
             role=remove.role,
         )
+    if member is not None:
+        grant = org_role.org_grant(org_id, by_source)
+        todo.org_role = org_role.plan_change(
+            member, grant, remove_stale=remove_stale, source=source
+        )
+        org_role.apply(member, todo.org_role, grant)
+        if todo.org_role is not None:
+            kind = "org_role_granted" if todo.org_role.granted else "org_role_revoked"
+            record_event(
+                org_id,
+                f"{prefix}.sync.{kind}",
+                subject=email,
+                role=todo.org_role.role,
+                from_role=todo.org_role.from_role,
+                group=todo.org_role.group,
+            )
     db.session.flush()
     return todo
 

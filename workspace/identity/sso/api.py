@@ -14,6 +14,7 @@ from workspace.identity.sso.schemas import (
     DiscoveryOut,
     GroupMappingIn,
     GroupMappingOut,
+    OrgRoleChangeOut,
     RoleChangeOut,
     SsoConnectionIn,
     SsoConnectionOut,
@@ -117,7 +118,7 @@ def list_mappings(org_id: uuid.UUID, access: Access):
 
 @bp.post("/sso/group-mappings")
 @operation(
-    "Map an IdP group to a project role",
+    "Map an IdP group to a project role or the org's admin role",
     tag="sso",
     action="org.manage_settings",
     body=GroupMappingIn,
@@ -127,7 +128,12 @@ def list_mappings(org_id: uuid.UUID, access: Access):
 )
 def add_mapping(org_id: uuid.UUID, access: Access, body: GroupMappingIn):
     mapping = groupsync.add_mapping(
-        access.org.id, body.idp_group, body.project_id, body.role, actor_id=access.account.id
+        access.org.id,
+        body.idp_group,
+        body.project_id,
+        body.role,
+        actor_id=access.account.id,
+        target=body.target,
     )
     return GroupMappingOut.model_validate(mapping)
 
@@ -158,5 +164,6 @@ def sync_preview(org_id: uuid.UUID, access: Access, body: SyncPreviewIn):
         **{
             k: [RoleChangeOut(**asdict(c)) for c in getattr(result, k)]
             for k in ("adds", "changes", "removes")
-        }
+        },
+        org_role=OrgRoleChangeOut(**asdict(result.org_role)) if result.org_role else None,
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, computed_field, field_validator, model_validator
 
 from workspace.inputs import InputModel, OutputModel, needed
 
@@ -73,17 +73,43 @@ class SsoSaveOut(SsoConnectionOut):
 
 
 class GroupMappingIn(InputModel):
+    """A group -> a project role, or (``target`` "org", no project) the org's admin
+    role; never owner (docs/sso.md#org-role-from-groups)."""
+
+    # The document says what the service refuses: a project mapping names a project.
+    model_config = ConfigDict(
+        json_schema_extra={
+            "anyOf": [
+                {"required": ["project_id"], "properties": {"target": {"const": "project"}}},
+                {
+                    "required": ["target"],
+                    "properties": {"target": {"const": "org"}, "project_id": {"type": "null"}},
+                },
+            ]
+        }
+    )
+
     #: Blank or absent: the service says to enter the group name.
     idp_group: str = needed(max_length=256)
-    project_id: uuid.UUID
-    role: Role
+    #: "project" (the default) or "org" (the org's admin role).
+    target: Literal["project", "org"] = "project"
+    #: The project; none for a mapping to the org.
+    project_id: uuid.UUID | None = None
+    #: A project role; for the org only admin (owner is refused with a 400).
+    role: Literal["viewer", "commenter", "member", "admin", "owner"]
 
 
 class GroupMappingOut(OutputModel):
     id: uuid.UUID
     idp_group: str
-    project_id: uuid.UUID
+    #: None: the mapping grants the org's admin role.
+    project_id: uuid.UUID | None
     role: str
+
+    @computed_field
+    @property
+    def target(self) -> str:
+        return "org" if self.project_id is None else "project"
 
 
 _EMAIL = {"email": {"type": "string"}}
@@ -132,6 +158,13 @@ class SyncPreviewForm(SyncPreviewIn):
         return [line.strip() for text in value for line in str(text).splitlines() if line.strip()]
 
 
+class OrgRoleChangeOut(OutputModel):
+    role: str
+    from_role: str
+    #: The granting group with its source ("SCIM group Admins").
+    group: str | None = None
+
+
 class RoleChangeOut(OutputModel):
     project_id: uuid.UUID
     role: str
@@ -144,3 +177,5 @@ class SyncPreviewOut(OutputModel):
     removes: list[RoleChangeOut]
     #: Why a sign-in like this would skip group sync (no groups claim); else null.
     skipped: str | None = None
+    #: The org's admin role granted or taken back; else null.
+    org_role: OrgRoleChangeOut | None = None

@@ -1,0 +1,161 @@
+"""The org's admin role from groups (docs/sso.md#org-role-from-groups): a mapping
+without a project grants the org's admin role, never owner. Every source's reconcile
+applies it through ``service.reconcile``.
+
+The rules, whatever the source: an owner is never changed; an admin a person made
+(``role_source`` not "synced") is never demoted nor marked synced; a member a person
+demoted ("manual") is not promoted again; only what a group granted is taken back,
+with the same stale-removal rule as project roles (SCIM removes explicitly, SSO and
+the directory when the connection's "remove stale" setting is on)."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+
+from sqlalchemy import select, update
+
+from workspace.core.models import OrgMember, OrgRole
+from workspace.extensions import db
+from workspace.identity.groupsync import held
+from workspace.identity.groupsync.models import GroupMapping
+from workspace.inputs import fit_external
+
+#: The only org role a mapping grants.
+ROLE = OrgRole.ADMIN.value
+SYNCED = "synced"
+MANUAL = "manual"
+#: What ``OrgMember.synced_group`` holds.
+GROUP_MAX = 255
+
+
+@dataclass(frozen=True)
+class OrgGrant:
+    group: str
+    source: str
+
+    @property
+    def label(self) -> str:
+        return held.label(self.source, self.group) or self.group
+
+
+@dataclass(frozen=True)
+class OrgRoleChange:
+    """admin granted (``role`` admin) or taken back (``role`` member)."""
+
+    role: str
+    from_role: str
+    #: The group that grants it, or that granted it ("SCIM group Admins").
+    group: str | None = None
+
+    @property
+    def granted(self) -> bool:
+        return self.role == ROLE
+
+
+def lock_person(org_id: uuid.UUID, account_id: uuid.UUID) -> OrgMember | None:
+    """Write the person's membership row before reading their groups and grants: that
+    locks the row on PostgreSQL and takes the write lock on SQLite, so two reconciles
+    of one person (two SCIM group PATCHes, a sign-in and a PATCH) run one after the
+    other, the second reading the first's result, instead of both adding the same
+    project membership. Returns the row, read after the lock."""
+    db.session.execute(
+        update(OrgMember)
+        .where(OrgMember.org_id == org_id, OrgMember.account_id == account_id)
+        .values(role=OrgMember.role)
+        .execution_options(synchronize_session=False)
+    )
+    member = db.session.scalar(
+        select(OrgMember).where(OrgMember.org_id == org_id, OrgMember.account_id == account_id)
+    )
+    if member is not None:
+        db.session.refresh(member)
+    return member
+
+
+def lock_members(member_ids: list[uuid.UUID]) -> None:
+    """``lock_person`` for several memberships by id, one at a time in id order, so
+    two requests locking overlapping people cannot deadlock (SCIM reads a group's
+    members' groups only after this)."""
+    for member_id in sorted(set(member_ids), key=str):
+        db.session.execute(
+            update(OrgMember)
+            .where(OrgMember.id == member_id)
+            .values(role=OrgMember.role)
+            .execution_options(synchronize_session=False)
+        )
+
+
+def org_grant(org_id: uuid.UUID, by_source: held.Held) -> OrgGrant | None:
+    """The group (and source) granting the org's admin role, if any of the person's
+    groups maps to it; on several, the group that sorts first, then the source order."""
+    names = set().union(*by_source.values()) if by_source else set()
+    if not names:
+        return None
+    groups = db.session.scalars(
+        select(GroupMapping.idp_group).where(
+            GroupMapping.org_id == org_id,
+            GroupMapping.project_id.is_(None),
+            GroupMapping.idp_group.in_(names),
+        )
+    )
+    candidates = [
+        (group, held.SOURCES.index(source), source)
+        for group in groups
+        for source in held.SOURCES
+        if group in by_source.get(source, ())
+    ]
+    if not candidates:
+        return None
+    group, _, source = min(candidates)
+    return OrgGrant(group, source)
+
+
+def plan_change(
+    member: OrgMember | None, grant: OrgGrant | None, *, remove_stale: bool, source: str
+) -> OrgRoleChange | None:
+    """What group sync does to this membership's org role. Reads only."""
+    if member is None or member.role == OrgRole.OWNER:
+        return None
+    if grant is not None:
+        if member.role == OrgRole.MEMBER and member.role_source != MANUAL and member.active:
+            return OrgRoleChange(ROLE, OrgRole.MEMBER.value, grant.label)
+        return None
+    stale = member.role == OrgRole.ADMIN and member.role_source == SYNCED
+    if stale and (remove_stale or (source == "scim" and member.synced_source == "scim")):
+        return OrgRoleChange(
+            OrgRole.MEMBER.value,
+            ROLE,
+            held.label(member.synced_source, member.synced_group),
+        )
+    return None
+
+
+def apply(member: OrgMember, change: OrgRoleChange | None, grant: OrgGrant | None) -> None:
+    """Write ``change`` (the caller records the event); a synced admin kept names the
+    group that grants it now."""
+    if change is not None and change.granted and grant is not None:
+        member.role, member.role_source = ROLE, SYNCED
+        member.synced_group = fit_external(grant.group, GROUP_MAX)
+        member.synced_source = grant.source
+    elif change is not None:
+        member.role, member.role_source = OrgRole.MEMBER.value, None
+        member.synced_group = member.synced_source = None
+    elif grant is not None and member.role_source == SYNCED and member.role == ROLE:
+        group = fit_external(grant.group, GROUP_MAX)
+        if (member.synced_group, member.synced_source) != (group, grant.source):
+            member.synced_group, member.synced_source = group, grant.source
+
+
+def synced_admins_of(org_id: uuid.UUID, group: str) -> list[OrgMember]:
+    """The admins this group made (a removed mapping demotes them)."""
+    return list(
+        db.session.scalars(
+            select(OrgMember).where(
+                OrgMember.org_id == org_id,
+                OrgMember.role == ROLE,
+                OrgMember.role_source == SYNCED,
+                OrgMember.synced_group == fit_external(group, GROUP_MAX),
+            )
+        )
+    )

@@ -376,6 +376,13 @@ def test_demo_audit_trail_has_every_kind_the_code_records(app):
             "scim.sync.added",
             "scim.sync.changed",
             "scim.sync.removed",
+            # the org's admin role from groups (workspace/seed/org_role_sync.py)
+            "scim.sync.org_role_granted",
+            "scim.sync.org_role_revoked",
+            "sso.sync.org_role_granted",
+            "sso.sync.org_role_revoked",
+            "ldap.sync.org_role_granted",
+            "ldap.sync.org_role_revoked",
         }, unnamed
         unnamed_joins = db.session.scalars(
             select(Event.data).where(
@@ -403,7 +410,8 @@ def test_demo_people_memberships_and_identity_settings(app):
         assert [n for n, c in names.items() if c > 1] == []
         people = [m for m in members if m.kind == "person"]
         assert len(people) == 41
-        assert Counter(m.role for m in people) == {"owner": 1, "admin": 3, "member": 37}
+        # one admin through SCIM group Workspace Admins (workspace/seed/org_role_sync.py)
+        assert Counter(m.role for m in people) == {"owner": 1, "admin": 4, "member": 36}
         joined = Counter(m.joined_via for m in people)
         assert joined.keys() == {"manual", "password", "scim", "sso", "ldap"}
         assert min(joined.values()) >= 5

@@ -27,6 +27,7 @@ from workspace.scim import tokens as scim_tokens
 from workspace.scim import users as scim_users
 from workspace.scim.resources import USER_SCHEMA, InputUser
 from workspace.security import tokens
+from workspace.seed import org_role_sync
 from workspace.seed.demo import Demo
 from workspace.seed.people import DEMO_DOMAIN, LEAVER, PEOPLE, email_of
 from workspace.seed.projects import PROJECTS
@@ -275,7 +276,9 @@ def reorganisation(demo: Demo) -> None:
 
 
 def synced_groups(demo: Demo) -> None:
-    """Name the IdP group that gave each synced membership (highest role wins)."""
+    """Name the IdP group that gave each synced membership (highest role wins); then
+    the org's admins from groups (``org_role_sync``)."""
+    org_role_sync.org_admins(demo)
     mappings = {(g, demo.projects[i].id): r for g, i, r in GROUP_MAPPINGS}
     for name, (_, groups) in SSO_GROUPS.items():
         rows = db.session.scalars(

@@ -244,7 +244,7 @@ def test_mappings_api(app, client, sso, globex):
         headers=sso.org.headers,
         json={"idp_group": "x", "project_id": a, "role": "owner"},
     )
-    assert bad_role.status_code == 400
+    assert bad_role.status_code == 422  # owner is never a mapping's role
     theirs = _project(client, globex, "GLX")
     foreign = client.post(
         sso.org.url("/sso/group-mappings"),

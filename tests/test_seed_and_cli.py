@@ -212,9 +212,12 @@ KIND = re.compile(r"^[a-z_]+(\.[a-z_]+)+$")
 FAILURE_ONLY = {
     "api.token_refused": "a revoked or expired API token was presented",
     "auth.sso.rejected": "the IdP or the org refused an SSO sign-in",
+    # the demo shows one anyway (workspace/seed/enforced_sso.py)
+    "auth.sso_enforced.refused": "a password or invitation sign-in that enforced SSO refused",
     "domain.verify_failed": "the DNS TXT record was not there (yet)",
     "ldap.login_failed": "a directory sign-in with a wrong password or unknown user",
     "scim.auth_failed": "a SCIM request with a wrong token",
+    "scim.oauth_token.refused": "a token request with a wrong SCIM client id or secret",
 }
 #: Being written in parallel; the seed skips invitations until that service lands.
 NOT_SEEDED_PREFIXES = ("invitation.", "member.invit")
@@ -383,6 +386,13 @@ def test_demo_audit_trail_has_every_kind_the_code_records(app):
             "sso.sync.org_role_revoked",
             "ldap.sync.org_role_granted",
             "ldap.sync.org_role_revoked",
+            # the IdP gets tokens with the SCIM OAuth client and renames a userName
+            "scim.oauth_token.issued",
+            "scim.user.renamed",
+            # a scheduled directory sync: the schedule, not a person, starts it
+            "ldap.directory_sync",
+            # a refused sign-in: no one got in, the address is its subject
+            "auth.sso_enforced.refused",
         }, unnamed
         unnamed_joins = db.session.scalars(
             select(Event.data).where(

@@ -11,7 +11,9 @@ the order below (the areas share one random generator, so the order is the demo)
   org's domain, the recent sign-ins;
 - :mod:`~.projects`: three teams, their workflow, bulk tasks and their discussion;
 - :mod:`~.identity`: LDAP, SSO and SCIM, group mappings, the people they bring, and
-  what changes later;
+  what changes later; :mod:`~.scim_groups`, :mod:`~.enforced_sso` (required SSO and
+  break-glass owners), :mod:`~.scim_oauth` (the OAuth client, a rename) and
+  :mod:`~.ldap_sync` (the scheduled directory sync) tell one story each;
 - :mod:`~.agents`: agents, API tokens, AI settings;
 - :mod:`~.dashboards`: a shared and a private dashboard;
 - :mod:`~.demo`: what they share, and the clock that back-dates the audit trail.
@@ -34,10 +36,13 @@ from workspace.extensions import db
 from workspace.seed import (
     agents,
     dashboards,
+    enforced_sso,
     identity,
+    ldap_sync,
     people,
     projects,
     scim_groups,
+    scim_oauth,
     sessions,
     system,
 )
@@ -85,6 +90,7 @@ def seed_demo(
         identity.mappings(demo)
         identity.directory_people(demo)
         scim_groups.groups(demo)
+        enforced_sso.enforcement(demo)
         agents.agents_and_tokens(demo)
         projects.tasks(demo, shapes, task_count)
         projects.discussion(demo)
@@ -94,6 +100,8 @@ def seed_demo(
         dashboards.dashboards(demo)
         people.sign_ins(demo)
         sessions.sessions(demo)
+        scim_oauth.client(demo)
+        ldap_sync.schedule(demo)
         system.probe(demo)
         db.session.flush()
     finally:

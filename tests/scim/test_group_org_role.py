@@ -211,3 +211,22 @@ def test_parallel_patches_of_several_groups_for_the_same_person(live_server):
     for email in emails:
         assert member_state(app, org.org_id, email) == (True, "admin")
         assert synced(app, email) == {project_id: ("admin", "synced", "SCIM group Leads")}
+
+
+def test_a_demoted_synced_admin_loses_the_scim_token_they_made(app, client, scim):
+    map_org_admin(client, scim.org, "Admins")
+    ada = scim.create("ada@acme.test")
+    admins = _group(scim, "Admins", ada["id"])
+    with app.app_context():
+        from workspace.core.accounts import find_account
+
+        ada_id = find_account("ada@acme.test").id
+    with app.app_context():
+        from workspace.extensions import db
+        from workspace.scim.tokens import generate_token
+
+        scim.token = generate_token(scim.org.org_id, ada_id)[1]  # by Ada, an admin
+        db.session.commit()
+    _members_op(scim, admins["id"], "remove", ada["id"])
+    assert member_state(app, scim.org.org_id, "ada@acme.test") == (True, "member")
+    assert scim.get("/Groups").status_code == 401

@@ -31,7 +31,7 @@ from workspace.scim import group_filter
 from workspace.scim.group_models import ScimGroup, ScimGroupMember
 from workspace.scim.models import ScimIdentity
 from workspace.scim.resources import GROUP_SCHEMA
-from workspace.scim.tokens import Caller
+from workspace.scim.tokens import Caller, revoke_minted_by
 from workspace.types import utcnow
 
 
@@ -369,6 +369,9 @@ def _sync_people(org_id: uuid.UUID, member_ids: Iterable[uuid.UUID]) -> None:
         counts = member.active and deleted_at is None
         groups = names.get(member.id, []) if counts else []
         held.replace_groups(org_id, account.id, "scim", groups)
-        groupsync.reconcile(
+        todo = groupsync.reconcile(
             org_id, account.id, account.email, None, remove_stale=False, source="scim"
         )
+        if todo.org_role is not None and not todo.org_role.granted:
+            # As a demotion on the Members page: their SCIM token would keep their rights.
+            revoke_minted_by(org_id, account.id, "minter_demoted", actor_id=None)

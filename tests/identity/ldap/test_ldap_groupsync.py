@@ -453,3 +453,40 @@ def test_directory_preview_in_a_browser(page, live_server, client, synced_acme):
     expect(result).to_contain_text("Mappings matched (1)")
     expect(result.locator("table").last).to_contain_text("commenter")
     assert page.url.endswith("/settings/group-sync")  # swapped in place, no navigation
+
+
+def test_a_directory_group_makes_an_org_admin_and_takes_it_back(
+    app, client, synced_acme, groups_tree
+):
+    """docs/sso.md#org-role-from-groups: the org's admin role from a nested directory
+    group at sign-in, and back to member once the directory drops the group."""
+    from workspace.core.accounts import find_account
+    from workspace.core.models import OrgMember
+
+    def member_state(_app, org_id, email):
+        with app.app_context():
+            account = find_account(email)
+            row = db.session.scalar(
+                select(OrgMember).where(
+                    OrgMember.org_id == org_id, OrgMember.account_id == account.id
+                )
+            )
+            return row.active, row.role
+
+    _set(app, synced_acme.org_id, remove_stale_synced_memberships=True)
+    resp = client.post(
+        synced_acme.url("/sso/group-mappings"),
+        headers=synced_acme.headers,
+        json={"idp_group": "wsadmins", "target": "org", "role": "admin"},
+    )
+    assert resp.status_code == 201, resp.get_json()
+    groups_tree.server.ldapadd(_group("wsadmins", f"cn=platform,{GROUPS}"))
+    try:
+        _sign_in(client)
+        assert member_state(app, synced_acme.org_id, "ada.lovelace@acme.test") == (True, "admin")
+    finally:
+        groups_tree.server.ldapdelete(f"cn=wsadmins,{GROUPS}")
+    _sign_in(client)
+    assert member_state(app, synced_acme.org_id, "ada.lovelace@acme.test") == (True, "member")
+    kinds = [kind for kind, _s, _d in _events(app, synced_acme.org_id, "ldap.sync.")]
+    assert kinds == ["ldap.sync.org_role_granted", "ldap.sync.org_role_revoked"]

@@ -109,17 +109,26 @@ def test_the_strictest_org_applies_to_a_session_spanning_orgs(app, acme, globex)
     assert resp.status_code == 302 and "/signin" in resp.headers["Location"]
 
 
+FIREFOX_ON_WINDOWS = (
+    "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:139.0) Gecko/20100101 Firefox/139.0"
+)
+
+
 def test_member_lists_and_ends_their_sessions(app, acme):
     phone, laptop = app.test_client(), app.test_client()
+    phone.environ_base["HTTP_USER_AGENT"] = FIREFOX_ON_WINDOWS
     login(phone, acme.owner_email)
     login(laptop, acme.owner_email)
     listed = laptop.get(acme.url("/sessions")).get_json()
     assert len(listed) == 2 and sum(s["current"] for s in listed) == 1
+    # The device reads as a person would name it, not as the raw user agent.
+    assert "Firefox 139 on Windows" in [s["device"] for s in listed]
     page = laptop.get("/o/acme/sessions")
     assert (
         page.status_code == 200
         and b"this browser" in page.data
         and b"Sign out everywhere else" in page.data
+        and b">Firefox 139 on Windows</span>" in page.data
     )
     other = next(s for s in listed if not s["current"])
     assert laptop.post(f"/o/acme/sessions/{other['id']}/end").status_code == 302

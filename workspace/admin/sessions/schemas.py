@@ -6,6 +6,9 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 
+from pydantic import computed_field
+from ua_parser import parse as parse_user_agent
+
 from workspace.inputs import InputModel, OutputModel
 
 
@@ -35,6 +38,23 @@ class SessionOut(OutputModel):
     idle_timeout_minutes: int | None
     #: The session this request came with.
     current: bool = False
+
+    @computed_field
+    @property
+    def device(self) -> str:
+        """What a person recognises ("Firefox 139 on Windows"), read from the user
+        agent by ua-parser's maintained rules rather than by our own patterns."""
+        if not self.user_agent:
+            return "Unknown device"
+        found = parse_user_agent(self.user_agent)
+        browser = found.user_agent
+        system = found.os
+        if browser is None and system is None:
+            return self.user_agent[:60]
+        name = f"{browser.family} {browser.major}".strip() if browser else "A browser"
+        if browser and browser.major is None:
+            name = browser.family
+        return f"{name} on {system.family}" if system else name
 
 
 class SignedOutOut(OutputModel):

@@ -37,7 +37,8 @@ BLOCKING = {"serious", "critical"}
 
 MAIN_PAGES = ["/", "/projects", "/projects/{project}", "/projects/{project}?view=board",
               "/projects/{project}/settings", "/projects/{project}/members", "/tasks/WEB-1",
-              "/analytics", "/dashboards", "/dashboards/{board}", "/tokens", "/sessions"]  # fmt: skip
+              "/analytics", "/dashboards", "/dashboards/{board}", "/tokens",
+              "/sessions"]  # fmt: skip
 SETTINGS_PAGES = [
     "/settings",
     "/settings/members",

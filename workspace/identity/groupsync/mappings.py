@@ -140,7 +140,8 @@ def remove_mapping(org_id: uuid.UUID, mapping_id: uuid.UUID, *, actor_id: uuid.U
     db.session.delete(mapping)
     db.session.flush()
     if to_org:
-        for member in org_role.synced_admins_of(org_id, group):
+        # In id order, as SCIM locks people, so the two cannot deadlock.
+        for member in sorted(org_role.synced_admins_of(org_id, group), key=lambda m: str(m.id)):
             org_role.lock_person(org_id, member.account_id)
             grant = org_role.org_grant(org_id, held.held_groups(org_id, member.account_id))
             change = org_role.plan_change(member, grant, remove_stale=True, source="mapping")

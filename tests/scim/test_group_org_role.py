@@ -230,3 +230,17 @@ def test_a_demoted_synced_admin_loses_the_scim_token_they_made(app, client, scim
     _members_op(scim, admins["id"], "remove", ada["id"])
     assert member_state(app, scim.org.org_id, "ada@acme.test") == (True, "member")
     assert scim.get("/Groups").status_code == 401
+
+
+def test_scim_preview_shows_the_org_role_change(app, client, scim):
+    map_org_admin(client, scim.org, "Admins")
+    scim.create("ada@acme.test")
+    login(client, scim.org.owner_email)
+    html = client.post(
+        f"/o/{scim.org.slug}/settings/group-sync/scim-preview",
+        headers={"HX-Request": "true"},
+        data={"scim_email": "ada@acme.test", "scim_group": "Admins"},
+    ).get_data(as_text=True)
+    assert "Would become an admin of the organization (SCIM group Admins)" in html
+    assert "The organization" in html  # the mapping matched
+    assert member_state(app, scim.org.org_id, "ada@acme.test") == (True, "member")

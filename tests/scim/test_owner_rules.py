@@ -10,7 +10,7 @@ from sqlalchemy import select
 
 from tests.factories import OrgFixture, add_person, member_id, verify_domains
 from tests.scim.conftest import ACME_DOMAINS, Scim, assert_scim_error, member_state
-from workspace.core.models import Event
+from workspace.core.models import Event, OrgMember
 from workspace.extensions import db
 
 
@@ -91,8 +91,9 @@ def test_the_tokens_minter_is_never_reactivated_with_it(app, client, acme):
             db.session.get(OrgMember, member_id(app, acme.org_id, "ann@acme.test"))
         )
         db.session.commit()
-    body = assert_scim_error(_deactivate(scim, ann, active=True), 403)
-    assert "nobody brings their own membership back" in body["detail"]
+    # The token no longer speaks for anyone: its minter is not an active admin.
+    body = assert_scim_error(_deactivate(scim, ann, active=True), 401)
+    assert "no longer an owner or admin" in body["detail"]
     assert member_state(app, acme.org_id, "ann@acme.test") == (False, "admin")
 
 
@@ -142,3 +143,32 @@ def test_another_admins_token_survives_a_members_deactivation(app, client, acme)
     assert resp.status_code == 200
     assert scim.get("/Users").status_code == 200
     assert _revocations(app, acme.org_id) == []
+
+
+def test_a_token_stops_when_its_minter_loses_the_role_by_any_path(app, client, acme):
+    """Group sync (an SSO claim, the directory, a removed mapping) may demote the
+    admin who generated the token without passing through the members page; the
+    token is refused and revoked at its next use, for good."""
+    verify_domains(app, acme.org_id, *ACME_DOMAINS)
+    admin = add_person(app, acme.org_id, "ann@acme.test", "admin")
+    scim = Scim(client, acme, _token_of(client, acme, admin))
+    assert scim.get("/Users").status_code == 200
+    ann = member_id(app, acme.org_id, "ann@acme.test")
+
+    def set_role(role: str) -> None:
+        with app.app_context():
+            db.session.get(OrgMember, ann).role = role  # what a group sync demotion writes
+            db.session.commit()
+
+    set_role("member")
+    body = assert_scim_error(scim.get("/Users"), 401)
+    assert "no longer an owner or admin" in body["detail"]
+    with app.app_context():
+        reasons = db.session.scalars(
+            select(Event.data).where(
+                Event.org_id == acme.org_id, Event.kind == "scim.token.revoked"
+            )
+        ).all()
+    assert [r.get("reason") for r in reasons] == ["minter_lost_role"]
+    set_role("admin")
+    assert_scim_error(scim.get("/Users"), 401)

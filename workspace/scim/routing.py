@@ -72,6 +72,14 @@ def authenticate() -> Response | None:
     caller = None
     if scheme.lower() == "bearer" and isinstance(org_id, uuid.UUID):
         caller = tokens.authenticate_any(org_id, raw.strip())
+    if caller is not None and tokens.minter_lost_rights(org_id, caller):
+        tokens.revoke_minted_by(org_id, caller.minted_by, "minter_lost_role", actor_id=None)
+        commit_early("a token that outlived its creator's role stays revoked")
+        return errors.error_response(
+            401,
+            "This token was revoked: the member who created it is no longer an owner or "
+            "admin of this organization. An admin generates a new one in Settings > SCIM.",
+        )
     if caller is None and header:
         # Only a wrong token meets the throttle: the right one is never refused for
         # failures another client behind the same address sent.

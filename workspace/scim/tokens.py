@@ -59,6 +59,24 @@ class Caller:
         return role is not None and OrgRole(role) == OrgRole.OWNER
 
 
+def minter_lost_rights(org_id: uuid.UUID, caller: Caller) -> bool:
+    """Whether the member who generated the token (or created the OAuth client) is no
+    longer an active owner or admin here. The members page revokes their token when
+    it demotes them, but a role can also go through group sync (an SSO claim, the
+    directory, a removed mapping), which must not reach into SCIM; checking at use
+    covers every path."""
+    if caller.minted_by is None:
+        return False
+    role = db.session.scalar(
+        select(OrgMember.role).where(
+            OrgMember.org_id == org_id,
+            OrgMember.account_id == caller.minted_by,
+            OrgMember.active.is_(True),
+        )
+    )
+    return role is None or not OrgRole(role).manages_settings
+
+
 def caller_of(row: ScimToken) -> Caller:
     return Caller(prefix=row.prefix, minted_by=row.created_by_id)
 

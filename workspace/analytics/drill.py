@@ -40,6 +40,8 @@ from workspace.core.models import Account, OrgMember, Project
 from workspace.extensions import db
 
 COUNTED = "isCounted()"
+#: Open work (flow, the forecast's dates, the home page's "Active"): cancelled is closed.
+OPEN_WORK = "statusCategory IN (backlog, unstarted, started)"
 _BARE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _KEYWORDS = {"and", "or", "not", "in", "is", "empty"}
 

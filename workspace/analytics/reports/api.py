@@ -11,7 +11,8 @@ import uuid
 
 from flask import Response, stream_with_context
 
-from workspace.analytics import export, rollups
+from workspace.analytics import export, montecarlo, rollups
+from workspace.analytics.forecast_schemas import ForecastDatesOut, ForecastDatesQuery
 from workspace.analytics.reports import service
 from workspace.analytics.schemas import (
     CustomOut,
@@ -102,6 +103,20 @@ def scatter(org_id: uuid.UUID, access: Access, query: ScatterQuery):
 def forecast(org_id: uuid.UUID, access: Access, query: ForecastQuery):
     scope = _scope(access, query)
     return ForecastOut.model_validate(rollups.forecast(scope, query.weeks))
+
+
+@bp.get("/forecast/dates")
+@operation(
+    "Monte Carlo dates for the open work: 50/85/95% confidence, and the next two weeks",
+    tag="analytics",
+    query=ForecastDatesQuery,
+    response=ForecastDatesOut,
+    action="analytics.read",
+)
+def forecast_dates(org_id: uuid.UUID, access: Access, query: ForecastDatesQuery):
+    scope = _scope(access, query)
+    result = montecarlo.forecast_dates(scope, access.account.id, query.weeks, query.filter)
+    return ForecastDatesOut.model_validate(result)
 
 
 @bp.get("/pivot")

@@ -14,10 +14,10 @@ from flask import Blueprint, render_template, request
 from pydantic import BaseModel, ValidationError
 
 from workspace.analytics import charts, dimensions, drill, rollups
-from workspace.analytics.reports import links, service
+from workspace.analytics.forecast_schemas import ForecastPageQuery
+from workspace.analytics.reports import forecast_page, links, service
 from workspace.analytics.schemas import (
     CustomQuery,
-    ForecastQuery,
     PivotQuery,
     ScatterQuery,
     ScopeQuery,
@@ -36,7 +36,7 @@ TABS = {
     "flow": ("Flow", ScopeQuery),
     "workload": ("Workload", ScopeQuery),
     "scatter": ("Scatter", ScatterQuery),
-    "forecast": ("Forecast", ForecastQuery),
+    "forecast": ("Forecast", ForecastPageQuery),
     "pivot": ("Pivot", PivotQuery),
     "custom": ("Custom", CustomQuery),
 }
@@ -175,13 +175,8 @@ def _scatter(scope: Scope, query: ScatterQuery, _account: uuid.UUID) -> dict[str
     }
 
 
-def _forecast(scope: Scope, query: ForecastQuery, _account: uuid.UUID) -> dict[str, Any]:
-    result = rollups.forecast(scope, query.weeks)
-    return {
-        "result": result,
-        "empty": not any(p["completed"] for p in result["series"]),
-        "figures": {"forecast": charts.to_json(charts.forecast_figure(result))},
-    }
+def _forecast(scope: Scope, query: ForecastPageQuery, account: uuid.UUID) -> dict[str, Any]:
+    return forecast_page.build(scope, query, account)
 
 
 def _pivot(scope: Scope, query: PivotQuery, _account: uuid.UUID) -> dict[str, Any]:

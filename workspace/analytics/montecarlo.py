@@ -32,6 +32,8 @@ LEVELS = (50, 85, 95)
 NEXT_DAYS = 14
 #: A run that has not finished after this many days stops: the date is "later than".
 HORIZON_DAYS = 3 * 365
+#: Days between two counts of the finished runs.
+STRIDE = 8
 
 
 def daily_throughput(scope: Scope, weeks: int) -> list[tuple[date, int]]:
@@ -128,15 +130,28 @@ def simulate(open_count: int, values: list[int], runs: int, seed: int) -> dict[s
     sim = _Runs(random.Random(seed), values, runs, open_count)
     wanted = {level: math.ceil(level / 100 * runs) for level in LEVELS}
     finish: dict[int, int] = {}
-    totals, first_weeks = 0, 0
+    # No run can finish before ``earliest`` (every day its best past day); after it,
+    # the runs are counted every STRIDE days, and only when a level is newly reached
+    # are the days since the last count counted one by one, to find its exact day.
+    earliest = math.ceil(open_count / max(values))
+    totals, first_weeks, pending = 0, 0, []
     for day in range(1, HORIZON_DAYS + 1):
         totals += sim.day()
         if day == NEXT_DAYS:
             first_weeks = totals
+        if day < earliest:
+            continue
+        pending.append((day, totals))
+        if len(pending) < STRIDE and day < HORIZON_DAYS:
+            continue
         done = sim.finished(totals)
-        for level, count in wanted.items():
-            if level not in finish and done >= count:
-                finish[level] = day
+        if any(level not in finish and done >= n for level, n in wanted.items()):
+            for at, running in pending:
+                done = sim.finished(running)
+                for level, n in wanted.items():
+                    if level not in finish and done >= n:
+                        finish[level] = at
+        pending.clear()
         if len(finish) == len(LEVELS) and day >= NEXT_DAYS:
             break
     next_two_weeks = sorted(min(n, open_count) for n in sim.fields(first_weeks))

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import func, select
 
+from workspace.analytics.drill import OPEN_WORK, expression, href, metric_clause
 from workspace.analytics.scope import counted_tasks
 from workspace.core.models import StateCategory, Task
 from workspace.core.models.projects import OPEN_CATEGORIES
@@ -16,8 +17,10 @@ from workspace.extensions import db
 
 @dataclass(frozen=True)
 class TaskCounts:
-    #: Work still to do: backlog, unstarted and started (analytics' open work).
-    open: int
+    #: "Active": backlog, unstarted and started, Flow's work in progress. Not named
+    #: "open": the charts' Open metric counts everything not completed, cancelled
+    #: included (docs/analytics.md#what-each-number-counts).
+    active: int
     completed: int
 
 
@@ -29,4 +32,13 @@ def task_counts(org_id: uuid.UUID) -> TaskCounts:
             func.count().filter(cat == StateCategory.COMPLETED.value),
         ).where(*counted_tasks(org_id))
     ).one()
-    return TaskCounts(open=row[0] or 0, completed=row[1] or 0)
+    return TaskCounts(active=row[0] or 0, completed=row[1] or 0)
+
+
+def count_links(org_slug: str) -> dict[str, str | None]:
+    """Where each count opens its tasks: the org task search with the PQL that
+    counts them (docs/analytics.md#drill-down)."""
+    return {
+        "active": href(org_slug, None, expression(OPEN_WORK)),
+        "completed": href(org_slug, None, expression(metric_clause("done"))),
+    }

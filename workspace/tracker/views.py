@@ -28,7 +28,7 @@ from workspace.extensions import htmx
 from workspace.inputs import field_errors
 from workspace.security.permissions import Access, can
 from workspace.tracker import listing
-from workspace.tracker.home import task_counts
+from workspace.tracker.home import count_links, task_counts
 
 bp = Blueprint("core_pages", __name__)
 
@@ -67,6 +67,7 @@ def org_home(org: str, access: Access):
         "tracker/org_home.html",
         nav_active="home",
         counts=task_counts(access.org.id),
+        count_links=count_links(access.org.slug),
         project_list=projects.list_projects(access.org.id),
         my_tasks=mine,
         members=accounts.list_members(access.org.id),

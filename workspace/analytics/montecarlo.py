@@ -14,14 +14,12 @@ import hashlib
 import math
 import random
 import sys
-import uuid
 from datetime import date, timedelta
 from typing import Any
 
 from sqlalchemy import ColumnElement, func, select
 
 from workspace.analytics import rollups, task_counts
-from workspace.analytics.pql import compile_pql
 from workspace.analytics.rollup_rewrite import read_counts
 from workspace.analytics.scope import Scope, tune_for_analytics
 from workspace.core.models import Task
@@ -170,21 +168,22 @@ def simulate(open_count: int, values: list[int], runs: int, seed: int) -> dict[s
 
 
 def forecast_dates(
-    scope: Scope, account_id: uuid.UUID | None, weeks: int, pql: str | None = None
+    scope: Scope,
+    weeks: int,
+    conditions: list[ColumnElement[bool]] | None = None,
+    pql: str | None = None,
 ) -> dict[str, Any]:
-    """The Monte Carlo forecast for the open work of the scope (and of a PQL
-    selection): its dates, what it sampled, and a message when it cannot say."""
-    result = _forecast(scope, account_id, weeks, pql)
+    """The Monte Carlo forecast for the open work of the scope (and of a selection:
+    ``conditions``, compiled from the PQL ``pql`` by the caller): its dates, what it
+    sampled, and a message when it cannot say."""
+    result = _forecast(scope, weeks, conditions or [], pql)
     result["sampled"] = sampled_text(result)
     return result
 
 
 def _forecast(
-    scope: Scope, account_id: uuid.UUID | None, weeks: int, pql: str | None
+    scope: Scope, weeks: int, conditions: list[ColumnElement[bool]], pql: str | None
 ) -> dict[str, Any]:
-    conditions = []
-    if pql and pql.strip():
-        conditions.append(compile_pql(pql, scope.org_id, account_id, scope=scope))
     history = daily_throughput(scope, weeks)
     values = [n for _, n in history]
     remaining = open_work(scope, conditions)

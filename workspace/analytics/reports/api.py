@@ -11,9 +11,9 @@ import uuid
 
 from flask import Response, stream_with_context
 
-from workspace.analytics import export, montecarlo, rollups
+from workspace.analytics import export, rollups
 from workspace.analytics.forecast_schemas import ForecastDatesOut, ForecastDatesQuery
-from workspace.analytics.reports import service
+from workspace.analytics.reports import forecast_page, service
 from workspace.analytics.schemas import (
     CustomOut,
     CustomQuery,
@@ -115,7 +115,7 @@ def forecast(org_id: uuid.UUID, access: Access, query: ForecastQuery):
 )
 def forecast_dates(org_id: uuid.UUID, access: Access, query: ForecastDatesQuery):
     scope = _scope(access, query)
-    result = montecarlo.forecast_dates(scope, access.account.id, query.weeks, query.filter)
+    result = forecast_page.forecast_dates(scope, access.account.id, query.weeks, query.filter)
     return ForecastDatesOut.model_validate(result)
 
 

@@ -8,6 +8,9 @@ from __future__ import annotations
 import math
 import uuid
 from datetime import UTC, datetime, time, timedelta
+from zoneinfo import ZoneInfo
+
+from sqlalchemy import select
 
 from tests.conftest import login
 from tests.factories import (
@@ -20,7 +23,7 @@ from tests.factories import (
     state_in,
 )
 from workspace.analytics import montecarlo
-from workspace.core.models import TaskActivity
+from workspace.core.models import Org, Task, TaskActivity
 from workspace.extensions import db
 
 PATH = "/analytics/forecast/dates"
@@ -186,3 +189,41 @@ def test_the_forecast_tab_shows_the_dates_and_what_was_sampled(app, client):
         f"/o/{org.slug}/analytics/forecast", query_string={"filter": 'title ~ "nothing like this"'}
     ).get_data(as_text=True)
     assert "No open work in this selection" in selected
+
+
+def test_the_sample_is_whole_days_in_a_quarter_hour_zone(app, client):
+    """Nepal is UTC+5:45: its days start inside a UTC hour, the hourly rollup's unit.
+    Completions five minutes either side of the sample's first and last midnight:
+    only the two inside the 84 days are sampled."""
+    org, _ = _setup(app, client, 1, [])
+    zone = ZoneInfo("Asia/Kathmandu")
+    with app.app_context():
+        db.session.get(Org, org.org_id).timezone = zone.key
+        db.session.commit()
+    today = datetime.now(UTC).astimezone(zone).date()
+    edges = [
+        datetime.combine(day, time(), zone).astimezone(UTC)
+        for day in (today - timedelta(days=84), today)
+    ]
+    assert all(edge.minute == 15 for edge in edges)
+    with app.app_context():
+        done = db.session.scalar(select(Task.id).where(Task.title == "Done"))
+        for edge in edges:
+            for offset in (-5, 5):
+                db.session.add(
+                    TaskActivity(
+                        org_id=org.org_id,
+                        task_id=done,
+                        field="state",
+                        old_value="In Progress",
+                        new_value="Done",
+                        old_category="started",
+                        new_category="completed",
+                        created_at=edge + timedelta(minutes=offset),
+                    )
+                )
+        db.session.commit()
+    result = get_json(client, org, PATH)
+    assert result["sample"]["first_day"] == (today - timedelta(days=84)).isoformat()
+    assert result["sample"]["completed"] == 2
+    assert rollups_consistent(app)

@@ -227,3 +227,13 @@ def test_the_sample_is_whole_days_in_a_quarter_hour_zone(app, client):
     assert result["sample"]["first_day"] == (today - timedelta(days=84)).isoformat()
     assert result["sample"]["completed"] == 2
     assert rollups_consistent(app)
+
+
+def test_a_bad_selection_on_the_tab_says_what_to_fix(app, client):
+    org = make_org(app, "Acme", "owner@acme.test")
+    login(client, org.owner_email)
+    resp = client.get(f"/o/{org.slug}/analytics/forecast", query_string={"filter": "priority = "})
+    html = resp.get_data(as_text=True)
+    assert resp.status_code == 200, html[:300]
+    assert 'aria-invalid="true"' in html and "PQL error at line 1, column 11" in html
+    assert 'aria-describedby="forecast-filter-help forecast-filter-error"' in html

@@ -133,14 +133,17 @@ def simulate(open_count: int, values: list[int], runs: int, seed: int) -> dict[s
     # are the days since the last count counted one by one, to find its exact day.
     earliest = math.ceil(open_count / max(values))
     totals, first_weeks, pending = 0, 0, []
-    for day in range(1, HORIZON_DAYS + 1):
+    # When even the best day every day cannot finish within the horizon, only the
+    # next two weeks are worth simulating.
+    last_day = HORIZON_DAYS if earliest <= HORIZON_DAYS else NEXT_DAYS
+    for day in range(1, last_day + 1):
         totals += sim.day()
         if day == NEXT_DAYS:
             first_weeks = totals
         if day < earliest:
             continue
         pending.append((day, totals))
-        if len(pending) < STRIDE and day < HORIZON_DAYS:
+        if len(pending) < STRIDE and day < last_day:
             continue
         done = sim.finished(totals)
         if any(level not in finish and done >= n for level, n in wanted.items()):

@@ -237,3 +237,14 @@ def test_a_bad_selection_on_the_tab_says_what_to_fix(app, client):
     assert resp.status_code == 200, html[:300]
     assert 'aria-invalid="true"' in html and "PQL error at line 1, column 11" in html
     assert 'aria-describedby="forecast-filter-help forecast-filter-error"' in html
+
+
+def test_work_beyond_three_years_has_no_date():
+    """At most 2 a day, 2,200 open cannot be done in 1,095 days: no date at any level,
+    and the next two weeks still do 14 to 28."""
+    levels = montecarlo.simulate(2_200, [1, 2] * 42, 10_000, seed=3)["levels"]
+    assert [r["days"] for r in levels] == [None, None, None]
+    assert all(14 <= r["done_next_two_weeks"] <= 28 for r in levels)
+    # Just within reach: 2 a day every day, 2,190 open, day 1,095 in every run.
+    levels = montecarlo.simulate(2_190, [2] * 84, 10_000, seed=3)["levels"]
+    assert [r["days"] for r in levels] == [1_095] * 3

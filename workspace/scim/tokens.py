@@ -10,7 +10,8 @@ from datetime import datetime
 from sqlalchemy import select
 
 from workspace.core.events import record_event
-from workspace.core.models import OrgMember, OrgRole
+from workspace.core.models import OrgRole
+from workspace.core.orgs import active_membership
 from workspace.extensions import db
 from workspace.scim import oauth
 from workspace.scim.models import ScimToken
@@ -49,14 +50,8 @@ class Caller:
         owner's token loses it at once)."""
         if self.minted_by is None:
             return True
-        role = db.session.scalar(
-            select(OrgMember.role).where(
-                OrgMember.org_id == org_id,
-                OrgMember.account_id == self.minted_by,
-                OrgMember.active.is_(True),
-            )
-        )
-        return role is not None and OrgRole(role) == OrgRole.OWNER
+        member = active_membership(org_id, self.minted_by)
+        return member is not None and OrgRole(member.role) == OrgRole.OWNER
 
 
 def minter_lost_rights(org_id: uuid.UUID, caller: Caller) -> bool:
@@ -67,14 +62,8 @@ def minter_lost_rights(org_id: uuid.UUID, caller: Caller) -> bool:
     covers every path."""
     if caller.minted_by is None:
         return False
-    role = db.session.scalar(
-        select(OrgMember.role).where(
-            OrgMember.org_id == org_id,
-            OrgMember.account_id == caller.minted_by,
-            OrgMember.active.is_(True),
-        )
-    )
-    return role is None or not OrgRole(role).manages_settings
+    member = active_membership(org_id, caller.minted_by)
+    return member is None or not OrgRole(member.role).manages_settings
 
 
 def caller_of(row: ScimToken) -> Caller:

@@ -1,0 +1,225 @@
+"""Flow over time benchmark (docs/analytics.md#flow-over-time): the cumulative flow
+over 90 days and the cycle-time percentiles over 90 days, whole biggest org, through
+the API, against an independent SQL baseline.
+
+The baselines have another shape on purpose. Flow: a task's first category from a
+correlated ``ORDER BY ... LIMIT 1`` (the product uses a window), every move grouped
+by UTC hour in SQL and folded into the org's local days in Python (exact for zones a
+whole number of hours off UTC, which the bench data's orgs are). Cycle time: first
+start from correlated subqueries, percentiles by ``percentile_cont`` on PostgreSQL
+(the product computes them in Python from the points it fetches). Answers are
+compared before timing; a mismatch is printed as a miss.
+
+    .venv/bin/python bench/flow.py --tasks 200000
+    .venv/bin/python bench/flow.py --keep /tmp/bench --reuse   # bench/analytics.py's data
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import uuid
+from collections import Counter
+from datetime import UTC, date, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from best_sql import Context
+from common import biggest_org, data_arguments, database_version, datasets, header, load1, median_ms
+from sqlalchemy import text
+
+TARGET_MS = 50
+DAYS = 90
+CATEGORIES = ("backlog", "unstarted", "started", "completed", "cancelled")
+
+
+def _hour(ctx: Context, column: str) -> str:
+    return {"sqlite": f"substr({column}, 1, 13)", "postgresql": f"date_trunc('hour', {column})"}[
+        ctx.dialect
+    ]
+
+
+def _as_utc(h) -> datetime:
+    if isinstance(h, str):
+        return datetime.strptime(h, "%Y-%m-%d %H").replace(tzinfo=UTC)
+    return h.replace(tzinfo=UTC)
+
+
+def flow_baseline(ctx: Context, conn, tz: ZoneInfo, first: date, last: date) -> list[dict]:
+    first_old = (
+        "(SELECT a.old_category FROM task_activity a WHERE a.task_id = t.id "
+        "AND a.field = 'state' ORDER BY a.created_at, a.id LIMIT 1)"
+    )
+    sql = (
+        f"SELECT {_hour(ctx, 't.created_at')} AS h, COALESCE({first_old}, t.state_category) AS c, "
+        f"count(*) FROM tasks t WHERE {ctx.counted} GROUP BY h, c "
+        f"UNION ALL SELECT {_hour(ctx, 'a.created_at')} AS h, a.new_category, count(*) "
+        "FROM task_activity a JOIN tasks t ON t.id = a.task_id "
+        f"WHERE a.field = 'state' AND {ctx.counted} GROUP BY h, a.new_category "
+        f"UNION ALL SELECT {_hour(ctx, 'a.created_at')} AS h, a.old_category, -count(*) "
+        "FROM task_activity a JOIN tasks t ON t.id = a.task_id "
+        f"WHERE a.field = 'state' AND {ctx.counted} GROUP BY h, a.old_category"
+    )
+    moves: Counter[tuple[date, str]] = Counter()
+    for h, category, n in conn.execute(text(sql), ctx.params()):
+        moves[(_as_utc(h).astimezone(tz).date(), category)] += n
+    level = dict.fromkeys(CATEGORIES, 0)
+    for (day, category), n in moves.items():
+        if day < first and category in level:
+            level[category] += n
+    days, day = [], first
+    while day <= last:
+        for category in CATEGORIES:
+            level[category] += moves.get((day, category), 0)
+        days.append({"day": day.isoformat(), **level})
+        day += timedelta(days=1)
+    return days
+
+
+def cycle_baseline(ctx: Context, conn, tz: ZoneInfo, first: date, last: date) -> dict:
+    lo = datetime.combine(first, datetime.min.time(), tz).astimezone(UTC)
+    hi = datetime.combine(last + timedelta(days=1), datetime.min.time(), tz).astimezone(UTC)
+    into = (
+        "(SELECT min(a.created_at) FROM task_activity a WHERE a.task_id = t.id "
+        "AND a.field = 'state' AND a.new_category = 'started' "
+        "AND (a.old_category IS NULL OR a.old_category != 'started') "
+        "AND a.created_at <= t.completed_at)"
+    )
+    out_of = (
+        "(SELECT min(a.created_at) FROM task_activity a WHERE a.task_id = t.id "
+        "AND a.field = 'state' AND a.old_category = 'started' AND a.created_at <= t.completed_at)"
+    )
+    started = (
+        f"CASE WHEN {out_of} IS NOT NULL AND ({into} IS NULL OR {out_of} < {into}) "
+        f"THEN t.created_at ELSE {into} END"
+    )
+    days = f"({ctx.epoch('t.completed_at')} - {ctx.epoch(started)}) / 86400.0"
+    where = (
+        f"{ctx.counted} AND t.state_category = 'completed' "
+        "AND t.completed_at >= :lo AND t.completed_at < :hi"
+    )
+    params = ctx.params(lo=lo, hi=hi)
+    if ctx.dialect == "postgresql":
+        sql = (
+            "SELECT count(d), count(*) - count(d), "
+            "percentile_cont(0.5) WITHIN GROUP (ORDER BY d), "
+            "percentile_cont(0.85) WITHIN GROUP (ORDER BY d), "
+            "percentile_cont(0.95) WITHIN GROUP (ORDER BY d) "
+            f"FROM (SELECT round(({days})::numeric, 2) AS d FROM tasks t WHERE {where}) x"
+        )
+        n, without, *ps = conn.execute(text(sql), params).one()
+        return {"points": n, "without": without, "p": [round(float(p or 0), 2) for p in ps]}
+    values = sorted(
+        round(d, 2)
+        for (d,) in conn.execute(text(f"SELECT {days} FROM tasks t WHERE {where}"), params)
+        if d is not None
+    )
+    total = conn.execute(text(f"SELECT count(*) FROM tasks t WHERE {where}"), params).scalar()
+
+    def cont(p: float) -> float:
+        if not values:
+            return 0.0
+        pos = (len(values) - 1) * p
+        low = int(pos)
+        high = min(low + 1, len(values) - 1)
+        return round(values[low] + (values[high] - values[low]) * (pos - low), 2)
+
+    return {
+        "points": len(values),
+        "without": total - len(values),
+        "p": [cont(0.5), cont(0.85), cont(0.95)],
+    }
+
+
+def measure(url: str, instance: str, runs: int) -> list[str]:
+    os.environ["WORKSPACE_INSTANCE"] = instance
+    from workspace import create_app
+    from workspace.auth.api_tokens import create_token
+    from workspace.extensions import db
+
+    app = create_app({"SQLALCHEMY_DATABASE_URI": url, "RATELIMIT_ENABLED": False})
+    client = app.test_client()
+    with app.app_context():
+        org, rows, owner, first_project = biggest_org()
+        _, token = create_token(owner, org, f"bench flow {uuid.uuid4().hex[:6]}")
+        db.session.commit()
+        tz = ZoneInfo(org.timezone or "UTC")
+        ctx = Context(dialect=db.engine.dialect.name, org_id=org.id, tz=tz,
+                      first_project=first_project)  # fmt: skip
+        with db.engine.connect() as conn:
+            version = database_version(conn)
+        org_id = org.id
+    lines = [
+        f"{version}; biggest org {rows:,} tasks; median of {runs} warm runs, ms",
+        "| figure | load | API | baseline SQL | API/baseline | answer | notes |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    headers = {"Authorization": f"Bearer {token}"}
+    last = datetime.now(UTC).astimezone(tz).date()
+    first = last - timedelta(days=DAYS - 1)
+    query = {"from": first.isoformat(), "to": last.isoformat()}
+
+    def api(path: str):
+        resp = client.get(
+            f"/api/v1/orgs/{org_id}/analytics/{path}", query_string=query, headers=headers
+        )
+        assert resp.status_code == 200, resp.get_data(as_text=True)[:300]
+        return resp.get_json()
+
+    def flow_answer():
+        return api("cumulative-flow")["days"]
+
+    def cycle_answer():
+        body = api("cycle-time")
+        return {
+            "points": len(body["points"]),
+            "without": body["completed_without_start"],
+            "p": [p["days"] for p in body["percentiles"]],
+        }
+
+    figures = (
+        ("cumulative flow, 90 days", flow_answer, flow_baseline),
+        ("cycle-time percentiles, 90 days", cycle_answer, cycle_baseline),
+    )
+    for name, answer_of, baseline in figures:
+        load = load1()
+        answer = answer_of()
+        problems = []
+        with app.app_context(), db.engine.connect() as conn:
+
+            def base(baseline=baseline, conn=conn):
+                result = baseline(ctx, conn, tz, first, last)
+                conn.rollback()
+                return result
+
+            if base() != answer:
+                problems.append("baseline differs")
+            base_ms = median_ms(base, runs)
+        api_ms = median_ms(answer_of, runs)
+        if api_ms > TARGET_MS:
+            problems.append(f"API > {TARGET_MS} ms")
+        shown = answer[-1] if isinstance(answer, list) else answer
+        lines.append(
+            f"| {name} | {load:.1f} | {api_ms:.0f} | {base_ms:.0f} | {api_ms / base_ms:.2f}x "
+            f"| {shown} | {'; '.join(problems) or 'ok'} |"
+        )
+        print("  " + lines[-1], flush=True)
+    with app.app_context():
+        db.engine.dispose()
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    data_arguments(parser)
+    parser.add_argument("--runs", type=int, default=9)
+    args = parser.parse_args()
+    report = [header("flow.py", args)]
+    print(report[0], flush=True)
+    for backend, url, instance, _loaded in datasets(args, "bench-flow-"):
+        lines = measure(url, instance, args.runs)
+        report += ["", f"{backend}: {lines[0]}", *lines[1:]]
+    print("\n" + "\n".join(report))
+
+
+if __name__ == "__main__":
+    main()

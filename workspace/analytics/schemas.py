@@ -8,7 +8,13 @@ from typing import Literal
 
 from pydantic import Field
 
-from workspace.analytics.vocabulary import Dimension, Metric
+from workspace.analytics.vocabulary import (
+    ChartDimension,
+    Dimension,
+    Interval,
+    Metric,
+    RangePreset,
+)
 from workspace.inputs import OutputModel, QueryModel
 
 PriorityName = Literal["urgent", "high", "medium", "low", "none"]
@@ -33,7 +39,16 @@ class PivotQuery(ScopeQuery):
 
 class CustomQuery(ScopeQuery):
     metric: Metric = "count"
-    dimension: Dimension = "status"
+    dimension: ChartDimension = Field(
+        "status", description="One of the five, or a time: created, completed."
+    )
+    interval: Interval = Field("week", description="A time dimension's bucket.")
+    from_: date | None = Field(None, alias="from", description="First day (org time zone).")
+    to: date | None = Field(None, description="Last day, included (org time zone).")
+    range: RangePreset | None = Field(None, description="A preset range instead of from/to.")
+    split: Dimension | None = Field(
+        None, description="A time dimension's series split by one of the five."
+    )
     status: str | None = Field(
         None, max_length=100, pattern=r"^[^\x00]*$", description="A status (state) name."
     )
@@ -124,3 +139,37 @@ class CustomOut(OutputModel):
     metric: str
     dimension: str
     points: list[ChartPoint]
+
+
+class TimePoint(ChartPoint):
+    """A bucket of a time series: ``key`` is its first day, ``start``/``end`` the
+    days of the range it counts (both included), ``href`` its tasks."""
+
+    start: date
+    end: date
+    href: str | None = None
+
+
+class SeriesLine(OutputModel):
+    """One value of the split dimension: its label (``key``), id (people, projects),
+    and per bucket its count and the link to those tasks."""
+
+    key: str
+    id: str | None = None
+    values: list[int]
+    hrefs: list[str | None]
+
+
+class TimeSeriesOut(CustomOut):
+    """The custom chart by a time dimension (docs/analytics.md#time), oldest first."""
+
+    interval: str
+    #: The range's first and last day (both included), in the org's time zone.
+    first_day: date
+    last_day: date
+    points: list[TimePoint]
+    #: The tasks of every point together.
+    total_href: str | None = None
+    #: With ``split``: one series per value of it, its buckets in the points' order.
+    split: str | None = None
+    series: list[SeriesLine] | None = None

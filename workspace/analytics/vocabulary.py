@@ -15,11 +15,20 @@ from typing import Literal
 METRICS = ("count", "done", "open")
 #: What a chart groups by.
 DIMENSIONS = ("status", "priority", "kind", "assignee", "project")
+#: Time dimensions (docs/analytics.md#time): a series per day, week, month or quarter
+#: of the tasks' creation or completion, beside the five above (the custom chart).
+TIME_DIMENSIONS = ("created", "completed")
+INTERVALS = ("day", "week", "month", "quarter")
+#: Date ranges by name; the first and last day are both in the org's time zone.
+RANGE_PRESETS = ("last_7_days", "last_30_days", "last_90_days", "this_quarter", "last_quarter")
 #: How a widget shows its points; the first five are drawn by Plotly.
 CHART_TYPES = ("bar", "line", "area", "donut", "pie", "number", "table")
 
 Metric = Literal[METRICS]  # type: ignore[valid-type]
 Dimension = Literal[DIMENSIONS]  # type: ignore[valid-type]
+ChartDimension = Literal[(*DIMENSIONS, *TIME_DIMENSIONS)]  # type: ignore[valid-type]
+Interval = Literal[INTERVALS]  # type: ignore[valid-type]
+RangePreset = Literal[RANGE_PRESETS]  # type: ignore[valid-type]
 
 METRIC_LABELS = {"count": "Tasks", "done": "Completed tasks", "open": "Open tasks"}
 

@@ -26,6 +26,7 @@ from workspace.analytics.schemas import (
     ScatterPoint,
     ScatterQuery,
     ScopeQuery,
+    TimeSeriesOut,
     WorkloadRow,
 )
 from workspace.analytics.scope import Scope, make_scope
@@ -150,7 +151,15 @@ def custom(org_id: uuid.UUID, access: Access, query: CustomQuery):
         status=query.status,
         priority=query.priority,
         pql=query.filter,
+        interval=query.interval,
+        first=query.from_,
+        last=query.to,
+        preset=query.range,
+        split=query.split,
     )
+    if "interval" in result:
+        # A time dimension's series: the custom chart's points with their days.
+        return TimeSeriesOut.model_validate(result)
     return CustomOut.model_validate(result)
 
 

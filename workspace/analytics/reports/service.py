@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import uuid
+from datetime import date
 from typing import Any
 
 from sqlalchemy import select
 
-from workspace.analytics import rollups
+from workspace.analytics import drill, rollups, time_series
 from workspace.analytics.pql import compile_pql
 from workspace.analytics.scope import Scope
+from workspace.analytics.vocabulary import TIME_DIMENSIONS
 from workspace.core.models import Project, State, Task
 from workspace.dbfunctions import equals_ignoring_case
 from workspace.errors import ServiceError
@@ -25,9 +27,16 @@ def custom_chart(
     status: str | None = None,
     priority: str | None = None,
     pql: str | None = None,
+    interval: str = "week",
+    first: date | None = None,
+    last: date | None = None,
+    preset: str | None = None,
+    split: str | None = None,
 ) -> dict[str, Any]:
     """The custom chart with its optional filters: one status (by name), one
-    priority, and a PQL filter; all must hold."""
+    priority, and a PQL filter; all must hold. A time dimension (created, completed)
+    gives a series per ``interval`` over a date range (docs/analytics.md#time),
+    split by ``split`` (one of the five) when given."""
     conditions = []
     if status:
         states = (
@@ -45,5 +54,25 @@ def custom_chart(
         conditions.append(Task.priority == priority)
     if pql and pql.strip():
         conditions.append(compile_pql(pql, scope.org_id, account_id, scope=scope))
+    if dimension in TIME_DIMENSIONS:
+        result = time_series.series(
+            scope,
+            metric,
+            dimension,
+            interval,
+            conditions,
+            first=first,
+            last=last,
+            preset=preset,
+            split=split,
+        )
+        layers = [pql, drill.status_clause(status) if status else None]
+        layers.append(drill.priority_clause(priority) if priority else None)
+        time_series.add_links(result, scope, metric, layers)
+        return result
+    if split:
+        raise ServiceError(
+            "A series splits only a time dimension (created, completed).", field="split"
+        )
     points = rollups.custom_chart(scope, metric, dimension, conditions)
     return {"metric": metric, "dimension": dimension, "points": points}

@@ -12,8 +12,9 @@ import uuid
 from flask import Response, stream_with_context
 
 from workspace.analytics import export, rollups
+from workspace.analytics.flow_schemas import CumulativeFlowOut, CycleTimeOut, FlowTimeQuery
 from workspace.analytics.forecast_schemas import ForecastDatesOut, ForecastDatesQuery
-from workspace.analytics.reports import forecast_page, service
+from workspace.analytics.reports import flow_service, forecast_page, service
 from workspace.analytics.schemas import (
     CustomOut,
     CustomQuery,
@@ -180,3 +181,35 @@ def export_csv(org_id: uuid.UUID, access: Access, query: ScopeQuery):
         mimetype="text/csv",
         headers={"Content-Disposition": f'attachment; filename="{name.lower()}.csv"'},
     )
+
+
+@bp.get("/cycle-time")
+@operation(
+    "Cycle time of each task completed in a date range, with its percentiles",
+    tag="analytics",
+    query=FlowTimeQuery,
+    response=CycleTimeOut,
+    action="analytics.read",
+)
+def cycle_time(org_id: uuid.UUID, access: Access, query: FlowTimeQuery):
+    scope = make_scope(access.org, query.project_id)
+    result = flow_service.cycle_time(
+        scope, access.account.id, start=query.from_, end=query.to, pql=query.filter
+    )
+    return CycleTimeOut.model_validate(result)
+
+
+@bp.get("/cumulative-flow")
+@operation(
+    "Tasks per status category at the end of each day of a date range",
+    tag="analytics",
+    query=FlowTimeQuery,
+    response=CumulativeFlowOut,
+    action="analytics.read",
+)
+def cumulative_flow(org_id: uuid.UUID, access: Access, query: FlowTimeQuery):
+    scope = make_scope(access.org, query.project_id)
+    result = flow_service.cumulative_flow(
+        scope, access.account.id, start=query.from_, end=query.to, pql=query.filter
+    )
+    return CumulativeFlowOut.model_validate(result)

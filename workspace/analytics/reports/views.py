@@ -14,8 +14,9 @@ from flask import Blueprint, render_template, request
 from pydantic import BaseModel, ValidationError
 
 from workspace.analytics import charts, dimensions, drill, rollups, time_charts
+from workspace.analytics.flow_schemas import FlowTimeQuery
 from workspace.analytics.forecast_schemas import ForecastPageQuery
-from workspace.analytics.reports import forecast_page, links, service
+from workspace.analytics.reports import flow_page, forecast_page, links, service
 from workspace.analytics.schemas import (
     CustomQuery,
     PivotQuery,
@@ -35,6 +36,7 @@ bp = Blueprint("analytics_pages", __name__)
 TABS = {
     "overview": ("Overview", ScopeQuery),
     "flow": ("Flow", ScopeQuery),
+    "flow-time": ("Flow over time", FlowTimeQuery),
     "workload": ("Workload", ScopeQuery),
     "scatter": ("Scatter", ScatterQuery),
     "forecast": ("Forecast", ForecastPageQuery),
@@ -266,6 +268,7 @@ def _custom_time(scope: Scope, query: CustomQuery, account: uuid.UUID) -> dict[s
 _TAB_BUILDERS = {
     "overview": _overview,
     "flow": _flow,
+    "flow-time": flow_page.build,
     "workload": _workload,
     "scatter": _scatter,
     "forecast": _forecast,

@@ -133,6 +133,20 @@ class Task(db.Model):
             sqlite_where=text(COMPLETED_TASKS_PREDICATE["sqlite"]),
             postgresql_where=text(COMPLETED_TASKS_PREDICATE["postgresql"]),
         ),
+        # Time series by creation (docs/analytics.md#time): a range read by org and
+        # creation time over the tasks that count, index-only for a count per bucket.
+        Index(
+            "ix_tasks_created",
+            "org_id",
+            "created_at",
+            "state_category",
+            "project_id",
+            "is_draft",
+            "archived_at",
+            "deleted_at",
+            sqlite_where=text(COUNTED_TASKS_PREDICATE["sqlite"]),
+            postgresql_where=text(COUNTED_TASKS_PREDICATE["postgresql"]),
+        ),
         Index("ix_tasks_project_state", "project_id", "state_id"),
     )
 

@@ -250,6 +250,10 @@ def test_the_page_draws_both_charts_with_labelled_controls(app, client):
     assert 'id="fig-cfd"' in html and 'id="fig-cycle"' in html
     assert "Completed without a start" in html
     assert 'value="2026-11-02"' in html
+    # Changing the scope keeps the range: the scope form carries it under the names
+    # the page reads (from/to, not the model's from_).
+    assert '<input type="hidden" name="from" value="2026-11-02">' in html
+    assert '<input type="hidden" name="to" value="2026-11-30">' in html
     # A filter the page cannot read is a message, not an error page.
     resp = client.get(f"/o/{org.slug}/analytics/flow-time?filter=priority%20%3D%3D")
     assert resp.status_code in (200, 400, 422)

@@ -9,12 +9,14 @@ alike. One statement counts every bucket (``count(*) FILTER (WHERE at >= lo AND 
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from datetime import date, timedelta
 from typing import Any
 
 from sqlalchemy import ColumnElement, and_, func, literal_column, select
 
 from workspace.analytics import dimensions, drill
+from workspace.analytics.flow_time import quarter_hour
 from workspace.analytics.rollups import week_start
 from workspace.analytics.scope import Scope, metric_condition, tune_for_analytics
 from workspace.core.models import State, StateCategory, Task
@@ -155,7 +157,12 @@ def series(
     tune_for_analytics()
     columns = [func.count().filter(and_(at >= lo, at < hi)) for lo, hi in edges]
     lines: list[dict[str, Any]] = []
-    if split is None:
+    whole_quarters = all(int(lo.timestamp()) % 900 == 0 for lo, _ in edges)
+    if split is None and whole_quarters and db.session.get_bind().dialect.name == "sqlite":
+        # Measured (bench/analytics_time.py): SQLite pays for each filter on each row,
+        # PostgreSQL does not and is slower grouping by quarter hour.
+        values = _by_quarter_hour(at, where, [lo for lo, _ in edges])
+    elif split is None:
         values = db.session.execute(select(*columns).select_from(Task).where(*where)).one()
     else:
         lines = _split(split, columns, where)
@@ -180,6 +187,21 @@ def series(
         "points": points,
         **({"split": split, "series": lines} if split else {}),
     }
+
+
+def _by_quarter_hour(at: Any, where: list[ColumnElement[bool]], starts: list[Any]) -> list[int]:
+    """The count per bucket from one count per UTC quarter hour: every bucket starts at a
+    local midnight that is a whole quarter hour (checked by the caller), so each quarter
+    hour lies in one bucket. Cheaper than a filter per bucket when there are many."""
+    quarter = quarter_hour(at).label("quarter")
+    rows = db.session.execute(
+        select(quarter, func.count()).select_from(Task).where(*where).group_by(quarter)
+    )
+    bounds = [int(lo.timestamp()) // 900 for lo in starts]
+    values = [0] * len(starts)
+    for q, n in rows:
+        values[bisect_right(bounds, int(q)) - 1] += int(n)
+    return values
 
 
 def _split(

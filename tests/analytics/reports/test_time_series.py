@@ -239,3 +239,17 @@ def test_completed_per_week_split_by_project(app, client, acme):
         headers=acme.headers,
     )
     assert_problem(resp, 422, "split")
+
+
+def test_a_zone_off_by_seconds_cuts_at_its_own_midnight(app, client, acme):
+    # Monrovia was 44 minutes 30 seconds behind UTC until 1972: its midnights are no
+    # UTC quarter hour, so no quarter hour may be put in one day whole.
+    project, states = setup_project(client, acme)
+    _zone(app, acme, "Africa/Monrovia")
+    # 23:50 on 1 June 1971 local; 23:59:59 local; 00:05 on 2 June local.
+    moments = [utc(1971, 6, 2, 0, 34, 30), utc(1971, 6, 2, 0, 44, 29), utc(1971, 6, 2, 0, 49, 30)]
+    _tasks(app, client, acme, project, states, moments)
+    values, _ = _series(
+        client, acme, dimension="created", interval="day", **{"from": "1971-06-01"}, to="1971-06-02"
+    )
+    assert values == {"1971-06-01": 2, "1971-06-02": 1}

@@ -104,7 +104,10 @@ def test_good_answer_is_charted_with_the_custom_chart_points(client, app, acme, 
         "kind",
         "assignee",
         "project",
+        "created",
+        "completed",
     ]
+    assert schema["schema"]["properties"]["range"]["enum"][-1] is None
     assert sent["json"]["messages"][-1]["content"] == "open bugs by assignee"
 
     run = run_row(app, body["ai_run_id"])

@@ -23,15 +23,20 @@ from typing import Any
 
 from sqlalchemy import select
 
-from workspace.agents import client, credits, endpoints, offline
+from workspace.agents import client, credits, endpoints, offline, reading
 from workspace.agents.ask_limits import check_rate, reserve
 from workspace.agents.models import AiRun, AiSettings, settings_for
 from workspace.agents.quirks import Quirks
 from workspace.agents.spec import DEFAULT, KINDS, PRIORITIES, ChartSpec, parse_answer
 from workspace.analytics.dimensions import UNASSIGNED
-from workspace.analytics.reports import service as analytics
 from workspace.analytics.scope import Scope
-from workspace.analytics.vocabulary import DIMENSIONS, METRICS
+from workspace.analytics.vocabulary import (
+    DIMENSIONS,
+    INTERVALS,
+    METRICS,
+    RANGE_PRESETS,
+    TIME_DIMENSIONS,
+)
 from workspace.core.models import Account, Project, State, StateCategory
 from workspace.core.projects import DEFAULT_STATES
 from workspace.errors import ServiceError
@@ -56,12 +61,26 @@ CHART_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "metric": {"type": "string", "enum": list(METRICS)},
-        "dimension": {"type": "string", "enum": list(DIMENSIONS)},
+        "dimension": {"type": "string", "enum": [*DIMENSIONS, *TIME_DIMENSIONS]},
         "title": {"type": "string"},
         "kind": {"type": ["string", "null"], "enum": [*KINDS, None]},
         "priority": {"type": ["string", "null"], "enum": [*PRIORITIES, None]},
+        "interval": {"type": ["string", "null"], "enum": [*INTERVALS, None]},
+        "range": {"type": ["string", "null"], "enum": [*RANGE_PRESETS, None]},
+        "filter": {"type": ["string", "null"]},
+        "unused": {"type": "array", "items": {"type": "string"}},
     },
-    "required": ["metric", "dimension", "title", "kind", "priority"],
+    "required": [
+        "metric",
+        "dimension",
+        "title",
+        "kind",
+        "priority",
+        "interval",
+        "range",
+        "filter",
+        "unused",
+    ],
     "additionalProperties": False,
 }
 #: The ``json_schema`` block of ``response_format`` (client.chat wraps it, or asks for a
@@ -70,11 +89,16 @@ JSON_SCHEMA = {"name": "chart_spec", "strict": True, "schema": CHART_SCHEMA}
 SYSTEM_PROMPT = (
     "You turn a request for a chart about a team's work items into a chart spec. "
     "metric: count (all items), done (completed items) or open (not completed). "
-    "dimension, what the chart groups by: status, priority, kind, assignee or project. "
+    "dimension, what the chart groups by: status, priority, kind, assignee or project, "
+    "or a time axis: created or completed (per interval: day, week, month, quarter). "
+    f"range: a date range ({', '.join(RANGE_PRESETS)}) or null. "
     f"kind narrows to one kind of item ({', '.join(KINDS)}) or null; "
     f"priority narrows to one priority ({', '.join(PRIORITIES)}) or null. "
-    "title: a short chart title. Answer only with the JSON object with the keys "
-    "metric, dimension, title, kind and priority."
+    "filter: a PQL filter for anything else the request names, or null, e.g. "
+    'isOverdue(), hasNoAssignee(), assignee = currentUser(), project = "Web App", '
+    'assignee = "ada@example.com". unused: the words of the request you could not '
+    "express. title: a short chart title. Answer only with the JSON object with the "
+    "keys metric, dimension, title, kind, priority, interval, range, filter and unused."
 )
 
 
@@ -196,10 +220,10 @@ _WHY = {
 }
 
 
-def _rescue(attempt: Attempt, text: str) -> None:
+def _rescue(attempt: Attempt, text: str, words: dict[str, Any]) -> None:
     """The model gave no chart: the offline interpreter charts the same words, and the
     note says why the model did not (docs/ai.md#when-the-model-fails)."""
-    spec = offline.interpret(text)
+    spec = offline.interpret(text, **words)
     detail = (attempt.why or "").rstrip(".")
     if attempt.outcome in _WHY:
         why = _WHY[attempt.outcome]
@@ -217,23 +241,11 @@ def _rescue(attempt: Attempt, text: str) -> None:
     attempt.note = f"{why}; this chart comes from the built-in interpreter."
 
 
-def _ask_offline(text: str) -> Attempt:
-    spec = offline.interpret(text)
+def _ask_offline(text: str, words: dict[str, Any]) -> Attempt:
+    spec = offline.interpret(text, **words)
     if spec is None:
         return Attempt(DEFAULT, "no_match", fallback=True, offline=True)
     return Attempt(spec, "offline", offline=True)
-
-
-def _points(scope: Scope, account_id: uuid.UUID, spec: ChartSpec) -> list[dict[str, Any]]:
-    result = analytics.custom_chart(
-        scope,
-        account_id,
-        metric=spec.metric,
-        dimension=spec.dimension,
-        priority=spec.priority,
-        pql=spec.pql,
-    )
-    return result["points"]
 
 
 def _zero_points(scope: Scope, dimension: str) -> list[dict[str, Any]]:
@@ -307,17 +319,18 @@ def answer(
     now = now or datetime.now(UTC)
     account_id = account.id
     row = settings_for(scope.org_id)
+    words = reading.org_words(scope)
     if row is None or not row.has_api_key:
-        attempt = _ask_offline(text)
+        attempt = _ask_offline(text, words)
     else:
         attempt = _ask_model(row, text, scope.org_id, account, now, run_id)
         if attempt.fallback:
-            _rescue(attempt, text)
+            _rescue(attempt, text, words)
     try:
-        points = _points(scope, account_id, attempt.spec)
+        attempt.spec, points = reading.points(scope, account_id, attempt.spec)
     except ServiceError:
         attempt.spec, attempt.fallback = DEFAULT, True
-        points = _points(scope, account_id, DEFAULT)
+        points = reading.points(scope, account_id, DEFAULT)[1]
     if not points:
         points = _zero_points(scope, attempt.spec.dimension)
     if not points:  # e.g. by project in an org with none: nothing to name
@@ -361,4 +374,8 @@ def answer(
         "kind": attempt.spec.kind,
         "priority": attempt.spec.priority,
         "model_note": attempt.note,
+        "reading": attempt.spec.words(),
+        "understood": attempt.spec.query(),
+        "unused": list(attempt.spec.unused),
+        "custom_href": reading.custom_href(scope, attempt.spec),
     }

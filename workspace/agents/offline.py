@@ -1,17 +1,22 @@
-"""The built-in offline interpreter: common phrasings to a chart spec, no model.
+"""The built-in offline interpreter: common phrasings to a reading, no model.
 
 It makes ask-a-chart useful on a fresh install with no model configured. It reads
-words, not grammar: a metric word (done, open, ...), a dimension word (assignee,
-project, ...), a kind (bugs, features, ...) and a priority (urgent, high ...).
-When it recognizes neither a metric nor a dimension it gives up (``None``) and the
-caller returns the default chart.
+words, not grammar (docs/ai.md#the-offline-interpreter): a metric word (done, open,
+...), a dimension word (assignee, project, ...), a time axis (per week, daily, over
+time) and range (this quarter, last 30 days), and the narrowing words - a kind
+(bugs), a priority (urgent), overdue, unassigned, mine, and the org's project and
+people names when the caller passes them. Each phrase it uses is blanked out of the
+text, so what is left over is exactly what it could not use (``unused``). When it
+recognizes nothing at all it gives up (``None``) and the caller returns the default
+chart.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
-from workspace.agents.spec import ChartSpec, title_for
+from workspace.agents.spec import ChartSpec, checked_spec, title_for
 
 # Checked in order; the first pattern that matches wins. "not done" must beat "done".
 _METRICS = (
@@ -20,55 +25,165 @@ _METRICS = (
         r"\b(not (yet )?(done|completed|finished|closed)|open|remaining|outstanding|unfinished"
         r"|to ?do|pending|left|in progress|backlog|wip)\b",
     ),
-    ("done", r"\b(done|completed?|finished|closed|shipped|resolved|delivered)\b"),
+    ("done", r"\b(done|completed?|finished|closed|shipped|resolved|delivered|throughput)\b"),
     ("count", r"\b(how many|count|number of|all|total|every)\b"),
 )
 _DIMENSIONS = (
     (
         "assignee",
-        r"\b(assignees?|assigned|per person|by person|people|persons?|members?|owners?"
-        r"|agents?|who|each person|team ?mates?|users?)\b",
+        r"\b((by |per |for )?(assignees?|assigned|person|people|persons?|members?|owners?"
+        r"|agents?|who|each person|team ?mates?|users?))\b",
     ),
-    ("project", r"\b(projects?)\b"),
-    ("priority", r"\b(priority|priorities)\b"),
-    ("kind", r"\b(kinds?|types?|categories of work)\b"),
-    ("status", r"\b(status(es)?|states?|stages?|columns?|workflow)\b"),
+    ("project", r"\b((by |per |for |across )?(each )?(projects?))\b"),
+    ("priority", r"\b((by |per )?(priority|priorities))\b"),
+    ("kind", r"\b((by |per )?(kinds?|types?|categories of work))\b"),
+    ("status", r"\b((by |per )?(status(es)?|states?|stages?|columns?|workflow))\b"),
 )
 _KINDS = (
     ("bug", r"\b(bugs?|defects?|issues?)\b"),
     ("feature", r"\b(features?)\b"),
     ("epic", r"\b(epics?)\b"),
-    ("task", r"\b(tasks)\b(?! (by|per))"),
 )
 _PRIORITIES = (
-    ("urgent", r"\b(urgent|critical)\b"),
-    ("high", r"\bhigh[- ]priority\b"),
-    ("low", r"\blow[- ]priority\b"),
-    ("medium", r"\bmedium[- ]priority\b"),
+    ("urgent", r"\b(urgent|critical)( priority)?\b"),
+    ("high", r"\b(high[- ]priority|priority high|high)\b"),
+    ("low", r"\b(low[- ]priority|priority low|low)\b"),
+    ("medium", r"\b(medium[- ]priority|priority medium|medium)\b"),
+)
+_FILTERS = (
+    ("isOverdue()", r"\b(overdue|late|past due|past their due dates?|behind schedule)\b"),
+    (
+        "hasNoAssignee()",
+        r"\b(unassigned|not assigned|without (an )?assignee|with no assignee|no assignee"
+        r"|no owner)\b",
+    ),
+    ("assignee = currentUser()", r"\b(assigned to me|my|mine)\b"),
+)
+_INTERVALS = (
+    ("day", r"\b((per|by|each|a|every) day|daily|day by day|per-day)\b"),
+    ("week", r"\b((per|by|each|a|every) week|weekly|week by week|per-week)\b"),
+    ("month", r"\b((per|by|each|a|every) month|monthly|month by month|per-month)\b"),
+    ("quarter", r"\b((per|by|each|a|every) quarter|quarterly)\b"),
+)
+_LAST = r"\b((in |over |during )?the )?(last|past) "
+_RANGES = (
+    ("last_7_days", _LAST + r"((7|seven) days|week)\b"),
+    ("last_30_days", _LAST + r"((30|thirty) days|month)\b"),
+    (
+        "last_90_days",
+        _LAST + r"((90|ninety) days|(3|three) months)\b",
+    ),
+    ("this_quarter", r"\b((in |during )?this|current) quarter\b"),
+    ("last_quarter", r"\b((in |during )?(the )?)?(last|previous|past) quarter\b"),
+)
+_TREND = r"\b(over time|trend|trends|timeline|history|time series|burn ?up)\b"
+_CREATED = r"\b(created|new|opened|added|filed|reported|came in|incoming|arrived)\b"
+_COMPLETED = r"\bcompletion\b"
+#: Words that carry no meaning of their own in a chart request.
+_FILLER = frozenset(
+    str.split(
+        """a an the of for in on at to from and or with by per each every me us show give
+    list plot chart graph draw display see get what which are is was were be been how
+    many much do did does have has there please our we i you your tasks task work items
+    item things tickets ticket breakdown broken down split grouped group so far were
+    that those these its it as vs versus number total all count up across within"""
+    )
 )
 
 
-def _first(table: tuple[tuple[str, str], ...], text: str) -> str | None:
+def _take(text: str, pattern: str) -> tuple[str, re.Match[str] | None]:
+    """The text with the first match blanked out (a used phrase), and the match."""
+    found = re.search(pattern, text)
+    if not found:
+        return text, None
+    return text[: found.start()] + " " * (found.end() - found.start()) + text[found.end() :], found
+
+
+def _first(table: tuple[tuple[str, str], ...], text: str) -> tuple[str, str | None]:
     for value, pattern in table:
-        if re.search(pattern, text):
-            return value
-    return None
+        text, found = _take(text, pattern)
+        if found:
+            return text, value
+    return text, None
 
 
-def interpret(text: str) -> ChartSpec | None:
-    """A spec for the request, or None when nothing in it was recognized."""
-    text = " ".join(text.lower().split())
-    metric = _first(_METRICS, text)
-    dimension = _first(_DIMENSIONS, text)
-    if metric is None and dimension is None:
+def _quoted(name: str) -> str:
+    return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _names(text: str, field: str, names: Iterable[tuple[str, str]]) -> tuple[str, list[str]]:
+    """Clauses for the org's names found in the text, longest names first (so "Web
+    App" wins over "Web"); ``names`` pairs a name as written with its PQL value."""
+    clauses = []
+    for written, value in sorted(names, key=lambda n: -len(n[0])):
+        word = re.escape(" ".join(written.lower().split()))
+        if len(word) < 2:
+            continue
+        text, found = _take(text, rf"(?<![\w-]){word}(?![\w-])(?:'s)?")
+        if found:
+            clauses.append(f"{field} = {_quoted(value)}")
+    return text, clauses
+
+
+def interpret(
+    text: str,
+    *,
+    projects: Iterable[tuple[str, str]] = (),
+    people: Iterable[tuple[str, str]] = (),
+) -> ChartSpec | None:
+    """The reading of the request, or None when nothing in it was recognized.
+
+    ``projects`` and ``people`` are (words, PQL value) pairs of the org: a project's
+    name and identifier, a member's name and email."""
+    text = " " + " ".join(re.sub(r"[?!.,;:]", " ", text.lower()).split()) + " "
+    filters: list[str] = []
+    text, found = _names(text, "project", projects)
+    filters += found
+    text, found = _names(text, "assignee", people)
+    filters += found
+    text, interval = _first(_INTERVALS, text)
+    text, preset = _first(_RANGES, text)
+    text, trend = _take(text, _TREND)
+    for clause, pattern in _FILTERS:
+        text, hit = _take(text, pattern)
+        if hit:
+            filters.append(clause)
+    text, created = _take(text, _CREATED)
+    text, completion = _take(text, _COMPLETED)
+    text, metric = _first(_METRICS, text)
+    text, dimension = _first(_DIMENSIONS, text)
+    text, kind = _first(_KINDS, text)
+    text, priority = _first(_PRIORITIES, text)
+    understood = (metric, dimension, interval, preset, trend, kind, priority, created)
+    if not any(understood) and not filters:
         return None
+    split = None
+    if interval or trend or (preset and dimension is None):
+        # A time axis: created or completed per interval; a dimension word splits it.
+        split, dimension = dimension, "created" if created or metric == "open" else "completed"
+        if completion:
+            dimension = "completed"
+        if dimension == "completed" and metric != "open":
+            metric = "done"
+        if interval is None:
+            interval = "day" if preset in ("last_7_days", "last_30_days") else "week"
     metric = metric or "count"
     dimension = dimension or "status"
-    kind = _first(_KINDS, text) if dimension != "kind" else None
-    if kind == "task":
-        # "tasks" usually means work in general, not the task kind.
+    if dimension == "kind":
         kind = None
-    priority = _first(_PRIORITIES, text) if dimension != "priority" else None
-    return ChartSpec(
-        metric, dimension, title_for(metric, dimension, kind, priority), kind, priority
-    )
+    if dimension == "priority":
+        priority = None
+    unused = tuple(w for w in text.split() if w not in _FILLER and not w.isdigit())
+    fields = {
+        "metric": metric,
+        "dimension": dimension,
+        "kind": kind,
+        "priority": priority,
+        "interval": interval,
+        "range": preset,
+        "split": split,
+        "filters": tuple(dict.fromkeys(filters)),
+        "unused": unused,
+        "title": title_for(metric, dimension, kind, priority, interval),
+    }
+    return checked_spec(**fields) or checked_spec(**{**fields, "split": None})

@@ -118,6 +118,20 @@ class AskOut(OutputModel):
         description="Set when the model failed: why, and that the chart comes from the "
         "built-in interpreter (or is the default chart).",
     )
+    reading: str = Field(
+        "",
+        description="What the chart shows, in words: 'Done tasks, per week, completed "
+        "this quarter, where priority = urgent' (docs/ai.md#the-reading).",
+    )
+    understood: dict[str, str] = Field(
+        default_factory=dict,
+        description="The reading as the custom chart's query: metric, dimension, "
+        "interval, range, split, priority, filter.",
+    )
+    unused: list[str] = Field(
+        default_factory=list, description="Words of the request the reading could not use."
+    )
+    custom_href: str | None = Field(None, description="The Custom tab prefilled with it.")
 
 
 class CreditsOut(OutputModel):

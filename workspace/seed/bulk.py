@@ -139,10 +139,13 @@ def generate_tasks(
         )
         for prev, nxt in pairwise(states):
             step = at + timedelta(hours=rng.expovariate(1 / 60))
-            # A move that would land after now goes halfway there instead: clamping to
-            # now piled a young task's moves into one instant (a spike of completions
-            # at seed time in every chart over time). No extra draw, same sequence.
-            at = step if step <= now else at + (now - at) / 2
+            # A move that would land after now lands before it instead, the further the
+            # step overshot the sooner: clamping to now piled young tasks' moves into
+            # one instant (a spike of completions at seed time in every chart over
+            # time). No extra draw, so the rest of the sequence is unchanged.
+            if step > now:
+                step = at + (now - at) * ((now - at) / (step - at))
+            at = step
             activity_rows.append(
                 dict(
                     id=uuid.uuid4(),

@@ -25,7 +25,11 @@ _METRICS = (
         r"\b(not (yet )?(done|completed|finished|closed)|open|remaining|outstanding|unfinished"
         r"|to ?do|pending|left|in progress|backlog|wip)\b",
     ),
-    ("done", r"\b(done|completed?|finished|closed|shipped|resolved|delivered|throughput)\b"),
+    (
+        "done",
+        r"\b(done|completed?|finish(ed)?|closed|shipped|resolved|delivered|throughput"
+        r"|velocity)\b",
+    ),
     ("count", r"\b(how many|count|number of|all|total|every)\b"),
 )
 _DIMENSIONS = (
@@ -86,7 +90,7 @@ _FILLER = frozenset(
     list plot chart graph draw display see get what which are is was were be been how
     many much do did does have has there please our we i you your tasks task work items
     item things tickets ticket breakdown broken down split grouped group so far were
-    that those these its it as vs versus number total all count up across within"""
+    that those these its it as vs versus number total all count up across within most least top"""
     )
 )
 
@@ -151,18 +155,18 @@ def interpret(
     text, created = _take(text, _CREATED)
     text, completion = _take(text, _COMPLETED)
     text, metric = _first(_METRICS, text)
+    # "high priority" before "priority": a narrowing, not the dimension.
+    text, priority = _first(_PRIORITIES, text)
     text, dimension = _first(_DIMENSIONS, text)
     text, kind = _first(_KINDS, text)
-    text, priority = _first(_PRIORITIES, text)
     understood = (metric, dimension, interval, preset, trend, kind, priority, created)
     if not any(understood) and not filters:
         return None
     split = None
     if interval or trend or (preset and dimension is None):
         # A time axis: created or completed per interval; a dimension word splits it.
-        split, dimension = dimension, "created" if created or metric == "open" else "completed"
-        if completion:
-            dimension = "completed"
+        done = (metric == "done" or completion) and not created
+        split, dimension = dimension, "completed" if done else "created"
         if dimension == "completed" and metric != "open":
             metric = "done"
         if interval is None:

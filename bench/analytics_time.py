@@ -13,15 +13,14 @@ answers are compared before timing; a mismatch is printed as a miss.
 
 from __future__ import annotations
 
-import argparse
-import os
 import uuid
 from collections import Counter
 from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
+from api_bench import as_utc, open_api, run, utc_hour
 from best_sql import Context
-from common import biggest_org, data_arguments, database_version, datasets, header, load1, median_ms
+from common import load1, median_ms
 from sqlalchemy import text
 
 TARGET_MS = 50
@@ -48,24 +47,18 @@ def _baseline(ctx: Context, conn, tz: ZoneInfo, figure: dict, first: date, last:
     from workspace.analytics.time_series import bucket_start
 
     column = "t.created_at" if figure["dimension"] == "created" else "t.completed_at"
-    hour = {"sqlite": f"substr({column}, 1, 13)", "postgresql": f"date_trunc('hour', {column})"}
     extra = " AND t.state_category = 'completed'" if figure["dimension"] == "completed" else ""
     lo = datetime.combine(first, datetime.min.time(), tz).astimezone(UTC)
     hi = datetime.combine(last + timedelta(days=1), datetime.min.time(), tz).astimezone(UTC)
     by = ", t.project_id" if figure.get("split") else ", NULL"
     sql = (
-        f"SELECT {hour[ctx.dialect]} AS h{by} AS p, count(*) FROM tasks t "
+        f"SELECT {utc_hour(ctx, column)} AS h{by} AS p, count(*) FROM tasks t "
         f"WHERE {ctx.counted}{extra} AND {column} >= :lo AND {column} < :hi GROUP BY h, p"
     )
     params = ctx.params(lo=lo, hi=hi)
     counts: Counter[tuple[str, str]] = Counter()
     for h, project, n in conn.execute(text(sql), params):
-        at = (
-            datetime.strptime(h, "%Y-%m-%d %H").replace(tzinfo=UTC)
-            if isinstance(h, str)
-            else h.replace(tzinfo=UTC)
-        )
-        day = bucket_start(at.astimezone(tz).date(), figure["interval"]).isoformat()
+        day = bucket_start(as_utc(h).astimezone(tz).date(), figure["interval"]).isoformat()
         counts[day, str(uuid.UUID(str(project))) if project else ""] += n
     return counts
 
@@ -86,29 +79,15 @@ def _answer(body: dict) -> Counter[tuple[str, str]]:
 
 
 def measure(url: str, instance: str, runs: int) -> list[str]:
-    os.environ["WORKSPACE_INSTANCE"] = instance
-    from workspace import create_app
-    from workspace.auth.api_tokens import create_token
     from workspace.extensions import db
 
-    app = create_app({"SQLALCHEMY_DATABASE_URI": url, "RATELIMIT_ENABLED": False})
-    client = app.test_client()
-    with app.app_context():
-        org, rows, owner, first_project = biggest_org()
-        _, token = create_token(owner, org, f"bench time {uuid.uuid4().hex[:6]}")
-        db.session.commit()
-        tz = ZoneInfo(org.timezone or "UTC")
-        ctx = Context(dialect=db.engine.dialect.name, org_id=org.id, tz=tz,
-                      first_project=first_project)  # fmt: skip
-        with db.engine.connect() as conn:
-            version = database_version(conn)
-        org_id = org.id
+    bench = open_api(url, instance, "time")
+    app, tz, ctx, version, rows = bench.app, bench.tz, bench.ctx, bench.version, bench.rows
     lines = [
         f"{version}; biggest org {rows:,} tasks; median of {runs} warm runs, ms",
         "| figure | load | API | baseline SQL | API/baseline | points | notes |",
         "|---|---|---|---|---|---|---|",
     ]
-    headers = {"Authorization": f"Bearer {token}"}
     today = datetime.now(UTC).astimezone(tz).date()
     for name, figure in FIGURES.items():
         if "weeks" in figure:
@@ -126,11 +105,7 @@ def measure(url: str, instance: str, runs: int) -> list[str]:
         }
 
         def api(query=query):
-            resp = client.get(
-                f"/api/v1/orgs/{org_id}/analytics/custom", query_string=query, headers=headers
-            )
-            assert resp.status_code == 200, resp.get_data(as_text=True)[:300]
-            return resp.get_json()
+            return bench.get("custom", query)
 
         load = load1()
         body = api()
@@ -155,22 +130,12 @@ def measure(url: str, instance: str, runs: int) -> list[str]:
             f"| {len(answer)} ({sum(answer.values()):,} tasks) | {'; '.join(problems) or 'ok'} |"
         )
         print("  " + lines[-1], flush=True)
-    with app.app_context():
-        db.engine.dispose()
+    bench.close()
     return lines
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    data_arguments(parser)
-    parser.add_argument("--runs", type=int, default=9)
-    args = parser.parse_args()
-    report = [header("analytics_time.py", args)]
-    print(report[0], flush=True)
-    for backend, url, instance, _loaded in datasets(args, "bench-time-"):
-        lines = measure(url, instance, args.runs)
-        report += ["", f"{backend}: {lines[0]}", *lines[1:]]
-    print("\n" + "\n".join(report))
+    run("analytics_time.py", "bench-time-", measure)
 
 
 if __name__ == "__main__":

@@ -169,9 +169,12 @@ def free_port() -> int:
 
 
 @contextmanager
-def gunicorn(url: str, instance: str, *extra: str, workers: int = 2) -> Iterator[int]:
-    """The app (bench/bench_wsgi.py: no rate limits) under ``gunicorn -w workers`` on a
-    free loopback port against the database ``url``; yields the port once it accepts."""
+def gunicorn(
+    url: str, instance: str, *extra: str, workers: int = 2, app: str = "bench_wsgi:app"
+) -> Iterator[int]:
+    """The app under ``gunicorn -w workers`` on a free loopback port against the
+    database ``url``; yields the port once it accepts. By default bench/bench_wsgi.py
+    (no rate limits); ``app="workspace:create_app()"`` is the app as production runs it."""
     port = free_port()
     env = {
         **os.environ,
@@ -181,8 +184,7 @@ def gunicorn(url: str, instance: str, *extra: str, workers: int = 2) -> Iterator
     }
     server = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "-w", str(workers), "-b", f"127.0.0.1:{port}",
-         "--pythonpath", str(ROOT / "bench"), "--log-level", "warning", *extra,
-         "bench_wsgi:app"],
+         "--pythonpath", str(ROOT / "bench"), "--log-level", "warning", *extra, app],
         cwd=ROOT, env=env,
     )  # fmt: skip
     try:

@@ -16,32 +16,18 @@ compared before timing; a mismatch is printed as a miss.
 
 from __future__ import annotations
 
-import argparse
-import os
-import uuid
 from collections import Counter
 from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
+from api_bench import as_utc, open_api, run, utc_hour
 from best_sql import Context
-from common import biggest_org, data_arguments, database_version, datasets, header, load1, median_ms
+from common import load1, median_ms
 from sqlalchemy import text
 
 TARGET_MS = 50
 DAYS = 90
 CATEGORIES = ("backlog", "unstarted", "started", "completed", "cancelled")
-
-
-def _hour(ctx: Context, column: str) -> str:
-    return {"sqlite": f"substr({column}, 1, 13)", "postgresql": f"date_trunc('hour', {column})"}[
-        ctx.dialect
-    ]
-
-
-def _as_utc(h) -> datetime:
-    if isinstance(h, str):
-        return datetime.strptime(h, "%Y-%m-%d %H").replace(tzinfo=UTC)
-    return h.replace(tzinfo=UTC)
 
 
 def flow_baseline(ctx: Context, conn, tz: ZoneInfo, first: date, last: date) -> list[dict]:
@@ -50,18 +36,19 @@ def flow_baseline(ctx: Context, conn, tz: ZoneInfo, first: date, last: date) -> 
         "AND a.field = 'state' ORDER BY a.created_at, a.id LIMIT 1)"
     )
     sql = (
-        f"SELECT {_hour(ctx, 't.created_at')} AS h, COALESCE({first_old}, t.state_category) AS c, "
-        f"count(*) FROM tasks t WHERE {ctx.counted} GROUP BY h, c "
-        f"UNION ALL SELECT {_hour(ctx, 'a.created_at')} AS h, a.new_category, count(*) "
+        f"SELECT {utc_hour(ctx, 't.created_at')} AS h, "
+        f"COALESCE({first_old}, t.state_category) AS c, count(*) "
+        f"FROM tasks t WHERE {ctx.counted} GROUP BY h, c "
+        f"UNION ALL SELECT {utc_hour(ctx, 'a.created_at')} AS h, a.new_category, count(*) "
         "FROM task_activity a JOIN tasks t ON t.id = a.task_id "
         f"WHERE a.field = 'state' AND {ctx.counted} GROUP BY h, a.new_category "
-        f"UNION ALL SELECT {_hour(ctx, 'a.created_at')} AS h, a.old_category, -count(*) "
+        f"UNION ALL SELECT {utc_hour(ctx, 'a.created_at')} AS h, a.old_category, -count(*) "
         "FROM task_activity a JOIN tasks t ON t.id = a.task_id "
         f"WHERE a.field = 'state' AND {ctx.counted} GROUP BY h, a.old_category"
     )
     moves: Counter[tuple[date, str]] = Counter()
     for h, category, n in conn.execute(text(sql), ctx.params()):
-        moves[(_as_utc(h).astimezone(tz).date(), category)] += n
+        moves[(as_utc(h).astimezone(tz).date(), category)] += n
     level = dict.fromkeys(CATEGORIES, 0)
     for (day, category), n in moves.items():
         if day < first and category in level:
@@ -131,39 +118,21 @@ def cycle_baseline(ctx: Context, conn, tz: ZoneInfo, first: date, last: date) ->
 
 
 def measure(url: str, instance: str, runs: int) -> list[str]:
-    os.environ["WORKSPACE_INSTANCE"] = instance
-    from workspace import create_app
-    from workspace.auth.api_tokens import create_token
     from workspace.extensions import db
 
-    app = create_app({"SQLALCHEMY_DATABASE_URI": url, "RATELIMIT_ENABLED": False})
-    client = app.test_client()
-    with app.app_context():
-        org, rows, owner, first_project = biggest_org()
-        _, token = create_token(owner, org, f"bench flow {uuid.uuid4().hex[:6]}")
-        db.session.commit()
-        tz = ZoneInfo(org.timezone or "UTC")
-        ctx = Context(dialect=db.engine.dialect.name, org_id=org.id, tz=tz,
-                      first_project=first_project)  # fmt: skip
-        with db.engine.connect() as conn:
-            version = database_version(conn)
-        org_id = org.id
+    bench = open_api(url, instance, "flow")
+    app, tz, ctx, version, rows = bench.app, bench.tz, bench.ctx, bench.version, bench.rows
     lines = [
         f"{version}; biggest org {rows:,} tasks; median of {runs} warm runs, ms",
         "| figure | load | API | baseline SQL | API/baseline | answer | notes |",
         "|---|---|---|---|---|---|---|",
     ]
-    headers = {"Authorization": f"Bearer {token}"}
     last = datetime.now(UTC).astimezone(tz).date()
     first = last - timedelta(days=DAYS - 1)
     query = {"from": first.isoformat(), "to": last.isoformat()}
 
     def api(path: str):
-        resp = client.get(
-            f"/api/v1/orgs/{org_id}/analytics/{path}", query_string=query, headers=headers
-        )
-        assert resp.status_code == 200, resp.get_data(as_text=True)[:300]
-        return resp.get_json()
+        return bench.get(path, query)
 
     def flow_answer():
         return api("cumulative-flow")["days"]
@@ -203,22 +172,12 @@ def measure(url: str, instance: str, runs: int) -> list[str]:
             f"| {shown} | {'; '.join(problems) or 'ok'} |"
         )
         print("  " + lines[-1], flush=True)
-    with app.app_context():
-        db.engine.dispose()
+    bench.close()
     return lines
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    data_arguments(parser)
-    parser.add_argument("--runs", type=int, default=9)
-    args = parser.parse_args()
-    report = [header("flow.py", args)]
-    print(report[0], flush=True)
-    for backend, url, instance, _loaded in datasets(args, "bench-flow-"):
-        lines = measure(url, instance, args.runs)
-        report += ["", f"{backend}: {lines[0]}", *lines[1:]]
-    print("\n" + "\n".join(report))
+    run("flow.py", "bench-flow-", measure)
 
 
 if __name__ == "__main__":

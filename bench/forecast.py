@@ -17,18 +17,16 @@ of the days (at least a day).
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import math
-import os
 import random
-import uuid
 from collections import Counter
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
+from api_bench import as_utc, open_api, run, utc_hour
 from best_sql import Context
-from common import biggest_org, data_arguments, database_version, datasets, header, load1, median_ms
+from common import load1, median_ms
 from sqlalchemy import text
 
 TARGET_MS = 50
@@ -37,24 +35,12 @@ RUNS = 10_000
 LEVELS = (50, 85, 95)
 
 
-def _hour(ctx: Context, column: str) -> str:
-    return {"sqlite": f"substr({column}, 1, 13)", "postgresql": f"date_trunc('hour', {column})"}[
-        ctx.dialect
-    ]
-
-
-def _as_utc(h) -> datetime:
-    if isinstance(h, str):
-        return datetime.strptime(h, "%Y-%m-%d %H").replace(tzinfo=UTC)
-    return h.replace(tzinfo=UTC)
-
-
 def baseline(ctx: Context, conn, tz: ZoneInfo, today: date, priorities=()) -> dict:
     first = today - timedelta(days=WEEKS * 7)
     lo = datetime.combine(first, time(), tz).astimezone(UTC)
     hi = datetime.combine(today, time(), tz).astimezone(UTC)
     sql = (
-        f"SELECT {_hour(ctx, 'a.created_at')} AS h, count(*) FROM task_activity a "
+        f"SELECT {utc_hour(ctx, 'a.created_at')} AS h, count(*) FROM task_activity a "
         "JOIN tasks t ON t.id = a.task_id WHERE a.field = 'state' "
         "AND a.new_category = 'completed' "
         "AND (a.old_category IS NULL OR a.old_category != 'completed') "
@@ -62,7 +48,7 @@ def baseline(ctx: Context, conn, tz: ZoneInfo, today: date, priorities=()) -> di
     )
     per_day: Counter[date] = Counter()
     for h, n in conn.execute(text(sql), ctx.params(lo=lo, hi=hi)):
-        per_day[_as_utc(h).astimezone(tz).date()] += n
+        per_day[as_utc(h).astimezone(tz).date()] += n
     values = [per_day[first + timedelta(days=i)] for i in range(WEEKS * 7)]
     only = "".join(f", '{p}'" for p in priorities)[2:]
     open_sql = (
@@ -116,29 +102,15 @@ def close(api: list[tuple[int, int]], base: list[tuple[int, int]]) -> bool:
 
 
 def measure(url: str, instance: str, runs: int) -> list[str]:
-    os.environ["WORKSPACE_INSTANCE"] = instance
-    from workspace import create_app
-    from workspace.auth.api_tokens import create_token
     from workspace.extensions import db
 
-    app = create_app({"SQLALCHEMY_DATABASE_URI": url, "RATELIMIT_ENABLED": False})
-    client = app.test_client()
-    with app.app_context():
-        org, rows, owner, first_project = biggest_org()
-        _, token = create_token(owner, org, f"bench forecast {uuid.uuid4().hex[:6]}")
-        db.session.commit()
-        tz = ZoneInfo(org.timezone or "UTC")
-        ctx = Context(dialect=db.engine.dialect.name, org_id=org.id, tz=tz,
-                      first_project=first_project)  # fmt: skip
-        with db.engine.connect() as conn:
-            version = database_version(conn)
-        org_id = org.id
+    bench = open_api(url, instance, "forecast")
+    app, tz, ctx, version, rows = bench.app, bench.tz, bench.ctx, bench.version, bench.rows
     lines = [
         f"{version}; biggest org {rows:,} tasks; median of {runs} warm runs, ms",
         "| figure | load | API | baseline | API/baseline | answer | notes |",
         "|---|---|---|---|---|---|---|",
     ]
-    headers = {"Authorization": f"Bearer {token}"}
     today = datetime.now(UTC).astimezone(tz).date()
     figures = (
         ("Monte Carlo dates, whole org", {}, ()),
@@ -151,13 +123,7 @@ def measure(url: str, instance: str, runs: int) -> list[str]:
     for name, query, priorities in figures:
 
         def answer_of(query=query):
-            resp = client.get(
-                f"/api/v1/orgs/{org_id}/analytics/forecast/dates",
-                query_string={"weeks": WEEKS, **query},
-                headers=headers,
-            )
-            assert resp.status_code == 200, resp.get_data(as_text=True)[:300]
-            return resp.get_json()
+            return bench.get("forecast/dates", {"weeks": WEEKS, **query})
 
         load = load1()
         body = answer_of()
@@ -192,22 +158,12 @@ def measure(url: str, instance: str, runs: int) -> list[str]:
             f"| {'; '.join(problems) or 'ok'} |"
         )
         print("  " + lines[-1], flush=True)
-    with app.app_context():
-        db.engine.dispose()
+    bench.close()
     return lines
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    data_arguments(parser)
-    parser.add_argument("--runs", type=int, default=9)
-    args = parser.parse_args()
-    report = [header("forecast.py", args)]
-    print(report[0], flush=True)
-    for backend, url, instance, _loaded in datasets(args, "bench-forecast-"):
-        lines = measure(url, instance, args.runs)
-        report += ["", f"{backend}: {lines[0]}", *lines[1:]]
-    print("\n" + "\n".join(report))
+    run("forecast.py", "bench-forecast-", measure)
 
 
 if __name__ == "__main__":

@@ -20,17 +20,14 @@ import http.client
 import json
 import os
 import statistics
-import subprocess
-import sys
 import threading
 import time
 import urllib.parse
 import uuid
 from collections import Counter
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 
-from common import ROOT, flask, free_port, load1, machine, scratch_database, work_dir
+from common import flask, gunicorn, load1, machine, scratch_database, work_dir
 
 FLOOR = 25.0  # requests/s: Entra ID's provisioning floor per app
 USER = "urn:ietf:params:scim:schemas:core:2.0:User"
@@ -68,37 +65,6 @@ def _setup(url: str, instance: str) -> tuple[str, str, str]:
         org_id = str(org.id)
         db.engine.dispose()
     return org_id, str(client.client_id), secret
-
-
-@contextmanager
-def _server(url: str, instance: str) -> Iterator[int]:
-    """The app as production runs it (limits on) under gunicorn -w 2 on loopback."""
-    port = free_port()
-    env = {
-        **os.environ,
-        "DATABASE_URL": url,
-        "WORKSPACE_INSTANCE": instance,
-        "BASE_URL": f"http://127.0.0.1:{port}",
-    }
-    server = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "-w", "2", "-b", f"127.0.0.1:{port}",
-         "--log-level", "warning", "workspace:create_app()"],
-        cwd=ROOT, env=env,
-    )  # fmt: skip
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                http.client.HTTPConnection("127.0.0.1", port, timeout=1).connect()
-                break
-            except OSError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    raise RuntimeError("gunicorn did not start") from None
-                time.sleep(0.2)
-        yield port
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
 
 
 def _token(port: int, org_id: str, client_id: str, secret: str) -> str:
@@ -205,7 +171,7 @@ def main() -> None:
                 env = {**os.environ, "DATABASE_URL": url, "WORKSPACE_INSTANCE": str(instance)}
                 flask(["db", "upgrade", "heads"], env)
                 org_id, client_id, secret = _setup(url, str(instance))
-                with _server(url, str(instance)) as port:
+                with gunicorn(url, str(instance), app="workspace:create_app()") as port:
                     token = _token(port, org_id, client_id, secret)
                     cycle = _scim_cycle(org_id, token)
                     _run(port, 1, 2.0, cycle)  # warm both workers

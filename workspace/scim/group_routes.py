@@ -16,7 +16,6 @@ from scim2_models import (
     GroupMember,
     InvalidFilterException,
     InvalidSyntaxException,
-    ListResponse,
     Meta,
     MutabilityException,
     PatchOp,
@@ -35,6 +34,7 @@ from workspace.scim.routing import (
     _json,
     _object,
     bp,
+    list_page,
 )
 from workspace.scim.routing import _resource as user_resource
 from workspace.transaction import transactional
@@ -86,16 +86,7 @@ def _one(view: groups.ScimGroupView, status: int = 200) -> Response:
 
 
 def _list(search: SearchRequest, org_id: uuid.UUID) -> Response:
-    start = search.start_index or 1
-    count = DEFAULT_COUNT if search.count is None else min(search.count, MAX_RESULTS)
-    total, page = groups.list_groups(org_id, search.filter, start, count)
-    listing = ListResponse[Group](
-        total_results=total,
-        start_index=start,
-        items_per_page=len(page),
-        resources=[_resource(v) for v in page],
-    )
-    return _json(dump(listing, response_parameters=search))
+    return list_page(search, org_id, groups.list_groups, _resource, Group)
 
 
 def _validate(ctx: Context) -> Group:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from flask import Response, current_app, g, request
@@ -174,18 +175,29 @@ def _query_search() -> SearchRequest:
     return _search({k: request.args[k] for k in names if k in request.args})
 
 
-def _list(search: SearchRequest, org_id: uuid.UUID) -> Response:
-    """RFC 7644 §3.4.2: a ListResponse, 1-based paging, ``count=0`` for totals only."""
+def list_page(
+    search: SearchRequest,
+    org_id: uuid.UUID,
+    lister: Callable[[uuid.UUID, Any, int, int], tuple[int, list[Any]]],
+    resource_of: Callable[[Any], Any],
+    model: type,
+) -> Response:
+    """RFC 7644 §3.4.2: a ListResponse of ``model`` (Users or Groups), 1-based paging,
+    ``count=0`` for totals only."""
     start = search.start_index or 1
     count = DEFAULT_COUNT if search.count is None else min(search.count, MAX_RESULTS)
-    total, page = users.list_users(org_id, search.filter, start, count)
-    listing = ListResponse[PublishedUser](
+    total, page = lister(org_id, search.filter, start, count)
+    listing = ListResponse[model](
         total_results=total,
         start_index=start,
         items_per_page=len(page),
-        resources=[_resource(u) for u in page],
+        resources=[resource_of(item) for item in page],
     )
     return _json(dump(listing, response_parameters=search))
+
+
+def _list(search: SearchRequest, org_id: uuid.UUID) -> Response:
+    return list_page(search, org_id, users.list_users, _resource, PublishedUser)
 
 
 def _one(user: users.ScimMember, status: int = 200) -> Response:

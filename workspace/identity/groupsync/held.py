@@ -71,16 +71,3 @@ def replace_groups(
             MemberGroup(org_id=org_id, account_id=account_id, source=source, group_name=name)
         )
     db.session.flush()
-
-
-def holders(org_id: uuid.UUID, source: str, group_name: str) -> list[uuid.UUID]:
-    """The accounts holding this group from this source (the SCIM preview's people)."""
-    return list(
-        db.session.scalars(
-            select(MemberGroup.account_id).where(
-                MemberGroup.org_id == org_id,
-                MemberGroup.source == source,
-                MemberGroup.group_name == group_name,
-            )
-        )
-    )

@@ -139,11 +139,6 @@ def _matching_mappings(org_id: uuid.UUID, names: set[str]) -> list[tuple[uuid.UU
     return [tuple(row) for row in db.session.execute(columns)]
 
 
-def desired_roles(org_id: uuid.UUID, groups: Groups) -> dict[uuid.UUID, ProjectRole]:
-    """Project -> role from the mappings matching these groups; highest rank wins."""
-    return {pid: role for pid, (role, _group) in desired_grants(org_id, groups).items()}
-
-
 def _held_with(
     org_id: uuid.UUID, account_id: uuid.UUID | None, groups: Groups | None, source: str
 ) -> held.Held:

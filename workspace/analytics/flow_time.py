@@ -44,19 +44,26 @@ PERCENTILES = (50, 85, 95)
 #: Days a range may span: the flow diagram draws a column per day.
 MAX_DAYS = 366
 DEFAULT_DAYS = 90
-#: Days a range may name: a day's midnight in any zone must be a UTC moment Python
-#: and both databases hold.
-EARLIEST, LATEST = date(1970, 1, 2), date(9998, 12, 30)
+#: Days any analytics range may name (time series and flow alike): a day's midnight in
+#: any zone must be a UTC moment Python and both databases hold, a bucket must be able
+#: to step a quarter either way, and PQL dates stop at 9000 (docs/pql.md).
+EARLIEST, LATEST = date(1970, 1, 2), date(9000, 12, 31)
+
+
+def check_days(**days: date | None) -> None:
+    """A ServiceError on the first named day outside :data:`EARLIEST`..:data:`LATEST`."""
+    for name, day in days.items():
+        if day is not None and not EARLIEST <= day <= LATEST:
+            raise ServiceError(
+                f"'{name}' must be between {EARLIEST.isoformat()} and {LATEST.isoformat()}.",
+                field=name,
+            )
 
 
 def date_range(scope: Scope, start: date | None, end: date | None) -> tuple[date, date]:
     """The inclusive range of days (org time zone); by default the 90 days ending today."""
     end = end or scope.today
-    for name, day in (("from", start), ("to", end)):
-        if day is not None and not EARLIEST <= day <= LATEST:
-            raise ServiceError(
-                f"Days run from {EARLIEST.isoformat()} to {LATEST.isoformat()}.", field=name
-            )
+    check_days(**{"from": start, "to": end})
     start = start or max(EARLIEST, end - timedelta(days=DEFAULT_DAYS - 1))
     if start > end:
         raise ServiceError("The range's start must be on or before its end.", field="from")

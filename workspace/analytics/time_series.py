@@ -16,15 +16,13 @@ from typing import Any
 from sqlalchemy import ColumnElement, and_, func, literal_column, select
 
 from workspace.analytics import dimensions, drill
-from workspace.analytics.flow_time import quarter_hour
+from workspace.analytics.flow_time import check_days, quarter_hour
 from workspace.analytics.rollups import week_start
 from workspace.analytics.scope import Scope, metric_condition, tune_for_analytics
 from workspace.core.models import State, StateCategory, Task
 from workspace.errors import ServiceError
 from workspace.extensions import db
 
-#: The days a range may name.
-EARLIEST, LATEST = date(1970, 1, 1), date(9000, 12, 31)
 #: The most buckets one series may have: a year and a day of days.
 MAX_BUCKETS = 366
 COMPLETED = StateCategory.COMPLETED.value
@@ -80,14 +78,7 @@ def date_range(
     preset: str | None = None,
 ) -> tuple[date, date]:
     """The first and last day (both included) of the series, in the org's calendar."""
-    for name, day in (("from", first), ("to", last)):
-        # The calendar's far ends cannot step a bucket back or forward (nor can a
-        # PQL date, docs/pql.md); no task was made before 1970.
-        if day is not None and not EARLIEST <= day <= LATEST:
-            raise ServiceError(
-                f"'{name}' must be between {EARLIEST.isoformat()} and {LATEST.isoformat()}.",
-                field=name,
-            )
+    check_days(**{"from": first, "to": last})
     if preset:
         if preset.startswith("last_") and preset.endswith("_days"):
             return today - timedelta(days=int(preset.split("_")[1]) - 1), today

@@ -125,8 +125,11 @@ def test_ask_box_is_on_the_analytics_and_dashboard_pages(client, acme):
         data={"text": "open bugs by assignee", "dashboard_id": here},
         headers=HX,
     ).get_data(as_text=True)
-    options = re.findall(r'<option value="([^"]+)"( selected)?>', answer)
+    saving = re.search(r'<select id="f-dashboard_id".*?</select>', answer, re.S).group(0)
+    options = re.findall(r'<option value="([^"]+)"( selected)?>', saving)
     assert dict(options) == {first.get_json()["id"]: "", here: " selected"}
+    # The reading's controls carry the dashboard, so a redrawn answer offers it first.
+    assert f'<input type="hidden" name="dashboard_id" value="{here}">' in answer
 
 
 def test_agent_form_refuses_too_long_input_on_its_field(client, acme):

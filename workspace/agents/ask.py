@@ -21,14 +21,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import select
-
 from workspace.agents import client, credits, endpoints, offline, reading
 from workspace.agents.ask_limits import check_rate, reserve
 from workspace.agents.models import AiRun, AiSettings, settings_for
 from workspace.agents.quirks import Quirks
 from workspace.agents.spec import DEFAULT, KINDS, PRIORITIES, ChartSpec, parse_answer
-from workspace.analytics.dimensions import UNASSIGNED
 from workspace.analytics.scope import Scope
 from workspace.analytics.vocabulary import (
     DIMENSIONS,
@@ -37,8 +34,7 @@ from workspace.analytics.vocabulary import (
     RANGE_PRESETS,
     TIME_DIMENSIONS,
 )
-from workspace.core.models import Account, Project, State, StateCategory
-from workspace.core.projects import DEFAULT_STATES
+from workspace.core.models import Account
 from workspace.errors import ServiceError
 from workspace.extensions import db
 from workspace.inputs import fit_external
@@ -248,34 +244,6 @@ def _ask_offline(text: str, words: dict[str, Any]) -> Attempt:
     return Attempt(spec, "offline", offline=True)
 
 
-def _zero_points(scope: Scope, dimension: str) -> list[dict[str, Any]]:
-    """Every value of the dimension at 0: what a chart over nothing shows, so that an
-    answer is never empty (docs/ai.md#never-an-error)."""
-    if dimension == "priority":
-        return [{"key": p, "value": 0, "id": None} for p in PRIORITIES]
-    if dimension == "kind":
-        return [{"key": k, "value": 0, "id": None} for k in KINDS]
-    if dimension == "assignee":
-        return [{"key": UNASSIGNED, "value": 0, "id": None}]
-    projects = select(Project.id, Project.name).where(Project.org_id == scope.org_id)
-    if scope.project_id is not None:
-        projects = projects.where(Project.id == scope.project_id)
-    if dimension == "project":
-        rows = db.session.execute(projects.order_by(Project.name)).all()
-        return [{"key": name, "value": 0, "id": str(pid)} for pid, name in rows]
-    names = db.session.scalars(
-        select(State.name).where(
-            State.project_id.in_(projects.with_only_columns(Project.id)),
-            State.category != StateCategory.TRIAGE,  # never counted, never shown
-        )
-    )
-    # An org with no project yet shows the workflow every new project starts with.
-    shown = set(names) or {
-        n for n, category, _ in DEFAULT_STATES if category != StateCategory.TRIAGE
-    }
-    return [{"key": name, "value": 0, "id": None} for name in sorted(shown, key=str.lower)]
-
-
 def checked_text(text: str) -> str:
     """The request's words, stripped; a blank or too long one is refused on ``text``."""
     text = text.strip()
@@ -332,10 +300,10 @@ def answer(
         attempt.spec, attempt.fallback = DEFAULT, True
         points = reading.points(scope, account_id, DEFAULT)[1]
     if not points:
-        points = _zero_points(scope, attempt.spec.dimension)
+        points = reading.zero_points(scope, attempt.spec.dimension)
     if not points:  # e.g. by project in an org with none: nothing to name
         attempt.spec, attempt.fallback = DEFAULT, True
-        points = _zero_points(scope, DEFAULT.dimension)
+        points = reading.zero_points(scope, DEFAULT.dimension)
     run = attempt.run or (db.session.get(AiRun, run_id) if run_id else None)
     if run is None:
         run = AiRun(

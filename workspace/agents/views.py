@@ -10,16 +10,18 @@ is re-rendered with a 400 and the message by its field.
 from __future__ import annotations
 
 import uuid
-from typing import Any
+from typing import Annotated, Any
 
 from flask import Blueprint, flash, redirect, render_template, request, url_for
+from pydantic import Field
 from werkzeug.datastructures import MultiDict
 
-from workspace.agents import ask, ask_job, credits, endpoints, members, settings, widgets
+from workspace.agents import ask, ask_job, credits, endpoints, members, reading, settings, widgets
 from workspace.agents.models import settings_for
 from workspace.agents.quirks import Quirks
 from workspace.agents.schemas import AgentCreate, AiSettingsIn, AiTestIn, AskForm, SaveAnswerIn
 from workspace.analytics import charts, dimensions
+from workspace.analytics.schemas import CustomQuery
 from workspace.analytics.scope import make_scope
 from workspace.auth.guards import page, render
 from workspace.core import projects
@@ -158,9 +160,9 @@ def remove_agent(org: str, agent_id: uuid.UUID, access: Access):
 # -- the Ask box ---------------------------------------------------------------------------
 
 
-def _ask_page(access: Access, status: int = 200, *, poll: bool = False, **answer: Any):
-    """The Ask page with the box showing what was typed; for HTMX (an ask, or the poll
-    of an ask's job) only the answer."""
+def _ask_page(access: Access, status: int = 200, *, partial: bool = False, **answer: Any):
+    """The Ask page with the box showing what was typed; for HTMX (an ask, the poll of
+    an ask's job, a corrected reading: ``partial``) only the answer."""
     context = {
         "typed": request.form,
         "ask_projects": projects.list_projects(access.org.id),
@@ -168,11 +170,14 @@ def _ask_page(access: Access, status: int = 200, *, poll: bool = False, **answer
         "nav_active": "analytics",
         "answer": None,
         "ask_error": None,
+        # The reading's controls: what was typed when refused, and why, by field.
+        "control_values": None,
+        "control_errors": {},
         # A failed model's note links admins to the settings that can fix it.
         "can_manage_ai": can(access, "org.manage_settings"),
         **answer,
     }
-    if htmx and (poll or request.method == "POST"):
+    if htmx and (partial or request.method == "POST"):
         return render_template("agents/_ask_result.html", **context), status
     return render("agents/ask.html", status=status, **context)
 
@@ -209,14 +214,15 @@ def _answered(
     answer: dict[str, Any],
     answer_project_id: uuid.UUID | None,
     selected_dashboard_id: uuid.UUID | None,
-    poll: bool = False,
+    partial: bool = False,
 ):
-    """The answer in the Ask box: the chart, its table, and saving it as a widget."""
+    """The answer in the Ask box: the chart, its table, the reading's controls, and
+    saving it as a widget."""
     dimension = answer.get("dimension")
     drawn = dimensions.drawable(access.org.id, answer["points"], dimension)
     return _ask_page(
         access,
-        poll=poll,
+        partial=partial,
         answer=answer,
         answer_project_id=answer_project_id,
         figures={"ask": charts.to_json(charts.points_figure(drawn, dimension=dimension))},
@@ -237,9 +243,48 @@ def ask_job_state(org: str, job_id: uuid.UUID, access: Access):
     if not job.job_state.finished:
         return render_template("agents/_ask_pending.html", job=job)
     if job.job_state is JobState.DEAD:
-        return _ask_page(access, poll=True, ask_error=ask_job.failure(job).message)
+        return _ask_page(access, partial=True, ask_error=ask_job.failure(job).message)
     context = ask_job.page_context(job)
-    return _answered(access, job.result["answer"], **context, poll=True)
+    return _answered(access, job.result["answer"], **context, partial=True)
+
+
+class RedrawQuery(CustomQuery):
+    """The answer's reading controls: the custom chart's own query (the same checks
+    as /analytics/custom), with the request's words not used, shown again, and the
+    dashboard the ask came from (offered first for saving)."""
+
+    unused: list[Annotated[str, Field(max_length=ask.MAX_REQUEST)]] = Field(
+        default_factory=list, max_length=ask.MAX_REQUEST
+    )
+    dashboard_id: uuid.UUID | None = None
+
+
+def _redraw_refused(access: Access, error: ServiceError):
+    """A value the chart refuses: the controls again as typed, the message by its
+    field (a 400), and no chart until it is fixed."""
+    typed = request.args
+    answer = {"title": "Change what was read", "refused": True, "points": []}
+    answer["unused"] = [w for w in typed.getlist("unused") if w.strip()][: ask.MAX_REQUEST]
+    return _ask_page(
+        access,
+        error.status,
+        partial=True,
+        answer=answer,
+        answer_project_id=typed.get("project_id") or None,
+        control_values=typed,
+        control_errors=field_errors(error),
+    )
+
+
+@bp.get(ASK + "/chart", endpoint="redraw")
+@page(action="ai.ask", form=RedrawQuery, invalid=_redraw_refused)
+def redraw(access: Access, form: RedrawQuery):
+    """The answer's chart again for the reading as the member corrected it in its
+    controls: the custom chart for those values, with no model call and no credit
+    (docs/ai.md#correcting-the-reading)."""
+    scope = make_scope(access.org, form.project_id)
+    answer = reading.redraw(scope, access.account.id, form, form.unused)
+    return _answered(access, answer, form.project_id, form.dashboard_id, partial=True)
 
 
 def _save_refused(access: Access, error: ServiceError):

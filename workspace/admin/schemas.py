@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import Field, StringConstraints
 
 from workspace.core.accounts import MAX_EMAIL
 from workspace.core.models import OrgRole
 from workspace.core.models.accounts import NAME_SIZE
-from workspace.core.orgs import MAX_NAME
+from workspace.core.orgs import MAX_NAME, WEEKDAYS
 from workspace.core.schemas import AccountOut
 from workspace.inputs import InputModel, OutputModel, QueryModel, absent
 
@@ -55,6 +55,8 @@ class OrgSettings(InputModel):
         str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_NAME)
     ]
     timezone: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=64)]
+    #: The day weeks start on in analytics' time series (docs/analytics.md#time).
+    week_start: Literal[WEEKDAYS] = "monday"  # type: ignore[valid-type]
 
 
 class AdminMemberOut(OutputModel):

@@ -50,7 +50,13 @@ def _general_page(access: Access, form=None, errors: dict[str, str] | None = Non
         nav_active="settings",
         settings_active="admin_pages.settings",
         zones=orgs.time_zones(),
-        form=form or {"name": access.org.name, "timezone": access.org.timezone},
+        form=form
+        or {
+            "name": access.org.name,
+            "timezone": access.org.timezone,
+            "week_start": access.org.week_start,
+        },
+        weekdays=orgs.WEEKDAYS,
         errors=errors or {},
     )
 

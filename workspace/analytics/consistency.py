@@ -26,6 +26,7 @@ from sqlalchemy import (
     type_coerce,
 )
 
+from workspace.analytics import cycle_rollup, flow_rollup
 from workspace.analytics.scope import counted_predicate
 from workspace.analytics.task_counts import (
     ASSIGNEE_KEPT,
@@ -42,6 +43,7 @@ from workspace.analytics.task_counts import (
     task_plan_counts,
     task_totals,
 )
+from workspace.analytics.time_rollup import TimeCountsCheck
 from workspace.core.models import Task, TaskActivity
 from workspace.core.models.projects import CLOSED_CATEGORIES
 from workspace.extensions import db
@@ -150,6 +152,10 @@ ROLLUPS = (
         where=_completed_assigned,
         computed=lambda: {"completed_on": _day(Task.__table__.c.completed_at)},
     ),
+    TimeCountsCheck(),  # the time series' created and completed per hour and day
+    # Flow over time (migration 0021): moves per hour and day, each completion's cycle.
+    *flow_rollup.ROLLUPS,
+    *cycle_rollup.ROLLUPS,
 )
 
 
@@ -198,7 +204,7 @@ def verify(
 
 def _compare(rollup: _Rollup, org_id: uuid.UUID | None, result: Verification) -> set:
     """Adds this rollup's differences to ``result``; returns the orgs that differ."""
-    values = ("n", *rollup.sums)
+    values = getattr(rollup, "values", ("n", *rollup.sums))
 
     def keyed(rows: Any) -> dict[tuple, tuple]:
         return {

@@ -15,11 +15,11 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, and_, func, literal_column, select
 
-from workspace.analytics import dimensions, drill
+from workspace.analytics import dimensions, drill, time_rollup
 from workspace.analytics.flow_time import check_days, quarter_hour
-from workspace.analytics.rollups import week_start
 from workspace.analytics.scope import Scope, metric_condition, tune_for_analytics
-from workspace.core.models import State, StateCategory, Task
+from workspace.core.models import Org, State, StateCategory, Task
+from workspace.core.orgs import WEEKDAYS
 from workspace.errors import ServiceError
 from workspace.extensions import db
 
@@ -33,12 +33,22 @@ def _column(dimension: str) -> Any:
     return Task.created_at if dimension == "created" else Task.completed_at
 
 
-def bucket_start(day: date, interval: str) -> date:
-    """The first day of ``day``'s bucket; weeks start on Monday."""
+def week_start_day(org: Org) -> int:
+    """The weekday the org's weeks start on, as ``date.weekday()`` numbers it (0 is
+    Monday, the default; 6 Sunday): the one place that reads the setting."""
+    try:
+        return WEEKDAYS.index(org.week_start or "monday")
+    except ValueError:
+        return 0
+
+
+def bucket_start(day: date, interval: str, week_start: int = 0) -> date:
+    """The first day of ``day``'s bucket; weeks start on weekday ``week_start``
+    (:func:`week_start_day`, Monday by default)."""
     if interval == "day":
         return day
     if interval == "week":
-        return week_start(day)
+        return day - timedelta(days=(day.weekday() - week_start) % 7)
     if interval == "month":
         return day.replace(day=1)
     return day.replace(month=(day.month - 1) // 3 * 3 + 1, day=1)
@@ -76,8 +86,10 @@ def date_range(
     first: date | None = None,
     last: date | None = None,
     preset: str | None = None,
+    week_start: int = 0,
 ) -> tuple[date, date]:
-    """The first and last day (both included) of the series, in the org's calendar."""
+    """The first and last day (both included) of the series, in the org's calendar
+    (weeks starting on weekday ``week_start``)."""
     check_days(**{"from": first, "to": last})
     if preset:
         if preset.startswith("last_") and preset.endswith("_days"):
@@ -88,9 +100,13 @@ def date_range(
         return _back(this_quarter, "quarter", 1), this_quarter - timedelta(days=1)
     if first is None and last is None:
         last = today
-        first = _back(bucket_start(today, interval), interval, DEFAULT_BUCKETS[interval] - 1)
+        first = _back(
+            bucket_start(today, interval, week_start), interval, DEFAULT_BUCKETS[interval] - 1
+        )
     elif first is None:
-        first = _back(bucket_start(last, interval), interval, DEFAULT_BUCKETS[interval] - 1)
+        first = _back(
+            bucket_start(last, interval, week_start), interval, DEFAULT_BUCKETS[interval] - 1
+        )
     elif last is None:
         last = max(first, today)
     if first > last:
@@ -98,11 +114,13 @@ def date_range(
     return first, last
 
 
-def buckets(first: date, last: date, interval: str) -> list[tuple[date, date, date]]:
+def buckets(
+    first: date, last: date, interval: str, week_start: int = 0
+) -> list[tuple[date, date, date]]:
     """``(bucket start, first day, last day)`` of every bucket touching the range,
     its days cut to the range (a week of a 30-day range may be partial)."""
     out = []
-    start = bucket_start(first, interval)
+    start = bucket_start(first, interval, week_start)
     while start <= last:
         end = next_start(start, interval)
         out.append((start, max(start, first), min(end - timedelta(days=1), last)))
@@ -132,32 +150,25 @@ def series(
     first, empty buckets as zeros; each point carries its days and the PQL of its
     tasks (docs/analytics.md#time). ``split`` (one of the five dimensions) adds a
     series per value of it, whose buckets add up to the points."""
-    first, last = date_range(scope.today, interval, first, last, preset)
-    parts = buckets(first, last, interval)
+    weekday = week_start_day(scope.org)
+    first, last = date_range(scope.today, interval, first, last, preset, weekday)
+    parts = buckets(first, last, interval, weekday)
     at = _column(dimension)
     edges = [(scope.day_start(lo), scope.day_start(hi + timedelta(days=1))) for _, lo, hi in parts]
-    where = [*scope.where(), *conditions, at >= edges[0][0], at < edges[-1][1]]
-    extra = metric_condition(metric)
-    if extra is not None:
-        where.append(extra)
-    if dimension == "completed":
-        # A completion time is a completed task's: a reopened one has none. Stated
-        # literally, as ix_tasks_completed's predicate is, so both planners can range
-        # read that index by org and completion time (rollups.workload does the same).
-        where.append(Task.state_category == literal_column(f"'{COMPLETED}'"))
-    tune_for_analytics()
-    columns = [func.count().filter(and_(at >= lo, at < hi)) for lo, hi in edges]
     lines: list[dict[str, Any]] = []
-    whole_quarters = all(int(lo.timestamp()) % 900 == 0 for lo, _ in edges)
-    if split is None and whole_quarters and db.session.get_bind().dialect.name == "sqlite":
-        # Measured (bench/analytics_time.py): SQLite pays for each filter on each row,
-        # PostgreSQL does not and is slower grouping by quarter hour.
-        values = _by_quarter_hour(at, where, [lo for lo, _ in edges])
-    elif split is None:
-        values = db.session.execute(select(*columns).select_from(Task).where(*where)).one()
+    if time_rollup.answers(dimension, metric, conditions, split):
+        # The maintained rollup (docs/analytics.md#time): no filter but the scope's.
+        bounds = [lo for lo, _ in edges] + [edges[-1][1]]
+        found = time_rollup.counts(
+            scope, dimension, bounds, split is not None, lambda at: _task_where(scope, at)
+        )
+        if split is None:
+            values = found.get(None, [0] * len(parts))
+        else:
+            lines = _lines(split, {dimensions.key_of(k): v for k, v in found.items()})
+            values = [sum(line["values"][i] for line in lines) for i in range(len(parts))]
     else:
-        lines = _split(split, columns, where)
-        values = [sum(line["values"][i] for line in lines) for i in range(len(parts))]
+        values, lines = _scan(scope, metric, at, edges, conditions, split)
     points = [
         {
             "key": start.isoformat(),
@@ -178,6 +189,45 @@ def series(
         "points": points,
         **({"split": split, "series": lines} if split else {}),
     }
+
+
+def _task_where(scope: Scope, at: Any) -> list[ColumnElement[bool]]:
+    """The tasks a series over ``at`` counts, before any filter or range."""
+    where = scope.where()
+    if at is Task.completed_at:
+        # A completion time is a completed task's: a reopened one has none. Stated
+        # literally, as ix_tasks_completed's predicate is, so both planners can range
+        # read that index by org and completion time (rollups.workload does the same).
+        where.append(Task.state_category == literal_column(f"'{COMPLETED}'"))
+    return where
+
+
+def _scan(
+    scope: Scope,
+    metric: str,
+    at: Any,
+    edges: list[tuple[Any, Any]],
+    conditions: list[ColumnElement[bool]],
+    split: str | None,
+) -> tuple[list[int], list[dict[str, Any]]]:
+    """The series read from the tasks, for what the rollup does not keep (a filter,
+    the open metric, a split by another dimension): one statement, a count per
+    bucket."""
+    where = [*_task_where(scope, at), *conditions, at >= edges[0][0], at < edges[-1][1]]
+    extra = metric_condition(metric)
+    if extra is not None:
+        where.append(extra)
+    tune_for_analytics()
+    columns = [func.count().filter(and_(at >= lo, at < hi)) for lo, hi in edges]
+    whole_quarters = all(int(lo.timestamp()) % 900 == 0 for lo, _ in edges)
+    if split is None and whole_quarters and db.session.get_bind().dialect.name == "sqlite":
+        # Measured (bench/analytics_time.py): SQLite pays for each filter on each row,
+        # PostgreSQL does not and is slower grouping by quarter hour.
+        return _by_quarter_hour(at, where, [lo for lo, _ in edges]), []
+    if split is None:
+        return list(db.session.execute(select(*columns).select_from(Task).where(*where)).one()), []
+    lines = _split(split, columns, where)
+    return [sum(line["values"][i] for line in lines) for i in range(len(edges))], lines
 
 
 def _by_quarter_hour(at: Any, where: list[ColumnElement[bool]], starts: list[Any]) -> list[int]:
@@ -209,6 +259,11 @@ def _split(
     for key, *counts in db.session.execute(query):
         row = merged.setdefault(dimensions.key_of(key), [0] * len(counts))
         merged[dimensions.key_of(key)] = [a + int(b) for a, b in zip(row, counts, strict=True)]
+    return _lines(split, merged)
+
+
+def _lines(split: str, merged: dict[str, list[int]]) -> list[dict[str, Any]]:
+    """The series of a split, from the counts per bucket of each value's key."""
     names = dimensions.labels(split, merged)
     has_id = split in ("assignee", "project")
     return [

@@ -53,10 +53,17 @@ def time_zones() -> tuple[str, ...]:
     return tuple(sorted(available_timezones()))
 
 
-def update_org(org: Org, actor_id: uuid.UUID, *, name: str, timezone: str) -> Org:
-    """Rename the org and set its time zone (analytics' "today"); the slug never
-    changes, so URLs and API clients keep working. Records ``org.updated`` with what
-    changed, old and new; an unchanged form records nothing."""
+#: The days a week may start on (``Org.week_start``), Monday first as ISO 8601 has it.
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+
+
+def update_org(
+    org: Org, actor_id: uuid.UUID, *, name: str, timezone: str, week_start: str | None = None
+) -> Org:
+    """Rename the org and set its time zone (analytics' "today") and the day its weeks
+    start on (None: unchanged); the slug never changes, so URLs and API clients keep
+    working. Records ``org.updated`` with what changed, old and new; an unchanged form
+    records nothing."""
     name = (name or "").strip()
     if not name:
         raise ServiceError("Give the organization a name.", field="name")
@@ -67,14 +74,21 @@ def update_org(org: Org, actor_id: uuid.UUID, *, name: str, timezone: str) -> Or
         raise ServiceError(
             "Choose a time zone from the list, such as Europe/Berlin or UTC.", field="timezone"
         )
+    week_start = org.week_start if week_start is None else week_start
+    if week_start not in WEEKDAYS:
+        raise ServiceError("Choose the day weeks start on, such as monday.", field="week_start")
     changes = {
         key: [old, new]
-        for key, old, new in (("name", org.name, name), ("timezone", org.timezone, timezone))
+        for key, old, new in (
+            ("name", org.name, name),
+            ("timezone", org.timezone, timezone),
+            ("week_start", org.week_start, week_start),
+        )
         if old != new
     }
     if not changes:
         return org
-    org.name, org.timezone = name, timezone
+    org.name, org.timezone, org.week_start = name, timezone, week_start
     record_event(org.id, "org.updated", actor_id=actor_id, subject=name, **changes)
     db.session.flush()
     return org

@@ -31,6 +31,9 @@ class Org(db.Model):
     name: Mapped[str] = mapped_column(String(200))
     #: IANA zone used for "today" in analytics (overdue); UTC unless changed.
     timezone: Mapped[str] = mapped_column(String(64), default="UTC")
+    #: The weekday a week starts on in time series (``monday`` .. ``sunday``; migration
+    #: 0022); read it through ``analytics.time_series.week_start_day``.
+    week_start: Mapped[str] = mapped_column(String(9), default="monday", server_default="monday")
     #: Session policy (docs/security.md#sessions): the longest a sign-in lasts, in
     #: hours, and how long a session may go without a request, in minutes. None: the
     #: service's default lifetime, and no idle limit.

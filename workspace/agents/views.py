@@ -20,9 +20,10 @@ from workspace.agents import ask, ask_job, credits, endpoints, members, reading,
 from workspace.agents.models import settings_for
 from workspace.agents.quirks import Quirks
 from workspace.agents.schemas import AgentCreate, AiSettingsIn, AiTestIn, AskForm, SaveAnswerIn
-from workspace.analytics import charts, dimensions
+from workspace.analytics import charts, dimensions, time_charts
 from workspace.analytics.schemas import CustomQuery
 from workspace.analytics.scope import make_scope
+from workspace.analytics.vocabulary import TIME_DIMENSIONS
 from workspace.auth.guards import page, render
 from workspace.core import projects
 from workspace.errors import ServiceError
@@ -219,13 +220,19 @@ def _answered(
     """The answer in the Ask box: the chart, its table, the reading's controls, and
     saving it as a widget."""
     dimension = answer.get("dimension")
-    drawn = dimensions.drawable(access.org.id, answer["points"], dimension)
+    if dimension in TIME_DIMENSIONS:
+        # On a date axis, as the Custom tab draws a series (not a bar per bucket).
+        interval = (answer.get("understood") or {}).get("interval", "week")
+        figure = time_charts.time_figure({"points": answer["points"], "interval": interval})
+    else:
+        drawn = dimensions.drawable(access.org.id, answer["points"], dimension)
+        figure = charts.points_figure(drawn, dimension=dimension)
     return _ask_page(
         access,
         partial=partial,
         answer=answer,
         answer_project_id=answer_project_id,
-        figures={"ask": charts.to_json(charts.points_figure(drawn, dimension=dimension))},
+        figures={"ask": charts.to_json(figure)},
         dashboards=widgets.own_dashboards(access),
         # Asked from a dashboard page: offer that dashboard first.
         selected_dashboard_id=selected_dashboard_id,
@@ -263,7 +270,7 @@ def _redraw_refused(access: Access, error: ServiceError):
     """A value the chart refuses: the controls again as typed, the message by its
     field (a 400), and no chart until it is fixed."""
     typed = request.args
-    answer = {"title": "Change what was read", "refused": True, "points": []}
+    answer = {"title": "The chart could not be redrawn", "refused": True, "points": []}
     answer["unused"] = [w for w in typed.getlist("unused") if w.strip()][: ask.MAX_REQUEST]
     return _ask_page(
         access,

@@ -11,7 +11,7 @@ import uuid
 
 from flask import Response
 
-from workspace.analytics.dashboards import export, service, widgets
+from workspace.analytics.dashboards import export, ranges, service, widgets
 from workspace.analytics.dashboards.models import Visibility
 from workspace.analytics.dashboards.query import DashboardQuery, printed_views, specs
 from workspace.analytics.dashboards.schemas import (
@@ -58,7 +58,10 @@ def list_dashboards(org_id: uuid.UUID, access: Access):
     action="dashboard.create",
 )
 def create_dashboard(org_id: uuid.UUID, access: Access, body: DashboardCreate):
-    dashboard = service.create_dashboard(access.org, access.account.id, body.name, body.pql_filter)
+    chosen = ranges.DateRange(body.range_preset, body.range_from, body.range_to)
+    dashboard = service.create_dashboard(
+        access.org, access.account.id, body.name, body.pql_filter, chosen
+    )
     return DashboardOut.model_validate(dashboard)
 
 
@@ -90,7 +93,7 @@ def read_dashboard(org_id: uuid.UUID, dashboard_id: uuid.UUID, access: Access):
 
 @bp.patch("/dashboards/<uuid:dashboard_id>")
 @operation(
-    "Rename a dashboard or set, change or clear its PQL filter",
+    "Rename a dashboard, set or clear its PQL filter or its date range",
     tag=TAG,
     body=DashboardPatch,
     response=DashboardOut,
@@ -101,7 +104,10 @@ def update_dashboard(
     org_id: uuid.UUID, dashboard_id: uuid.UUID, access: Access, body: DashboardPatch
 ):
     dashboard = service.load_dashboard(access, dashboard_id)
-    changes = {k: getattr(body, k) for k in body.model_fields_set}
+    changes = {k: getattr(body, k) for k in body.model_fields_set - set(ranges.FIELDS)}
+    if body.model_fields_set & set(ranges.FIELDS):
+        # The range is one setting: any part of it sent replaces all of it.
+        changes["date_range"] = ranges.DateRange(body.range_preset, body.range_from, body.range_to)
     service.update_dashboard(dashboard, access.org, access.account.id, **changes)
     return DashboardOut.model_validate(dashboard)
 
@@ -225,7 +231,8 @@ def reorder_widgets(org_id: uuid.UUID, dashboard_id: uuid.UUID, access: Access, 
 
 @bp.get("/dashboards/<uuid:dashboard_id>/compute")
 @operation(
-    "Every widget's points, largest first; optional ephemeral PQL filter",
+    "Every widget's points (largest first; a time widget's buckets oldest first); "
+    "optional ephemeral PQL filter and date range",
     tag=TAG,
     query=ViewQuery,
     response=ComputeOut,
@@ -233,7 +240,10 @@ def reorder_widgets(org_id: uuid.UUID, dashboard_id: uuid.UUID, access: Access, 
 )
 def compute_dashboard(org_id: uuid.UUID, dashboard_id: uuid.UUID, access: Access, query: ViewQuery):
     dashboard = service.load_dashboard(access, dashboard_id)
-    results = DashboardQuery.of(access, dashboard, query.filter).compute(specs(dashboard))
+    view_range = ranges.view_range(query)
+    results = DashboardQuery.of(access, dashboard, query.filter, view_range).compute(
+        specs(dashboard)
+    )
     return ComputeOut.model_validate(
         {
             "dashboard_id": dashboard.id,
@@ -253,7 +263,6 @@ def compute_dashboard(org_id: uuid.UUID, dashboard_id: uuid.UUID, access: Access
 )
 def export_html(org_id: uuid.UUID, dashboard_id: uuid.UUID, access: Access, query: ViewQuery):
     dashboard = service.load_dashboard(access, dashboard_id)
-    html = export.render_html(
-        dashboard, printed_views(access, dashboard, query.filter), query.filter
-    )
+    views = printed_views(access, dashboard, query.filter, ranges.view_range(query))
+    html = export.render_html(dashboard, views, query.filter)
     return Response(html, mimetype="text/html")

@@ -20,15 +20,17 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
 from sqlalchemy import ColumnElement, and_, func, select, true
 
-from workspace.analytics import dimensions
+from workspace.analytics import dimensions, time_series
+from workspace.analytics.dashboards.ranges import DateRange, effective, words
 from workspace.analytics.pql import compile_pql
 from workspace.analytics.rollup_rewrite import read_counts
-from workspace.analytics.scope import Scope, metric_condition
-from workspace.analytics.vocabulary import CHART_TYPES
+from workspace.analytics.scope import Scope, make_scope, metric_condition
+from workspace.analytics.vocabulary import CHART_TYPES, TIME_DIMENSIONS
 from workspace.core.models import State, Task
 from workspace.errors import ServiceError
 from workspace.extensions import db
@@ -53,6 +55,16 @@ class WidgetSpec:
     #: Categories a chart shows before folding the rest into "Other"; None: the
     #: default (palette.DEFAULT_TOP_N). Only drawing cares.
     top_n: int | None = None
+    #: A time dimension's bucket, own range and split (docs/dashboards.md#time).
+    interval: str = "week"
+    range_preset: str | None = None
+    range_from: date | None = None
+    range_to: date | None = None
+    split: str | None = None
+
+    @property
+    def is_time(self) -> bool:
+        return self.dimension in TIME_DIMENSIONS
 
     @classmethod
     def of(cls, widget: Any) -> WidgetSpec:
@@ -66,6 +78,11 @@ class WidgetSpec:
             filter=widget.filter,
             span=widget.span,
             top_n=getattr(widget, "top_n", None),
+            interval=getattr(widget, "interval", None) or "week",
+            range_preset=getattr(widget, "range_preset", None),
+            range_from=getattr(widget, "range_from", None),
+            range_to=getattr(widget, "range_to", None),
+            split=getattr(widget, "split", None),
         )
 
 
@@ -84,6 +101,13 @@ class WidgetResult:
     slots: dict[str, int] = field(default_factory=dict)
     #: Where the widget's whole figure leads (drill-down), set by the page that links it.
     total_href: str | None = None
+    #: A time dimension's ``time_series.series`` answer (its points are ``points``),
+    #: the scope it was counted in (the widget's project), whose range it shows
+    #: (widget, view, dashboard, default) and that range in words.
+    series: dict[str, Any] | None = None
+    scope: Scope | None = None
+    range_source: str | None = None
+    range_words: str | None = None
 
     @property
     def total(self) -> int:
@@ -103,7 +127,7 @@ class WidgetResult:
         return self.points
 
     def as_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "widget_id": self.spec.key,
             "title": self.spec.title,
             "chart_type": self.spec.chart_type,
@@ -112,6 +136,16 @@ class WidgetResult:
             "points": [{"key": p["key"], "value": p["value"]} for p in self.points],
             "error": self.error,
         }
+        if self.series is not None:
+            for point, bucket in zip(out["points"], self.points, strict=True):
+                point.update(start=bucket["start"], end=bucket["end"])
+            out["time"] = {
+                **{k: self.series[k] for k in ("interval", "first_day", "last_day")},
+                "range_source": self.range_source,
+                "split": self.series.get("split"),
+                "series": self.series.get("series"),
+            }
+        return out
 
 
 def compute(
@@ -119,14 +153,22 @@ def compute(
     account_id: uuid.UUID | None,
     shared: list[ColumnElement[bool]],
     specs: list[WidgetSpec],
+    *,
+    dashboard_range: DateRange = DateRange(),
+    view_range: DateRange | None = None,
 ) -> list[WidgetResult]:
     """Results in the order of ``specs``, each widget counted under the ``shared``
     conditions (the compiled dashboard and view filters); a bad widget filter fails
-    that widget only. Each distinct widget filter is compiled once."""
+    that widget only. Each distinct widget filter is compiled once. A time-dimension
+    widget is a series of its own (:func:`_time_result`) over the range
+    :func:`ranges.effective` picks."""
     results = [WidgetResult(spec) for spec in specs]
     compiled: dict[tuple, ColumnElement[bool] | ServiceError] = {}
     columns: dict[str, dict[tuple, ColumnElement[bool]]] = {}
     for result in results:
+        if result.spec.is_time:
+            _time_result(scope, account_id, shared, result, dashboard_range, view_range)
+            continue
         share = _share_key(result.spec)
         if share not in compiled:
             try:
@@ -156,7 +198,7 @@ def compute(
     }
     slots = dimensions.project_slots(charted)
     for result in results:
-        if result.error is None:
+        if result.error is None and not result.spec.is_time:
             spec = result.spec
             per_key = counts[spec.dimension].get(_share_key(spec), {})
             result.points = _points(spec.dimension, per_key, names[spec.dimension])
@@ -169,6 +211,45 @@ def compute(
             elif spec.dimension == "project" and all(str(p["id"]) in slots for p in result.points):
                 result.slots = {str(p["id"]): slots[str(p["id"])] for p in result.points}
     return results
+
+
+def _time_result(
+    scope: Scope,
+    account_id: uuid.UUID | None,
+    shared: list[ColumnElement[bool]],
+    result: WidgetResult,
+    dashboard_range: DateRange,
+    view_range: DateRange | None,
+) -> None:
+    """``result`` as ``time_series.series`` counts it: the shared layers and the
+    widget's filter as conditions, its project as the scope, its metric, interval and
+    split, over the range it shows; a range the series refuses (more than 366 buckets
+    of a dashboard's range) fails this widget alone."""
+    spec = result.spec
+    chosen, result.range_source = effective(DateRange.of(spec), dashboard_range, view_range)
+    try:
+        own = (
+            scope if spec.project_id is None else make_scope(scope.org, spec.project_id, scope.now)
+        )
+        conditions = [*shared]
+        if spec.filter and spec.filter.strip():
+            conditions.append(compile_pql(spec.filter, scope.org_id, account_id, scope=own))
+        series = time_series.series(
+            own,
+            spec.metric,
+            spec.dimension,
+            spec.interval,
+            conditions,
+            first=chosen.first,
+            last=chosen.last,
+            preset=chosen.preset,
+            split=spec.split,
+        )
+    except ServiceError as exc:
+        result.error = exc.message
+        return
+    result.series, result.scope, result.points = series, own, series["points"]
+    result.range_words = words(chosen, series["first_day"], series["last_day"])
 
 
 def _share_key(spec: WidgetSpec) -> tuple:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import uuid
-from datetime import datetime
+from datetime import date, datetime
 from enum import StrEnum
 
-from sqlalchemy import ForeignKey, Integer, String, Text
+from sqlalchemy import Date, ForeignKey, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from workspace.extensions import db
@@ -38,6 +38,11 @@ class Dashboard(db.Model):
     visibility: Mapped[str] = mapped_column(String(16), default=Visibility.PRIVATE)
     #: Optional PQL every widget's tasks must also pass; None when unset.
     pql_filter: Mapped[str | None] = mapped_column(Text)
+    #: The dashboard-wide date range of its time-dimension widgets (docs/dashboards.md#time):
+    #: a preset, or a custom first/last day; all None: none.
+    range_preset: Mapped[str | None] = mapped_column(String(16))
+    range_from: Mapped[date | None] = mapped_column(Date)
+    range_to: Mapped[date | None] = mapped_column(Date)
     created_at: Mapped[datetime] = created_at_column()
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, onupdate=utcnow)
 
@@ -71,6 +76,13 @@ class Widget(db.Model):
     span: Mapped[int] = mapped_column(Integer, default=1)
     #: Show the largest N categories and fold the rest into "Other" (null: the default).
     top_n: Mapped[int | None] = mapped_column(Integer)
+    #: A time dimension's bucket, its own date range (wins over the dashboard's) and the
+    #: dimension of the five that splits its series (docs/dashboards.md#time).
+    interval: Mapped[str] = mapped_column(String(16), default="week", server_default="week")
+    range_preset: Mapped[str | None] = mapped_column(String(16))
+    range_from: Mapped[date | None] = mapped_column(Date)
+    range_to: Mapped[date | None] = mapped_column(Date)
+    split: Mapped[str | None] = mapped_column(String(16))
     #: 0..n-1 within the dashboard, kept dense by the service.
     position: Mapped[int] = mapped_column(Integer, default=0)
     created_at: Mapped[datetime] = created_at_column()

@@ -22,11 +22,12 @@ from typing import Any
 
 from sqlalchemy import ColumnElement
 
-from workspace.analytics import drill
+from workspace.analytics import drill, time_series
 from workspace.analytics.dashboards import compute
 from workspace.analytics.dashboards.compute import WidgetResult, WidgetSpec
 from workspace.analytics.dashboards.models import Dashboard
 from workspace.analytics.dashboards.present import WidgetView, present
+from workspace.analytics.dashboards.ranges import DateRange
 from workspace.analytics.pql import PQLError, compile_pql
 from workspace.analytics.scope import make_scope
 from workspace.core.models import Org
@@ -35,7 +36,9 @@ from workspace.security.permissions import Access
 
 class DashboardQuery:
     """A dashboard's filter layers for one request: the saved dashboard filter and this
-    view's filter (``?filter=``), with ``currentUser()`` the reader."""
+    view's filter (``?filter=``), with ``currentUser()`` the reader; and the date range
+    of its time-dimension widgets: the dashboard's, or this view's override
+    (``?range=``, ``from``, ``to``; None: no override), docs/dashboards.md#time."""
 
     def __init__(
         self,
@@ -45,15 +48,32 @@ class DashboardQuery:
         view_filter: str | None = None,
         *,
         now: datetime | None = None,
+        dashboard_range: DateRange = DateRange(),
+        view_range: DateRange | None = None,
     ) -> None:
         self.scope = make_scope(org, now=now)
         self.account_id = account_id
         self.dashboard_filter = dashboard_filter
         self.view_filter = view_filter
+        self.dashboard_range = dashboard_range
+        self.view_range = view_range
 
     @classmethod
-    def of(cls, access: Access, dashboard: Dashboard, view_filter: str | None) -> DashboardQuery:
-        return cls(access.org, access.account.id, dashboard.pql_filter, view_filter)
+    def of(
+        cls,
+        access: Access,
+        dashboard: Dashboard,
+        view_filter: str | None,
+        view_range: DateRange | None = None,
+    ) -> DashboardQuery:
+        return cls(
+            access.org,
+            access.account.id,
+            dashboard.pql_filter,
+            view_filter,
+            dashboard_range=DateRange.of(dashboard),
+            view_range=view_range,
+        )
 
     @cached_property
     def _layers(self) -> list[ColumnElement[bool]] | PQLError:
@@ -84,7 +104,14 @@ class DashboardQuery:
         depends on it. A broken widget filter fails that widget alone."""
         if isinstance(self._layers, PQLError):
             raise self._layers
-        return compute.compute(self.scope, self.account_id, self._layers, specs)
+        return compute.compute(
+            self.scope,
+            self.account_id,
+            self._layers,
+            specs,
+            dashboard_range=self.dashboard_range,
+            view_range=self.view_range,
+        )
 
     def results(self, specs: list[WidgetSpec]) -> list[WidgetResult]:
         """As :meth:`compute`, but a broken shared filter fails every widget with its
@@ -102,7 +129,7 @@ class DashboardQuery:
         names = drill.Names(self.scope.org_id)
         ids: dict[str, list[Any]] = {}
         for result in results:
-            if result.error is None:
+            if result.error is None and result.series is None:
                 ids.setdefault(result.spec.dimension, []).extend(p.get("id") for p in result.points)
         for dimension, wanted in ids.items():
             names.load(dimension, wanted)
@@ -112,6 +139,11 @@ class DashboardQuery:
                 continue
             spec = result.spec
             filters = (self.dashboard_filter, self.view_filter, spec.filter)
+            if result.series is not None:
+                # A bucket's link: the layers, the metric and exactly the bucket's days.
+                time_series.add_links(result.series, result.scope, spec.metric, list(filters))
+                result.total_href = result.series["total_href"]
+                continue
             drill.with_links(
                 result.points,
                 org_slug=slug,
@@ -142,8 +174,12 @@ def specs(dashboard: Dashboard) -> list[WidgetSpec]:
 
 
 def printed_views(
-    access: Access, dashboard: Dashboard, view_filter: str | None
+    access: Access,
+    dashboard: Dashboard,
+    view_filter: str | None,
+    view_range: DateRange | None = None,
 ) -> list[WidgetView]:
     """The widgets as the exports print them: no links; a broken shared filter is a 400."""
-    results = DashboardQuery.of(access, dashboard, view_filter).compute(specs(dashboard))
+    query = DashboardQuery.of(access, dashboard, view_filter, view_range)
+    results = query.compute(specs(dashboard))
     return [present(result) for result in results]

@@ -7,14 +7,29 @@ from __future__ import annotations
 
 import math
 import uuid
+from datetime import date
 from typing import Annotated, Any, Literal
 
-from pydantic import BeforeValidator, Field, ValidationError, WithJsonSchema, field_validator
+from pydantic import (
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    WithJsonSchema,
+    field_validator,
+)
 from pydantic_core import PydanticCustomError
 
 from workspace.analytics.dashboards.models import SPANS
+from workspace.analytics.dashboards.ranges import Day, Preset, ViewDay, ViewPreset
 from workspace.analytics.dashboards.service import MAX_TITLE
-from workspace.analytics.vocabulary import CHART_TYPES, DIMENSIONS, METRICS
+from workspace.analytics.vocabulary import (
+    CHART_TYPES,
+    DIMENSIONS,
+    INTERVALS,
+    METRICS,
+    TIME_DIMENSIONS,
+)
 from workspace.inputs import InputModel, OutputModel, QueryModel, absent
 
 #: Top N per widget (docs/dashboards.md#widgets): blank is the default the charts use.
@@ -92,9 +107,23 @@ def _project(value: Any) -> uuid.UUID | None:
         return None
 
 
+def _split(value: Any) -> str | None:
+    """One of the five dimensions, else none (the series is not split)."""
+    value = value.strip().lower() if isinstance(value, str) else value
+    return value if value in DIMENSIONS else None
+
+
 ChartType = _choice(CHART_TYPES)
 Metric = _choice(METRICS)
-Dimension = _choice(DIMENSIONS)
+Dimension = _choice((*DIMENSIONS, *TIME_DIMENSIONS))
+#: Week first: the custom chart's default interval.
+Interval = _choice(("week", *(i for i in INTERVALS if i != "week")))
+Split = _setting(
+    str | None,
+    _split,
+    "status, priority, kind, assignee or project; any other value: none.",
+    DIMENSIONS,
+)
 Span = _setting(
     Literal[SPANS] | float,  # type: ignore[valid-type]
     _span,
@@ -119,6 +148,14 @@ class WidgetOut(OutputModel):
     #: Show the largest N categories, the rest as "Other"; null: the default (10).
     top_n: int | None
     position: int
+    #: A time dimension's bucket, own date range (null: the dashboard's) and split.
+    interval: str
+    range_preset: str | None = Field(serialization_alias="range")
+    range_from: date | None = Field(serialization_alias="from")
+    range_to: date | None = Field(serialization_alias="to")
+    split: str | None
+
+    model_config = ConfigDict(from_attributes=True, serialize_by_alias=True)
 
 
 class DashboardOut(OutputModel):
@@ -127,30 +164,51 @@ class DashboardOut(OutputModel):
     owner_id: uuid.UUID
     visibility: Literal["private", "workspace"]
     pql_filter: str | None
+    #: The date range of every time-dimension widget without its own (all null: none).
+    range_preset: str | None = Field(serialization_alias="range")
+    range_from: date | None = Field(serialization_alias="from")
+    range_to: date | None = Field(serialization_alias="to")
     widgets: list[WidgetOut]
 
+    model_config = ConfigDict(from_attributes=True, serialize_by_alias=True)
 
-class DashboardCreate(InputModel):
-    """Also the page's settings form, which always sends both."""
+
+class _Ranged(InputModel):
+    """A date range: a preset, or custom days (``from`` and/or ``to``), not both."""
+
+    model_config = ConfigDict(
+        extra="forbid", str_strip_whitespace=True, validate_by_name=True, validate_by_alias=True
+    )
+
+    range_preset: Preset = Field(None, alias="range")
+    range_from: Day = Field(None, alias="from")
+    range_to: Day = Field(None, alias="to")
+
+
+class DashboardCreate(_Ranged):
+    """Also the page's settings form, which always sends every field."""
 
     name: Name
     pql_filter: PQL = None
 
 
-class DashboardPatch(InputModel):
-    """Only the properties sent change; ``pql_filter`` null or "" clears it."""
+class DashboardPatch(_Ranged):
+    """Only the properties sent change; ``pql_filter`` null or "" clears it. Sending
+    any of ``range``, ``from``, ``to`` sets the whole range (the others cleared)."""
 
     name: Name = absent()  # never empty: a name, or left out
     pql_filter: PQL = None
 
 
-class WidgetIn(InputModel):
+class WidgetIn(_Ranged):
     """Every property optional: a missing or unrecognized value is the default
-    (chart_type bar, metric count, dimension status, span 1, org-wide, and a blank
-    title "Tasks by status" after the metric and dimension). Refused: a span that is no
-    finite number, a top_n out of range, a title too long, and a PQL error in
-    ``filter`` (compiled by the service, which also makes another org's project
-    org-wide)."""
+    (chart_type bar, metric count, dimension status, span 1, org-wide, interval week,
+    no split, and a blank title "Tasks by status" after the metric and dimension).
+    Refused: a span that is no finite number, a top_n out of range, a title too long,
+    a PQL error in ``filter`` (compiled by the service, which also makes another org's
+    project org-wide), and a date range that cannot be (an unknown preset or a
+    malformed day: 400; ``from`` after ``to``, a preset with days, a range or split on
+    a dimension of the five, more than 366 buckets: 422)."""
 
     title: Title = None
     chart_type: ChartType = CHART_TYPES[0]
@@ -162,6 +220,8 @@ class WidgetIn(InputModel):
     #: 1..50, or null for the default (10); anything else is refused (400). A form's
     #: blank field is null.
     top_n: Annotated[int, Field(ge=TOP_N_MIN, le=TOP_N_MAX)] | None = None
+    interval: Interval = "week"
+    split: Split = None
 
     @field_validator("top_n", mode="wrap")
     @classmethod
@@ -223,6 +283,11 @@ class DashboardSearch(QueryModel):
 class ViewQuery(QueryModel):
     #: Ephemeral PQL for this view only; never saved.
     filter: str | None = None
+    #: This view's date range instead of the dashboard's (docs/dashboards.md#time):
+    #: a preset, "custom" with from/to, or "none"; absent or blank: the dashboard's.
+    range: ViewPreset = None
+    from_: ViewDay = Field(None, alias="from", description="First day (org time zone).")
+    to: ViewDay = Field(None, description="Last day, included (org time zone).")
 
 
 class ViewForm(QueryModel):
@@ -242,14 +307,40 @@ class PointOut(OutputModel):
     value: int
 
 
+class TimePointOut(PointOut):
+    """A bucket: ``key`` its first day, ``start``/``end`` the days it counts."""
+
+    start: date
+    end: date
+
+
+class SeriesOut(OutputModel):
+    key: str
+    id: str | None = None
+    values: list[int]
+
+
+class TimeOut(OutputModel):
+    """A time-dimension widget's series (null for the five dimensions)."""
+
+    interval: str
+    first_day: date
+    last_day: date
+    #: Whose range it shows: widget, view, dashboard, or default (the interval's).
+    range_source: str
+    split: str | None = None
+    series: list[SeriesOut] | None = None
+
+
 class WidgetComputed(OutputModel):
     widget_id: uuid.UUID
     title: str
     chart_type: str
     metric: str
     dimension: str
-    points: list[PointOut]
+    points: list[TimePointOut | PointOut]
     error: str | None
+    time: TimeOut | None = None
 
 
 class ComputeOut(OutputModel):

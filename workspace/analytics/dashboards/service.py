@@ -21,11 +21,11 @@ from typing import Any
 
 from sqlalchemy import func, or_, select
 
-from workspace.analytics.dashboards import limits
+from workspace.analytics.dashboards import limits, ranges
 from workspace.analytics.dashboards.models import Dashboard, Visibility, Widget
 from workspace.analytics.pql import PQLError, compile_pql
 from workspace.analytics.scope import make_scope
-from workspace.analytics.vocabulary import METRIC_LABELS
+from workspace.analytics.vocabulary import METRIC_LABELS, TIME_DIMENSIONS
 from workspace.core.events import record_event
 from workspace.core.models import Account, Org, Project
 from workspace.errors import NotFoundError
@@ -41,6 +41,11 @@ WIDGET_FIELDS = (
     "filter",
     "span",
     "top_n",
+    "interval",
+    "range_preset",
+    "range_from",
+    "range_to",
+    "split",
 )
 MAX_TITLE = 200
 
@@ -164,7 +169,9 @@ def project_in_org(org_id: uuid.UUID, project_id: uuid.UUID | None) -> uuid.UUID
     return project_id if project is not None and project.org_id == org_id else None
 
 
-def default_title(metric: str, dimension: str) -> str:
+def default_title(metric: str, dimension: str, interval: str = "week") -> str:
+    if dimension in TIME_DIMENSIONS:
+        return f"{METRIC_LABELS[metric]} {dimension} per {interval}"
     return f"{METRIC_LABELS[metric]} by {dimension}"
 
 
@@ -172,15 +179,23 @@ def default_title(metric: str, dimension: str) -> str:
 
 
 def create_dashboard(
-    org: Org, owner_id: uuid.UUID, name: str, pql_filter: str | None = None
+    org: Org,
+    owner_id: uuid.UUID,
+    name: str,
+    pql_filter: str | None = None,
+    date_range: ranges.DateRange = ranges.DateRange(),
 ) -> Dashboard:
     """A new dashboard starts private and empty (docs/dashboards.md#who-can-do-what)."""
+    chosen = ranges.check(date_range.preset, date_range.first, date_range.last)
     dashboard = Dashboard(
         org_id=org.id,
         owner_id=owner_id,
         name=name,
         visibility=Visibility.PRIVATE,
         pql_filter=check_pql(pql_filter, org, owner_id, "pql_filter"),
+        range_preset=chosen.preset,
+        range_from=chosen.first,
+        range_to=chosen.last,
     )
     db.session.add(dashboard)
     db.session.flush()
@@ -204,6 +219,9 @@ def duplicate_dashboard(source: Dashboard, org: Org, owner_id: uuid.UUID) -> Das
         name=copy_name(source.name),
         visibility=Visibility.PRIVATE,
         pql_filter=source.pql_filter,
+        range_preset=source.range_preset,
+        range_from=source.range_from,
+        range_to=source.range_to,
     )
     for index, widget in enumerate(source.widgets):
         copy.widgets.append(Widget(position=index, **widget_settings(widget)))
@@ -223,15 +241,25 @@ _UNSET: Any = object()
 
 
 def update_dashboard(
-    dashboard: Dashboard, org: Org, actor_id: uuid.UUID, *, name=_UNSET, pql_filter=_UNSET
+    dashboard: Dashboard,
+    org: Org,
+    actor_id: uuid.UUID,
+    *,
+    name=_UNSET,
+    pql_filter=_UNSET,
+    date_range=_UNSET,
 ) -> Dashboard:
-    """Rename and set, change or clear (None or blank) the dashboard filter. Both are
-    checked before either changes, so a refused update leaves the dashboard as it was."""
+    """Rename, set, change or clear (None or blank) the dashboard filter, and set or
+    clear (an empty :class:`ranges.DateRange`) its date range. All are checked before
+    any changes, so a refused update leaves the dashboard as it was."""
     changes = {}
     if name is not _UNSET:
         changes["name"] = name
     if pql_filter is not _UNSET:
         changes["pql_filter"] = check_pql(pql_filter, org, actor_id, "pql_filter")
+    if date_range is not _UNSET:
+        chosen = ranges.check(date_range.preset, date_range.first, date_range.last)
+        changes.update(range_preset=chosen.preset, range_from=chosen.first, range_to=chosen.last)
     for key, value in changes.items():
         setattr(dashboard, key, value)
     record_event(org.id, "dashboard.updated", actor_id=actor_id, subject=str(dashboard.id))

@@ -11,15 +11,13 @@ after a span toggle, the preview).
 
 from __future__ import annotations
 
-import dataclasses
 import uuid
 from collections.abc import Mapping
 from typing import Any
 
 from flask import Blueprint, Response, redirect, render_template, request, url_for
-from werkzeug.datastructures import MultiDict
 
-from workspace.analytics.dashboards import pdf_charts, service, widgets
+from workspace.analytics.dashboards import pdf_charts, ranges, service, widget_form, widgets
 from workspace.analytics.dashboards.compute import WidgetSpec
 from workspace.analytics.dashboards.models import Dashboard, Visibility, Widget
 from workspace.analytics.dashboards.query import DashboardQuery, specs
@@ -30,11 +28,9 @@ from workspace.analytics.dashboards.schemas import (
     OrderForm,
     ViewForm,
     ViewQuery,
-    WidgetForm,
 )
 from workspace.auth.guards import page
-from workspace.core import projects
-from workspace.errors import InputError, ServiceError
+from workspace.errors import ServiceError
 from workspace.extensions import htmx
 from workspace.inputs import field_errors, parse_form, parse_query
 from workspace.security.permissions import Access, can_object
@@ -49,6 +45,14 @@ def _view_filter() -> str | None:
     if request.method == "GET":
         return parse_query(ViewQuery).filter or None
     return parse_form(ViewForm).view_filter
+
+
+def _view_range() -> ranges.DateRange | None:
+    """This view's date range on a GET (``?range=``, ``from``, ``to``; a refused one
+    is a 400 naming the field); None: the dashboard's (docs/dashboards.md#time)."""
+    if request.method != "GET":
+        return None
+    return ranges.view_range(parse_query(ViewQuery))
 
 
 def _back(org: str, dashboard: Dashboard, view_filter: str | None = None) -> Response:
@@ -105,7 +109,9 @@ def _create_refused(access: Access, error: ServiceError):
 @bp.post("")
 @page(action="dashboard.create", form=DashboardCreate, invalid=_create_refused)
 def create(org: str, access: Access, form: DashboardCreate):
-    dashboard = service.create_dashboard(access.org, access.account.id, form.name, form.pql_filter)
+    dashboard = service.create_dashboard(
+        access.org, access.account.id, form.name, form.pql_filter, _saved_range(form)
+    )
     return redirect(url_for(".show", org=org, dashboard_id=dashboard.id), 303)
 
 
@@ -118,10 +124,27 @@ def duplicate(org: str, dashboard_id: uuid.UUID, access: Access):
     return redirect(url_for(".show", org=org, dashboard_id=copy.id), 303)
 
 
-def _render_show(access: Access, dashboard: Dashboard, **extra: Any) -> str:
+def _saved_range(form: DashboardCreate) -> ranges.DateRange:
+    """The settings form's range: its choice says which of its fields count (days
+    left in From/To while a preset or "None" is chosen are not a custom range)."""
+    choice = request.form.get("range", "")
+    if form.range_preset:
+        return ranges.DateRange(form.range_preset)
+    if choice in ("", "none"):
+        return ranges.DateRange()
+    return ranges.DateRange(None, form.range_from, form.range_to)
+
+
+def _render_show(
+    access: Access,
+    dashboard: Dashboard,
+    view_range: ranges.DateRange | None = None,
+    range_error: dict[str, str] | None = None,
+    **extra: Any,
+) -> str:
     """The grid; its cards' bodies come in the next request (:func:`bodies`). The filter
     layers are compiled here only to say whether they are broken."""
-    query = DashboardQuery.of(access, dashboard, _view_filter())
+    query = DashboardQuery.of(access, dashboard, _view_filter(), view_range)
     return render_template(
         "dashboards/show.html",
         dashboard=dashboard,
@@ -129,6 +152,11 @@ def _render_show(access: Access, dashboard: Dashboard, **extra: Any) -> str:
         can_duplicate=can_object(access, dashboard, "dashboard.create"),
         view_filter=query.view_filter,
         filter_error=query.filter_error,
+        view_range=view_range,
+        range_error=range_error,
+        range_args=view_range.query() if view_range is not None else {},
+        saved_range=ranges.DateRange.of(dashboard),
+        range_options=list(ranges.PRESET_WORDS.items()),
         pdf_available=pdf_charts.pdf_available(),
         nav_active="dashboards",
         **extra,
@@ -138,8 +166,14 @@ def _render_show(access: Access, dashboard: Dashboard, **extra: Any) -> str:
 @bp.get("/<uuid:dashboard_id>")
 @page(action="dashboard.read")
 def show(org: str, dashboard_id: uuid.UUID, access: Access):
-    """The grid; each card fetches its own body. ``?filter=`` narrows this view only."""
-    return _render_show(access, service.load_dashboard(access, dashboard_id))
+    """The grid; each card fetches its own body. ``?filter=`` narrows this view only,
+    ``?range=`` (``from``, ``to``) sets its date range."""
+    dashboard = service.load_dashboard(access, dashboard_id)
+    try:
+        return _render_show(access, dashboard, _view_range())
+    except ServiceError as exc:
+        # A view range that cannot be: said on the range control, the saved range shown.
+        return _render_show(access, dashboard, range_error=field_errors(exc)), 400
 
 
 @bp.get("/<uuid:dashboard_id>/widgets/<uuid:widget_id>")
@@ -148,7 +182,7 @@ def widget(org: str, dashboard_id: uuid.UUID, widget_id: uuid.UUID, access: Acce
     """One widget's body, computed live (the HTMX partial each card loads)."""
     dashboard = service.load_dashboard(access, dashboard_id)
     item = service.get_widget(dashboard, widget_id)
-    query = DashboardQuery.of(access, dashboard, _view_filter())
+    query = DashboardQuery.of(access, dashboard, _view_filter(), _view_range())
     (view,) = query.views([WidgetSpec.of(item)], linked=True)
     return render_template("dashboards/_widget_body.html", view=view, mode="page")
 
@@ -159,7 +193,7 @@ def bodies(org: str, dashboard_id: uuid.UUID, access: Access):
     """Every widget body in one response (out-of-band swaps into their cards): the
     page computes the dashboard once, sharing statements across widgets."""
     dashboard = service.load_dashboard(access, dashboard_id)
-    query = DashboardQuery.of(access, dashboard, _view_filter())
+    query = DashboardQuery.of(access, dashboard, _view_filter(), _view_range())
     views = query.views(specs(dashboard), linked=True)
     return render_template("dashboards/_bodies.html", views=views, computed_at=utcnow())
 
@@ -184,7 +218,12 @@ def settings(org: str, dashboard_id: uuid.UUID, access: Access, form: DashboardC
     """Rename and refilter; the form sends both, so a name is required."""
     dashboard = service.load_dashboard(access, dashboard_id)
     service.update_dashboard(
-        dashboard, access.org, access.account.id, name=form.name, pql_filter=form.pql_filter
+        dashboard,
+        access.org,
+        access.account.id,
+        name=form.name,
+        pql_filter=form.pql_filter,
+        date_range=_saved_range(form),
     )
     return _back(org, dashboard, _view_filter())
 
@@ -285,88 +324,12 @@ def remove_widget(org: str, dashboard_id: uuid.UUID, widget_id: uuid.UUID, acces
 # -- the widget form ------------------------------------------------------------------
 
 
-def _widget_input() -> tuple[WidgetForm, dict[str, Any], dict[str, str]]:
-    """The widget form (or the preview's query string) through the JSON API's model:
-    the form, the settings it names, and the refused ones by field (read again without
-    them, so the form still shows the others).
-
-    A field the form sends blank is cleared (a blank title takes the default, a blank
-    filter means none), so only fields the form does not send keep their saved value.
-    """
-    sent, refused = request.values, {}
-    try:
-        form = parse_form(WidgetForm, sent)
-    except InputError as exc:
-        refused = field_errors(exc)
-        kept = [(k, v) for k, v in sent.items(multi=True) if k not in refused]
-        form = parse_form(WidgetForm, MultiDict(kept))
-    settings = {k: getattr(form, k) for k in service.WIDGET_FIELDS if k in sent}
-    return form, {k: v for k, v in settings.items() if k not in refused}, refused
-
-
-def _render_form(
-    access: Access,
-    dashboard: Dashboard,
-    widget: Widget | None,
-    sent: dict[str, Any],
-    errors: dict[str, str] | None = None,
-    status: int = 200,
-):
-    """The form with its preview: settings as they would be saved, or what is wrong."""
-    errors = dict(errors or {})
-    current = service.widget_settings(widget) if widget else {}
-    try:
-        values = widgets.widget_values(access.org, access.account.id, sent, current)
-    except ServiceError as exc:  # a span that is not finite (checked first), or the filter
-        errors.update(field_errors(exc))
-        refused = {"filter": None, **dict.fromkeys(field_errors(exc))}
-        values = widgets.widget_values(access.org, access.account.id, {**sent, **refused}, current)
-    preview = None
-    if not errors:
-        spec = WidgetSpec(
-            key="preview",
-            title=values["title"],
-            chart_type=values["chart_type"],
-            metric=values["metric"],
-            dimension=values["dimension"],
-            project_id=values["project_id"],
-            filter=values["filter"],
-            span=values["span"],
-        )
-        if "top_n" in WidgetSpec.__dataclass_fields__:
-            # The charts draw the top N once WidgetSpec carries it (issue #15).
-            spec = dataclasses.replace(spec, top_n=values["top_n"])
-        (preview,) = DashboardQuery.of(access, dashboard, None).views([spec])
-    # The form shows what was typed, refused or not ("kind = = bug" stays beside its
-    # error, test_pages.py); a blank title keeps its placeholder.
-    typed = request.values
-    shown = {**values, "title": typed.get("title", current.get("title", ""))}
-    shown["filter"] = typed.get("filter", current.get("filter")) or ""
-    saved_top_n = current.get("top_n")
-    shown["top_n"] = typed.get("top_n", "" if saved_top_n is None else str(saved_top_n))
-    context = {
-        "dashboard": dashboard,
-        "widget": widget,
-        "values": shown,
-        "default_title": service.default_title(values["metric"], values["dimension"]),
-        "errors": errors,
-        "error": next(iter(errors.values()), None),
-        "preview": preview,
-        "project_options": [(str(p.id), p.name) for p in projects.list_projects(access.org.id)],
-        "nav_active": "dashboards",
-    }
-    if htmx and request.method == "GET":
-        # The live preview: HTMX swaps only a 2xx answer, and a GET writes nothing.
-        return render_template("dashboards/_preview.html", **context)
-    return render_template("dashboards/widget_form.html", **context), status
-
-
 def _save_widget(access: Access, dashboard: Dashboard, item: Widget | None):
     """GET and "Preview" show the form; "Save" adds or changes the widget."""
-    form, sent, refused = _widget_input()
+    form, sent, refused = widget_form.widget_input()
     if request.method == "GET" or form.action == "preview" or refused:
         status = 400 if refused else 200
-        return _render_form(access, dashboard, item, sent, refused, status)
+        return widget_form.render_form(access, dashboard, item, sent, refused, status)
     try:
         if item is None:
             widgets.add_widget(dashboard, access.org, access.account.id, sent)
@@ -374,7 +337,7 @@ def _save_widget(access: Access, dashboard: Dashboard, item: Widget | None):
             widgets.update_widget(item, access.org, access.account.id, sent)
     except ServiceError as exc:
         # The 400 rolls the request back; the form shows what was typed and why not.
-        return _render_form(access, dashboard, item, sent, field_errors(exc), 400)
+        return widget_form.render_form(access, dashboard, item, sent, field_errors(exc), 400)
     return None
 
 

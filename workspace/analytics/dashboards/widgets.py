@@ -14,8 +14,9 @@ from typing import Any
 
 from sqlalchemy import update
 
-from workspace.analytics.dashboards import limits
+from workspace.analytics.dashboards import limits, ranges
 from workspace.analytics.dashboards.models import SPANS, Dashboard, Widget
+from workspace.analytics.dashboards.ranges import RANGE_NAMES
 from workspace.analytics.dashboards.schemas import WidgetIn
 from workspace.analytics.dashboards.service import (
     check_pql,
@@ -25,6 +26,8 @@ from workspace.analytics.dashboards.service import (
     project_in_org,
     widget_settings,
 )
+from workspace.analytics.scope import make_scope
+from workspace.analytics.vocabulary import TIME_DIMENSIONS
 from workspace.core.events import record_event
 from workspace.core.models import Org
 from workspace.errors import NotFoundError, ServiceError
@@ -44,14 +47,40 @@ def widget_values(
     1e400 and NaN for this refusal), a project of another org is org-wide, and the
     filter must compile."""
     given = validate(WidgetIn, dict(sent), "Some widget settings are invalid.")
-    values = {**given.model_dump(), **current, **given.model_dump(exclude_unset=True)}
+    changed = given.model_dump(exclude_unset=True)
+    if changed.keys() & set(ranges.FIELDS):
+        # The range is one setting: sending any part of it replaces all of it.
+        changed = {**dict.fromkeys(ranges.FIELDS), **changed}
+    values = {**given.model_dump(), **current, **changed}
     if not math.isfinite(values["span"]):
         allowed = " or ".join(str(s) for s in SPANS)
         raise ServiceError(f"The span must be a finite number: {allowed}.", field="span")
+    _time_settings(org, values, changed)
     values["project_id"] = project_in_org(org.id, values["project_id"])
     values["filter"] = check_pql(values["filter"], org, account_id, "filter")
-    values["title"] = values["title"] or default_title(values["metric"], values["dimension"])
+    values["title"] = values["title"] or default_title(
+        values["metric"], values["dimension"], values["interval"]
+    )
     return values
+
+
+def _time_settings(org: Org, values: dict[str, Any], changed: Mapping[str, Any]) -> None:
+    """A range and a split belong to a time dimension (docs/dashboards.md#time): on one
+    of the five, sending either is a 422 naming it, and those a time widget had are
+    dropped when its dimension changes. A time widget's own range must be one the
+    series can draw (days in bounds, in order, at most 366 buckets)."""
+    if values["dimension"] not in TIME_DIMENSIONS:
+        for name in ("split", *ranges.FIELDS):
+            if changed.get(name) is not None:
+                says = "A split" if name == "split" else "A date range"
+                raise ServiceError(
+                    f"{says} applies only to a time dimension (created, completed).",
+                    field=RANGE_NAMES.get(name, name),
+                )
+            values[name] = None
+        return
+    chosen = ranges.check(values["range_preset"], values["range_from"], values["range_to"])
+    ranges.check_buckets(make_scope(org).today, values["interval"], chosen)
 
 
 def lock_dashboard(dashboard: Dashboard) -> None:

@@ -1,0 +1,196 @@
+"""Date ranges of time-dimension widgets (docs/dashboards.md#time): a widget's own,
+the dashboard's saved one, and a view's override from the query string; which one a
+widget shows, and the checks a range must pass before it is saved.
+
+The days themselves are :mod:`workspace.analytics.time_series`'s (its public
+``date_range`` and ``buckets``), so a widget's range means what the custom chart's
+``range``/``from``/``to`` mean.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from typing import Annotated, Any
+
+from pydantic import BeforeValidator, WithJsonSchema
+
+from workspace.analytics import time_series
+from workspace.analytics.flow_time import check_days
+from workspace.analytics.vocabulary import RANGE_PRESETS
+from workspace.errors import ServiceError
+
+#: How a preset reads on a card and in the page's control.
+PRESET_WORDS = {
+    "last_7_days": "Last 7 days",
+    "last_30_days": "Last 30 days",
+    "last_90_days": "Last 90 days",
+    "this_quarter": "This quarter",
+    "last_quarter": "Last quarter",
+}
+FIELDS = ("range_preset", "range_from", "range_to")
+
+
+# -- how the API and the forms send a range (schemas.py's fields) ----------------------
+
+
+def _day(value: Any) -> date | None:
+    """A day as ISO text (``2026-11-27``), or blank/null for none. Read here rather than
+    by pydantic: a strict JSON body takes no text for a ``date`` once a validator runs
+    first, and a form's blank date field is no day."""
+    if value is None or isinstance(value, date):
+        return value
+    if isinstance(value, str):
+        if not value.strip():
+            return None
+        try:
+            return date.fromisoformat(value.strip())
+        except ValueError:
+            pass
+    raise ValueError("Send a day as YYYY-MM-DD, or null for none.")
+
+
+def _preset(value: Any) -> str | None:
+    """A preset name; blank, null, "custom" (the days ``from``/``to`` say it) and
+    "none" are no preset. Any other name is refused: a range that silently became
+    another would show different numbers than asked (docs/dashboards.md#time)."""
+    value = value.strip().lower() if isinstance(value, str) else value
+    if value in (None, "", "custom", "none"):
+        return None
+    if value in RANGE_PRESETS:
+        return value
+    raise ValueError(f"Choose a range of {', '.join(RANGE_PRESETS)}, or custom days in from/to.")
+
+
+Day = Annotated[
+    date | None,
+    BeforeValidator(_day),
+    WithJsonSchema({"anyOf": [{"type": "string", "format": "date"}, {"type": "null"}]}),
+]
+Preset = Annotated[
+    str | None,
+    BeforeValidator(_preset),
+    WithJsonSchema(
+        {
+            "description": "A preset range; null (or custom, with from/to) for none.",
+            "anyOf": [{"enum": [*RANGE_PRESETS, "custom", "none"]}, {"type": "null"}],
+        }
+    ),
+]
+
+
+def _view_preset(value: Any) -> str | None:
+    """A view's range: a preset, "custom", "none"; blank is none given (the page's
+    control sends its fields blank). Any other name is refused (400 on ``range``)."""
+    value = value.strip().lower() if isinstance(value, str) else value
+    if value in (None, ""):
+        return None
+    if value in (*RANGE_PRESETS, "custom", "none"):
+        return value
+    raise ValueError(f"Choose a range of {', '.join(RANGE_PRESETS)}, custom or none.")
+
+
+#: A view's day in the query string: the page's control sends a blank one.
+ViewDay = Annotated[
+    date | None,
+    BeforeValidator(_day),
+    WithJsonSchema(
+        {"anyOf": [{"type": "string", "pattern": r"^(\d{4}-\d{2}-\d{2})?$"}, {"type": "null"}]}
+    ),
+]
+ViewPreset = Annotated[
+    str | None,
+    BeforeValidator(_view_preset),
+    WithJsonSchema({"anyOf": [{"enum": [*RANGE_PRESETS, "custom", "none"]}, {"type": "null"}]}),
+]
+#: The three fields of a date range as the API and forms name them.
+RANGE_NAMES = {"range_preset": "range", "range_from": "from", "range_to": "to"}
+
+
+@dataclass(frozen=True)
+class DateRange:
+    """A preset, or custom first/last days (either may be open), or nothing."""
+
+    preset: str | None = None
+    first: date | None = None
+    last: date | None = None
+
+    @classmethod
+    def of(cls, holder: Any) -> DateRange:
+        """The range saved on a widget or a dashboard (or a spec carrying one)."""
+        return cls(holder.range_preset, holder.range_from, holder.range_to)
+
+    @property
+    def empty(self) -> bool:
+        return self.preset is None and self.first is None and self.last is None
+
+    def days(self, today: date, interval: str) -> tuple[date, date]:
+        """The first and last day the series covers (the interval's default when empty)."""
+        return time_series.date_range(today, interval, self.first, self.last, self.preset)
+
+    def query(self) -> dict[str, str]:
+        """As a view's query string (``range``, ``from``, ``to``); empty: ``range=none``."""
+        if self.preset:
+            return {"range": self.preset}
+        if self.empty:
+            return {"range": "none"}
+        out = {"range": "custom"}
+        if self.first:
+            out["from"] = self.first.isoformat()
+        if self.last:
+            out["to"] = self.last.isoformat()
+        return out
+
+
+def check(preset: str | None, first: date | None, last: date | None) -> DateRange:
+    """The range to save, or a refusal naming the field (a 422 on the API): a preset
+    and days together, a day outside what the series can count, ``from`` after ``to``."""
+    if preset and (first or last):
+        raise ServiceError(
+            "Choose a preset range or custom days (from/to), not both.", field="range"
+        )
+    check_days(**{"from": first, "to": last})
+    if first and last and first > last:
+        raise ServiceError("'from' must be on or before 'to'.", field="from")
+    return DateRange(preset, first, last)
+
+
+def check_buckets(today: date, interval: str, chosen: DateRange) -> None:
+    """Refuse a saved range with more buckets than a series may have (field ``interval``)."""
+    first, last = chosen.days(today, interval)
+    time_series.buckets(first, last, interval)
+
+
+def view_range(query: Any) -> DateRange | None:
+    """A view's override from its :class:`ViewQuery`: None when it names none (the
+    dashboard's range applies); ``range=none`` (or custom without days): no range."""
+    if query.range is None and query.from_ is None and query.to is None:
+        return None
+    if query.range in (None, "custom", "none"):
+        days = (None, None) if query.range == "none" else (query.from_, query.to)
+        return check(None, *days)
+    return check(query.range, None, None)
+
+
+def effective(
+    own: DateRange, dashboard: DateRange, view: DateRange | None
+) -> tuple[DateRange, str]:
+    """The range a widget shows and whose it is. A widget's own range wins (Grafana's
+    panel time override); else this view's override; else the dashboard's; else none,
+    the interval's default of the custom chart."""
+    if not own.empty:
+        return own, "widget"
+    if view is not None:
+        return view, "view" if not view.empty else "default"
+    if not dashboard.empty:
+        return dashboard, "dashboard"
+    return DateRange(), "default"
+
+
+def words(chosen: DateRange, first: date, last: date) -> str:
+    """ "Last 30 days" or "1 Sep to 27 Nov 2026": what a card says it shows."""
+    if chosen.preset:
+        return PRESET_WORDS[chosen.preset]
+    same_year = first.year == last.year
+    start = f"{first.day} {first:%b}" + ("" if same_year else f" {first.year}")
+    return f"{start} to {last.day} {last:%b} {last.year}"

@@ -102,6 +102,22 @@ def test_a_category_reading_is_prefilled_and_the_words_not_used_are_kept(client,
     assert "Not used from your request: &ldquo;narnia&rdquo;" in edited.get_data(as_text=True)
 
 
+def test_calendar_words_are_named_and_new_narrowings_run_as_pql(client, acme, work):
+    """ "this week" is no preset: named whole, so the member sets From and To; several
+    priorities and "in progress" are filters the custom chart runs (a filter it refused
+    would be named as not used)."""
+    html = ask_box(client, acme, "tasks completed this week")
+    assert "Not used: &ldquo;this week&rdquo;" in html and selected(html, "metric") == "done"
+    body = client.post(
+        acme.url("/analytics/ask"),
+        json={"text": "high and urgent bugs in progress by assignee"},
+        headers=acme.headers,
+    ).get_json()
+    assert body["unused"] == [] and body["understood"]["filter"] == (
+        "kind = bug AND statusCategory = started AND priority IN (urgent, high)"
+    )
+
+
 def test_the_default_chart_still_answers_what_is_not_understood(client, acme, work):
     html = ask_box(client, acme, "zzz qqq")
     assert "Work items by status" in html and "default chart" in html

@@ -23,11 +23,11 @@ _METRICS = (
     (
         "open",
         r"\b(not (yet )?(done|completed|finished|closed)|open|remaining|outstanding|unfinished"
-        r"|to ?do|pending|left|in progress|backlog|wip)\b",
+        r"|to ?do|pending|left|backlog)\b",
     ),
     (
         "done",
-        r"\b(done|completed?|finish(ed)?|closed|shipped|resolved|delivered|throughput"
+        r"\b(done|completed?|finish(ed)?|closed|ship(ped)?|resolved|delivered|throughput"
         r"|velocity)\b",
     ),
     ("count", r"\b(how many|count|number of|all|total|every)\b"),
@@ -55,6 +55,8 @@ _PRIORITIES = (
     ("medium", r"\b(medium[- ]priority|priority medium|medium)\b"),
 )
 _FILTERS = (
+    # Work under way is the started category, not everything open (backlog, to do).
+    ("statusCategory = started", r"\b(in[- ]progress|wip|being worked on|ongoing)\b"),
     ("isOverdue()", r"\b(overdue|late|past due|past their due dates?|behind schedule)\b"),
     (
         "hasNoAssignee()",
@@ -70,15 +72,31 @@ _INTERVALS = (
     ("quarter", r"\b((per|by|each|a|every) quarter|quarterly)\b"),
 )
 _LAST = r"\b((in |over |during )?the )?(last|past) "
+# "the last week" and "the past month" are the 7 and 30 days up to today; a bare
+# "last week" or "last month" is the calendar week or month before this one, which
+# no preset is (named as not used, see _UNUSABLE).
+_THE_LAST = r"\b((in |over |during )?the (last|past)|past) "
 _RANGES = (
-    ("last_7_days", _LAST + r"((7|seven) days|week)\b"),
-    ("last_30_days", _LAST + r"((30|thirty) days|month)\b"),
+    ("last_7_days", rf"({_LAST}(7|seven) days|{_THE_LAST}week)\b"),
+    ("last_30_days", rf"({_LAST}(30|thirty) days|{_THE_LAST}month)\b"),
     (
         "last_90_days",
         _LAST + r"((90|ninety) days|(3|three) months)\b",
     ),
     ("this_quarter", r"\b((in |during )?this|current) quarter\b"),
     ("last_quarter", r"\b((in |during )?(the )?)?(last|previous|past) quarter\b"),
+)
+_DAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+#: Times the reading has no words for (no preset is a calendar week, month or year, or
+#: starts on a given day): each is named whole among the words not used, so the
+#: member sees "this week" was not used and can set From and To instead.
+_UNUSABLE = (
+    r"\b(this|current|last|previous|next) (week|month|year)\b",
+    rf"\bsince (last |the )?({_DAYS}|yesterday|the start of (the )?\w+|[\d-]+|\w+ \d+)\b",
+    r"\b(year to date|ytd|month to date|today|yesterday|tomorrow)\b",
+    rf"\b(on |last )?({_DAYS})\b",
+    # A comparison is two charts: the first is read, the other named.
+    r"\b(vs\.?|versus|compared (to|with)) [\w-]+",
 )
 _TREND = r"\b(over time|trend|trends|timeline|history|time series|burn ?up)\b"
 _CREATED = r"\b(created|new|opened|added|filed|reported|came in|incoming|arrived)\b"
@@ -90,7 +108,8 @@ _FILLER = frozenset(
     list plot chart graph draw display see get what which are is was were be been how
     many much do did does have has there please our we i you your tasks task work items
     item things tickets ticket breakdown broken down split grouped group so far were
-    that those these its it as vs versus number total all count up across within most least top"""
+    that those these its it as vs versus number total all count up across within most least top
+    's"""
     )
 )
 
@@ -147,6 +166,11 @@ def interpret(
     filters += found
     text, interval = _first(_INTERVALS, text)
     text, preset = _first(_RANGES, text)
+    named: list[tuple[int, str]] = []
+    for pattern in _UNUSABLE:
+        while found := re.search(pattern, text):
+            named.append((found.start(), found.group(0).strip()))
+            text, _ = _take(text, pattern)
     text, trend = _take(text, _TREND)
     for clause, pattern in _FILTERS:
         text, hit = _take(text, pattern)
@@ -157,6 +181,16 @@ def interpret(
     text, metric = _first(_METRICS, text)
     # "high priority" before "priority": a narrowing, not the dimension.
     text, priority = _first(_PRIORITIES, text)
+    more = [
+        value for value, pattern in _PRIORITIES if value != priority and re.search(pattern, text)
+    ]
+    if priority and more:
+        # "high and urgent": a reading narrows to one priority, PQL to several.
+        for pattern in (p for v, p in _PRIORITIES if v in more):
+            text, _ = _take(text, pattern)
+        several = [v for v, _ in _PRIORITIES if v == priority or v in more]
+        filters.append(f"priority IN ({', '.join(several)})")
+        priority = None
     text, dimension = _first(_DIMENSIONS, text)
     text, kind = _first(_KINDS, text)
     understood = (metric, dimension, interval, preset, trend, kind, priority, created)
@@ -177,7 +211,9 @@ def interpret(
         kind = None
     if dimension == "priority":
         priority = None
-    unused = tuple(w for w in text.split() if w not in _FILLER and not w.isdigit())
+    left = [(m.start(), m.group(0)) for m in re.finditer(r"\S+", text)]
+    left = [(at, w) for at, w in left if w not in _FILLER and not w.isdigit()]
+    unused = tuple(w for _, w in sorted(named + left))
     fields = {
         "metric": metric,
         "dimension": dimension,

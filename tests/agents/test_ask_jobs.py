@@ -90,6 +90,9 @@ def test_the_ask_box_shows_the_pending_state_then_the_chart(
     # The chart where the answer appears today, drawn and ready to save.
     assert "Open bugs by assignee" in html and "data-plotly" in html and "<html" not in html
     assert "Save as widget" in html and dashboard.get_json()["id"] in html
+    # The model's reading in the controls, to correct without asking the model again.
+    assert 'id="f-ask-dimension"' in html and '<option value="assignee" selected>' in html
+    assert 'id="f-ask-filter" name="filter" value="kind = bug"' in html
     (run,) = _runs(app, acme.org_id)
     assert run.outcome == "ok" and run.credits_charged == 3 and run.account_id == acme.owner_id
     # Asked on a dashboard's page: that dashboard is offered first.

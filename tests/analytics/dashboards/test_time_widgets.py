@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import UTC, datetime, timedelta
+import uuid
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
 from sqlalchemy import select, update
@@ -184,7 +185,8 @@ def test_dashboard_range_applied_overridden_and_composed(client, dated: World):
     "params,status,field",
     [
         ({"range": "fortnight"}, 400, "range"),
-        ({"from": "2026-02-30"}, 400, "from"),
+        ({"from": "2026-13-01"}, 400, "from"),
+        ({"from": "2026-02-30"}, 422, "from"),  # spelt as a day, but none on the calendar
         ({"from": "2026-03-02", "to": "2026-03-01"}, 422, "from"),
     ],
 )
@@ -343,3 +345,28 @@ def test_exports_show_the_time_widgets(client, dated: World):
     assert figure["layout"]["xaxis"]["type"] == "date"
     assert sum(figure["data"][0]["y"]) == 2  # the view's last 7 days: 1 and 3 days ago
     assert "Last 7 days, per week (this view)" in html
+
+
+def test_the_pdf_job_keeps_the_views_range(app, client, world: World):
+    from workspace.analytics.dashboards import ranges
+    from workspace.jobs.models import Job
+
+    dash = new_dashboard(client, world.acme, range="last_90_days")
+    add_widget(client, world.acme, dash["id"], dimension="created")
+    started = client.post(
+        world.url(f"/dashboards/{dash['id']}/exports"),
+        query_string={"range": "custom", "from": "2026-01-01", "to": "2026-01-31"},
+        headers=world.acme.headers,
+    )
+    assert started.status_code == 202, started.get_data(as_text=True)
+    with app.app_context():
+        job = db.session.get(Job, uuid.UUID(started.get_json()["id"]))
+        assert ranges.from_query(job.args["range"]) == ranges.DateRange(
+            None, date(2026, 1, 1), date(2026, 1, 31)
+        )
+    refused = client.post(
+        world.url(f"/dashboards/{dash['id']}/exports"),
+        query_string={"from": "2026-02-30"},
+        headers=world.acme.headers,
+    )
+    assert_problem(refused, 422, "from")

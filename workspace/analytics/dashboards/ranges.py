@@ -9,6 +9,7 @@ The days themselves are :mod:`workspace.analytics.time_series`'s (its public
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import date
 from typing import Annotated, Any
@@ -90,13 +91,27 @@ def _view_preset(value: Any) -> str | None:
     raise ValueError(f"Choose a range of {', '.join(RANGE_PRESETS)}, custom or none.")
 
 
-#: A view's day in the query string: the page's control sends a blank one.
+_SPELT_DAY = r"^(\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01]))?$"
+
+
+def _view_day(value: Any) -> date | str | None:
+    """A view's day: blank is none (the page's control sends its fields blank); a day
+    spelt as the document says but not on the calendar (2026-02-30, 0000-01-01) stays
+    text for :func:`view_range` to refuse (422, a refusal on meaning, as the custom
+    chart's days); anything else is the model's 400."""
+    try:
+        return _day(value)
+    except ValueError:
+        if isinstance(value, str) and re.fullmatch(_SPELT_DAY, value.strip()):
+            return value.strip()
+        raise
+
+
+#: A view's day in the query string.
 ViewDay = Annotated[
-    date | None,
-    BeforeValidator(_day),
-    WithJsonSchema(
-        {"anyOf": [{"type": "string", "pattern": r"^(\d{4}-\d{2}-\d{2})?$"}, {"type": "null"}]}
-    ),
+    date | str | None,
+    BeforeValidator(_view_day),
+    WithJsonSchema({"anyOf": [{"type": "string", "pattern": _SPELT_DAY}, {"type": "null"}]}),
 ]
 ViewPreset = Annotated[
     str | None,
@@ -166,10 +181,21 @@ def view_range(query: Any) -> DateRange | None:
     dashboard's range applies); ``range=none`` (or custom without days): no range."""
     if query.range is None and query.from_ is None and query.to is None:
         return None
+    for name, day in (("from", query.from_), ("to", query.to)):
+        if isinstance(day, str):
+            raise ServiceError(f"'{name}' is no day on the calendar: {day}.", field=name)
     if query.range in (None, "custom", "none"):
         days = (None, None) if query.range == "none" else (query.from_, query.to)
         return check(None, *days)
     return check(query.range, None, None)
+
+
+def from_query(saved: dict[str, str]) -> DateRange:
+    """:meth:`DateRange.query` read back (a PDF job keeps its view's range so)."""
+    if saved.get("range") not in (None, "custom", "none"):
+        return DateRange(saved["range"])
+    days = [date.fromisoformat(saved[k]) if saved.get(k) else None for k in ("from", "to")]
+    return DateRange(None, *days)
 
 
 def effective(

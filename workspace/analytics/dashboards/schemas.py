@@ -291,9 +291,13 @@ class ViewQuery(QueryModel):
 
 
 class ViewForm(QueryModel):
-    """A grid form's hidden ``view_filter``: the view an owner's action returns to."""
+    """A grid form's hidden ``view_filter``: the view an owner's action returns to;
+    the PDF button's form also sends the view's date range (``range``, ``from``, ``to``)."""
 
     view_filter: str | None = None
+    range: ViewPreset = None
+    from_: ViewDay = Field(None, alias="from")
+    to: ViewDay = None
 
 
 class MoveForm(QueryModel):

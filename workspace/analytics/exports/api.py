@@ -7,7 +7,7 @@ import uuid
 
 from flask import Response, json, url_for
 
-from workspace.analytics.dashboards import export, service
+from workspace.analytics.dashboards import export, ranges, service
 from workspace.analytics.dashboards.schemas import ViewQuery
 from workspace.analytics.exports import pdf_job
 from workspace.api import operation
@@ -38,7 +38,7 @@ def export_pdf(dashboard_id: uuid.UUID, access: Access, query: ViewQuery):
     EXPORT_MAX_IN_FLIGHT_PER_ORG (2) of one org run at once: past either, 429 with
     Retry-After. A dashboard over DASHBOARD_MAX_WIDGETS (30) widgets is a 409."""
     dashboard = service.load_dashboard(access, dashboard_id)
-    job = pdf_job.export_now(access, dashboard, query.filter)
+    job = pdf_job.export_now(access, dashboard, query.filter, ranges.view_range(query))
     if job.job_state is not JobState.DONE:
         raise pdf_job.failure(job)
     file = jobs.job_file(job)
@@ -63,7 +63,7 @@ def start_export(org_id: uuid.UUID, dashboard_id: uuid.UUID, access: Access, que
     """The job runs on a worker; ``GET`` its Location for its state and progress, then
     its ``file_url`` for the PDF (kept for an hour)."""
     dashboard = service.load_dashboard(access, dashboard_id)
-    job = pdf_job.start(access, dashboard, query.filter)
+    job = pdf_job.start(access, dashboard, query.filter, ranges.view_range(query))
     location = url_for("job_status_api.read_job", org_id=org_id, job_id=job.id)
     body = JobOut.of(job).model_dump(mode="json")
     return Response(json.dumps(body), status=202, mimetype="application/json",

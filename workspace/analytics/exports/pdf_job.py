@@ -14,7 +14,7 @@ import logging
 import uuid
 from datetime import timedelta
 
-from workspace.analytics.dashboards import export, limits, service
+from workspace.analytics.dashboards import export, limits, ranges, service
 from workspace.analytics.dashboards.models import Dashboard
 from workspace.analytics.dashboards.query import DashboardQuery, printed_views
 from workspace.core.models import Account
@@ -36,7 +36,12 @@ KEEP = timedelta(hours=1)
 WAIT_SECONDS = 120
 
 
-def start(access: Access, dashboard: Dashboard, view_filter: str | None) -> Job:
+def start(
+    access: Access,
+    dashboard: Dashboard,
+    view_filter: str | None,
+    view_range: ranges.DateRange | None = None,
+) -> Job:
     """Queue the PDF of ``dashboard`` as ``access`` sees it. A member has at most
     EXPORT_MAX_IN_FLIGHT_PER_MEMBER exports queued or running, an org
     EXPORT_MAX_IN_FLIGHT_PER_ORG: past either, 429 (docs/security.md#limits)."""
@@ -53,13 +58,23 @@ def start(access: Access, dashboard: Dashboard, view_filter: str | None) -> Job:
         KIND,
         org_id=access.org.id,
         account_id=access.account.id,
-        args={"dashboard_id": str(dashboard.id), "filter": view_filter},
+        args={
+            "dashboard_id": str(dashboard.id),
+            "filter": view_filter,
+            # The view's date range (docs/dashboards.md#time), as its query string.
+            **({"range": view_range.query()} if view_range is not None else {}),
+        },
     )
 
 
-def export_now(access: Access, dashboard: Dashboard, view_filter: str | None) -> Job:
+def export_now(
+    access: Access,
+    dashboard: Dashboard,
+    view_filter: str | None,
+    view_range: ranges.DateRange | None = None,
+) -> Job:
     """The PDF job run to its end, for a caller that waits."""
-    job = start(access, dashboard, view_filter)
+    job = start(access, dashboard, view_filter, view_range)
     commit_early("the export's job must be visible to the worker that renders it")
     return waiting.run_to_end(
         job.id,
@@ -86,7 +101,8 @@ def render(job: Job, progress: Progress) -> None:
     progress(0, total, f"Computing {total} widgets")
     # The slots also count exports that run outside this queue (another process's).
     with limits.export_slot(access.org.id, access.account.id):
-        views = printed_views(access, dashboard, view_filter)
+        view_range = ranges.from_query(job.args["range"]) if "range" in job.args else None
+        views = printed_views(access, dashboard, view_filter, view_range)
         pdf = export.render_pdf(dashboard, views, view_filter, progress)
     name = export.attachment_filename(dashboard.name, "pdf")
     jobs.save_file(job, name, "application/pdf", pdf, keep=KEEP)

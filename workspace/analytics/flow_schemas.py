@@ -37,7 +37,14 @@ class Percentile(OutputModel):
 class CycleTimeOut(OutputModel):
     start: date
     end: date
-    points: list[CyclePoint]
+    points: list[CyclePoint] = Field(
+        description="The started tasks completed in the range, in completion order; at most "
+        "500 (the slowest) when more were: see `point_count` and `truncated`."
+    )
+    point_count: int = Field(
+        description="Started tasks completed in the range: what the percentiles are over."
+    )
+    truncated: bool = Field(description="Whether `points` holds fewer than `point_count`.")
     percentiles: list[Percentile]
     completed_without_start: int
 

@@ -31,6 +31,7 @@ from sqlalchemy import (
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.functions import FunctionElement
 
+from workspace.analytics import cycle_rollup, flow_rollup
 from workspace.analytics.scope import Scope
 from workspace.core.models import Project, Task, TaskActivity
 from workspace.errors import ServiceError
@@ -41,6 +42,10 @@ from workspace.extensions import db
 CFD_CATEGORIES = ("completed", "cancelled", "started", "unstarted", "backlog")
 STARTED = "started"
 PERCENTILES = (50, 85, 95)
+#: Points a cycle-time answer carries at most (the slowest, in completion order): the
+#: percentiles and counts are over every completed task, the scatter stays readable and
+#: the response small at any pace (docs/analytics.md#flow-over-time).
+POINT_CAP = 500
 #: Days a range may span: the flow diagram draws a column per day.
 MAX_DAYS = 366
 DEFAULT_DAYS = 90
@@ -103,6 +108,91 @@ def cycle_time(
     """
     first_day, last_day = date_range(scope, start, end)
     lo, hi = scope.day_start(first_day), scope.day_start(last_day + timedelta(days=1))
+    if not where:
+        return _cycle_time_kept(scope, first_day, last_day, lo, hi)
+    points, without_start = [], 0
+    for row in db.session.execute(_cycle_scan(scope, where, lo, hi)):
+        created_in_started = row.out_of is not None and (row.into is None or row.out_of < row.into)
+        started = row.created_at if created_in_started else row.into
+        if started is None:
+            without_start += 1
+            continue
+        days = (row.completed_at - started).total_seconds() / 86400
+        points.append(_point(scope, row, started, row.completed_at, round(days, 2)))
+    ordered = sorted(p["days"] for p in points)
+    shown = points
+    if len(points) > POINT_CAP:
+        slow = sorted(range(len(points)), key=lambda i: -points[i]["days"])[:POINT_CAP]
+        shown = [points[i] for i in sorted(slow)]
+    return {
+        "start": first_day,
+        "end": last_day,
+        "points": shown,
+        "point_count": len(points),
+        "truncated": len(shown) < len(points),
+        "percentiles": [{"p": p, "days": round(percentile(ordered, p), 2)} for p in PERCENTILES],
+        "completed_without_start": without_start,
+    }
+
+
+def _point(scope: Scope, row: Any, started: datetime, completed: datetime, days: float) -> dict:
+    key = f"{row.identifier}-{row.sequence}"
+    return {
+        "task_id": row.id,
+        "key": key,
+        "title": row.title,
+        "started_at": started,
+        "completed_at": completed,
+        "days": days,
+        "href": f"/o/{scope.org.slug}/tasks/{key}",
+    }
+
+
+def _days(micros: int) -> float:
+    """Days, 2 decimals, exactly as ``timedelta.total_seconds() / 86400`` rounds them."""
+    return round(micros / 10**6 / 86400, 2)
+
+
+def _cycle_time_kept(
+    scope: Scope, first_day: date, last_day: date, lo: datetime, hi: datetime
+) -> dict[str, Any]:
+    """Cycle time from ``task_cycle_times`` (migration 0021): a count, the order
+    statistics the percentiles interpolate between, and at most :data:`POINT_CAP`
+    points (the slowest). Rounding is monotone, so the k-th rounded value is the k-th
+    value rounded: the percentiles equal those over every point."""
+    org_id, project_id = scope.org_id, scope.project_id
+    total, started = cycle_rollup.counts(org_id, project_id, lo, hi)
+    positions = {p: (started - 1) * p / 100 for p in PERCENTILES}
+    ranks = {r for x in positions.values() for r in (math.floor(x), math.ceil(x))}
+    at = cycle_rollup.ranked(org_id, project_id, lo, hi, ranks) if started else {}
+    percentiles = []
+    for p, x in positions.items():
+        if not started:
+            percentiles.append({"p": p, "days": 0.0})
+            continue
+        low, high = _days(at[math.floor(x)]), _days(at[math.ceil(x)])
+        value = low + (high - low) * (x - math.floor(x))
+        percentiles.append({"p": p, "days": round(value, 2)})
+    limit = POINT_CAP if started > POINT_CAP else None
+    rows = cycle_rollup.slowest(org_id, project_id, lo, hi, limit) if started else []
+    points = [_point(scope, r, r.started_at, r.completed_at, _days(r.cycle_us)) for r in rows]
+    return {
+        "start": first_day,
+        "end": last_day,
+        "points": points,
+        "point_count": started,
+        "truncated": len(points) < started,
+        "percentiles": percentiles,
+        "completed_without_start": total - started,
+    }
+
+
+def _cycle_scan(
+    scope: Scope, where: Sequence[ColumnElement[bool]], lo: datetime, hi: datetime
+) -> Any:
+    """Per completed task in [lo, hi) under the extra conditions: its first change into
+    and out of ``started`` up to its completion (a PQL filter cannot be answered from
+    the kept table, so this reads the history)."""
     into = func.min(
         case(
             (
@@ -151,33 +241,7 @@ def cycle_time(
         )
         .order_by(Task.completed_at, Project.identifier, Task.sequence)
     )
-    points, without_start = [], 0
-    for row in db.session.execute(query):
-        created_in_started = row.out_of is not None and (row.into is None or row.out_of < row.into)
-        started = row.created_at if created_in_started else row.into
-        if started is None:
-            without_start += 1
-            continue
-        days = (row.completed_at - started).total_seconds() / 86400
-        points.append(
-            {
-                "task_id": row.id,
-                "key": f"{row.identifier}-{row.sequence}",
-                "title": row.title,
-                "started_at": started,
-                "completed_at": row.completed_at,
-                "days": round(days, 2),
-                "href": f"/o/{scope.org.slug}/tasks/{row.identifier}-{row.sequence}",
-            }
-        )
-    ordered = sorted(p["days"] for p in points)
-    return {
-        "start": first_day,
-        "end": last_day,
-        "points": points,
-        "percentiles": [{"p": p, "days": round(percentile(ordered, p), 2)} for p in PERCENTILES],
-        "completed_without_start": without_start,
-    }
+    return query
 
 
 class quarter_hour(FunctionElement):
@@ -264,7 +328,22 @@ def cumulative_flow(
     added up here, never a task replayed)."""
     first_day, last_day = date_range(scope, start, end)
     days = (last_day - first_day).days + 1
-    lo, hi = scope.day_start(first_day), scope.day_start(last_day + timedelta(days=1))
+    ends = [scope.day_start(first_day + timedelta(days=i + 1)) for i in range(days)]
+    if not where and flow_rollup.whole_hours(ends):
+        # The maintained rollup (migration 0021) answers every zone whose midnights are
+        # UTC hour boundaries; a PQL filter or a quarter-hour zone reads the history.
+        at_ends = flow_rollup.levels(scope.org_id, scope.project_id, ends)
+        series = [
+            {"day": first_day + timedelta(days=i), **{c: at.get(c, 0) for c in CFD_CATEGORIES}}
+            for i, at in enumerate(at_ends)
+        ]
+        return {
+            "start": first_day,
+            "end": last_day,
+            "categories": list(CFD_CATEGORIES),
+            "days": series,
+        }
+    lo, hi = scope.day_start(first_day), ends[-1]
     events = _events(scope.org_id, _conditions(scope, where))
     before = (
         select(events.c.category, func.sum(events.c.delta))

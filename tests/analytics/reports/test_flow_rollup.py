@@ -1,0 +1,180 @@
+"""Flow over time's maintained rollups (migration 0021, docs/analytics.md#flow-over-time):
+the moves per hour and day and each completion's cycle time equal a scan of the history
+after every kind of write, ``flask analytics verify --repair`` restores them, and the
+answers read from them equal the answers read from the history (a PQL filter makes
+the endpoints read the history)."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from sqlalchemy import delete, select, text, update
+
+from tests.analytics.reports.test_flow_time import _build
+from tests.analytics.test_counted_rule import emitted, rule_departures
+from tests.factories import create_project, make_org, new_task, setup_project, state_in
+from workspace.analytics import consistency, cycle_rollup, flow_rollup, flow_time
+from workspace.core import workflow
+from workspace.core.models import Project, State, Task, TaskActivity
+from workspace.core.models.projects import StateCategory
+from workspace.extensions import db
+
+TABLES = (flow_rollup.task_flow_hours, flow_rollup.task_flow_days, cycle_rollup.task_cycle_times)
+
+
+@pytest.mark.parametrize("dialect", ["sqlite", "postgresql"])
+def test_the_triggers_state_the_counted_rule(dialect, monkeypatch):
+    recorder = emitted("0021_flow_days", dialect, monkeypatch)
+    bodies = [s for s in recorder.sql if "CREATE TRIGGER" in s or "CREATE FUNCTION" in s]
+    assert len(bodies) >= 12
+    for statement in recorder.sql:
+        stated, problems = rule_departures(statement, dialect)
+        assert problems == [], statement
+        if statement in bodies and (dialect == "sqlite" or "CREATE FUNCTION" in statement):
+            assert stated, statement
+
+
+def _rows(app) -> int:
+    with app.app_context():
+        return sum(db.session.scalar(select(text("count(*)")).select_from(t)) or 0 for t in TABLES)
+
+
+def _differences(app) -> list[str]:
+    """The rollups of this revision that differ from their scan, with both sides."""
+    found = []
+    with app.app_context():
+        for rollup in (*flow_rollup.ROLLUPS, *cycle_rollup.ROLLUPS):
+            if consistency._compare(rollup, None, consistency.Verification()):
+                scan = sorted(map(str, db.session.execute(rollup.scan(None))))
+                held = sorted(map(str, db.session.execute(select(rollup.table))))
+                found.append(f"{rollup.table.name}: scan {scan} held {held}")
+        db.session.rollback()
+    return found
+
+
+def test_rollups_equal_the_scan_after_every_kind_of_write(app, client):
+    org = make_org(app, "Acme", "owner@acme.test")
+    project, states = setup_project(client, org)
+    started = state_in(states, "started")
+    done, cancelled = state_in(states, "completed"), state_in(states, "cancelled")
+
+    def patch(task_id: str, **body) -> None:
+        resp = client.patch(org.url(f"/tasks/{task_id}"), json=body, headers=org.headers)
+        assert resp.status_code == 200, resp.get_json()
+
+    tasks = [new_task(client, org, project, title=f"T{i}")["id"] for i in range(6)]
+    born_started = new_task(client, org, project, title="B", state_id=started)["id"]
+    assert _differences(app) == [] and _rows(app) > 0
+    # State changes: started, done, reopened and done again, cancelled.
+    for task_id in tasks[:4]:
+        patch(task_id, state_id=started)
+        patch(task_id, state_id=done)
+    patch(tasks[0], state_id=started)
+    patch(tasks[0], state_id=done)
+    patch(tasks[4], state_id=cancelled)
+    patch(born_started, state_id=done)
+    assert _differences(app) == []
+    # Archived and restored; soft deleted; deleted for good (as a purge would).
+    patch(tasks[1], archived=True)
+    assert _differences(app) == []
+    patch(tasks[1], archived=False)
+    assert client.delete(org.url(f"/tasks/{tasks[2]}"), headers=org.headers).status_code == 204
+    with app.app_context():
+        db.session.execute(delete(Task).where(Task.id == uuid.UUID(tasks[3])))
+        db.session.commit()
+    assert _differences(app) == []
+    # A project state moved to another category: every task in it moves, with history.
+    with app.app_context():
+        untouched = db.session.get(Task, uuid.UUID(tasks[5]))
+        state = db.session.get(State, untouched.state_id)
+        category = StateCategory.STARTED
+        if state.category == category:
+            category = StateCategory.BACKLOG
+        proj = db.session.get(Project, uuid.UUID(project["id"]))
+        moved = workflow.update_state(proj, state, None, category=category)
+        db.session.commit()
+    assert moved >= 1 and _differences(app) == []
+    # Writes no service makes: a raw category change with no history, a history row
+    # backdated, one purged, a task moved to another project, a creation rewritten.
+    other = create_project(client, org, "Ops", "OPS")
+    fresh = new_task(client, org, project, title="F")["id"]
+    year_ago = datetime.now(UTC) - timedelta(days=365)
+    with app.app_context():
+        db.session.execute(
+            update(Task).where(Task.id == uuid.UUID(fresh)).values(state_category="started")
+        )
+        first = db.session.scalars(
+            select(TaskActivity.id).where(
+                TaskActivity.task_id == uuid.UUID(tasks[0]), TaskActivity.field == "state"
+            )
+        ).all()
+        db.session.execute(
+            update(TaskActivity).where(TaskActivity.id == first[0]).values(created_at=year_ago)
+        )
+        db.session.execute(delete(TaskActivity).where(TaskActivity.id == first[1]))
+        db.session.execute(
+            update(Task)
+            .where(Task.id == uuid.UUID(tasks[1]))
+            .values(project_id=uuid.UUID(other["id"]), created_at=year_ago)
+        )
+        db.session.commit()
+    assert _differences(app) == []
+
+
+def test_verify_repairs_the_flow_rollups(app, client):
+    org = make_org(app, "Acme", "owner@acme.test")
+    _build(app, client, org)
+    assert _differences(app) == []
+    with app.app_context():
+        db.session.execute(delete(flow_rollup.task_flow_hours))
+        db.session.execute(update(flow_rollup.task_flow_days).values(n=7))
+        db.session.execute(delete(cycle_rollup.task_cycle_times))
+        db.session.commit()
+        assert len(_differences(app)) == 3
+        broken = consistency.verify()
+        assert not broken.ok and broken.missing and broken.wrong
+        assert consistency.verify(repair=True).repaired
+        db.session.commit()
+    assert _differences(app) == []
+
+
+def _both(client, org, path: str, query: dict) -> tuple[dict, dict]:
+    """The answer from the rollups, and from the history (a filter that keeps every
+    task that counts makes the endpoint read the history)."""
+    kept = client.get(org.url(path), query_string=query, headers=org.headers)
+    scanned = client.get(
+        org.url(path), query_string={**query, "filter": "isCounted()"}, headers=org.headers
+    )
+    assert kept.status_code == scanned.status_code == 200, kept.get_json()
+    return kept.get_json(), scanned.get_json()
+
+
+@pytest.mark.parametrize("zone", ["UTC", "America/New_York", "Pacific/Kiritimati"])
+def test_rollup_answers_equal_the_history(app, client, zone):
+    org = make_org(app, "Acme", "owner@acme.test")
+    _build(app, client, org, zone=zone)
+    for first, last in (("2026-10-25", "2026-11-12"), ("2026-11-04", "2026-11-04")):
+        query = {"from": first, "to": last}
+        kept, scanned = _both(client, org, "/analytics/cumulative-flow", query)
+        assert kept == scanned
+        assert any(d["completed"] for d in kept["days"])
+        kept, scanned = _both(client, org, "/analytics/cycle-time", query)
+        assert kept == scanned
+
+
+def test_cycle_points_are_capped_to_the_slowest(app, client, monkeypatch):
+    """Past the cap the answer carries the slowest points, says how many there were,
+    and keeps the percentiles over all of them."""
+    org = make_org(app, "Acme", "owner@acme.test")
+    _build(app, client, org)
+    query = {"from": "2026-11-02", "to": "2026-11-30"}
+    whole = client.get(org.url("/analytics/cycle-time"), query_string=query, headers=org.headers)
+    whole = whole.get_json()
+    assert whole["point_count"] == 3 and not whole["truncated"]
+    monkeypatch.setattr(flow_time, "POINT_CAP", 2)
+    for body in _both(client, org, "/analytics/cycle-time", query):
+        assert [p["title"] for p in body["points"]] == ["mon-thu", "restarted"]
+        assert body["point_count"] == 3 and body["truncated"]
+        assert body["percentiles"] == whole["percentiles"]

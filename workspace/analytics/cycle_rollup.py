@@ -1,0 +1,223 @@
+"""Cycle time's maintained table (migration 0021, docs/analytics.md#flow-over-time).
+
+``task_cycle_times`` holds one row per completed task that counts: its completion time,
+its first start (``None`` when it was never started) and the microseconds between them.
+Triggers recompute a task's row from its own history whenever it could change; this
+module states what a scan would put there (for ``flask analytics verify`` and the
+bench loader's rebuild) and reads a range of completions: a count, a few order
+statistics and the slowest points, never every task of the range.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    BigInteger,
+    Column,
+    ForeignKey,
+    Index,
+    Table,
+    Uuid,
+    and_,
+    case,
+    func,
+    or_,
+    select,
+    type_coerce,
+)
+from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.sql.functions import FunctionElement
+
+from workspace.analytics.scope import counted_predicate
+from workspace.core.models import Project, Task, TaskActivity
+from workspace.extensions import db
+from workspace.types import UTCDateTime
+
+STARTED, COMPLETED = "started", "completed"
+
+task_cycle_times = Table(
+    "task_cycle_times",
+    db.metadata,
+    Column("org_id", Uuid, ForeignKey("orgs.id", ondelete="CASCADE"), nullable=False),
+    Column("task_id", Uuid, ForeignKey("tasks.id", ondelete="CASCADE"), primary_key=True),
+    Column("project_id", Uuid, ForeignKey("projects.id", ondelete="CASCADE"), nullable=False),
+    Column("completed_at", UTCDateTime(), nullable=False),
+    Column("started_at", UTCDateTime(), nullable=True),
+    Column("cycle_us", BigInteger, nullable=True),
+    Index("ix_task_cycle_times_completed", "org_id", "completed_at", "project_id", "cycle_us"),
+)
+
+
+class epoch_us(FunctionElement):
+    """Microseconds since 1970 of a naive-UTC timestamp, exactly as the triggers
+    compute it."""
+
+    name = "epoch_us"
+    inherit_cache = True
+    type = BigInteger()
+
+
+@compiles(epoch_us)
+def _epoch_us(element: epoch_us, compiler: Any, **kw: Any) -> str:
+    at = compiler.process(element.clauses, **kw)
+    return f"CAST(round(extract(epoch FROM {at}) * 1000000) AS BIGINT)"
+
+
+@compiles(epoch_us, "sqlite")
+def _epoch_us_sqlite(element: epoch_us, compiler: Any, **kw: Any) -> str:
+    at = compiler.process(element.clauses, **kw)
+    return (
+        f"(CAST(strftime('%s', {at}) AS INTEGER) * 1000000 "
+        f"+ CAST(substr({at} || '.000000', 21, 6) AS INTEGER))"
+    )
+
+
+class _CycleRollup:
+    """What ``workspace.analytics.consistency`` compares and rebuilds: one row per
+    kept task, its values compared as they are (no count to sum)."""
+
+    table = task_cycle_times
+    keys = ("org_id", "task_id")
+    sums: tuple[str, ...] = ()
+    values = ("project_id", "completed_at", "started_at", "cycle_us")
+
+    def scan(self, org_id: uuid.UUID | None) -> Any:
+        # A grouped join of the history, as flow_time's own scan reads it.
+        tasks = Task.__table__
+        into = func.min(
+            case(
+                (
+                    and_(
+                        TaskActivity.new_category == STARTED,
+                        or_(
+                            TaskActivity.old_category.is_(None),
+                            TaskActivity.old_category != STARTED,
+                        ),
+                    ),
+                    TaskActivity.created_at,
+                )
+            )
+        )
+        out_of = func.min(case((TaskActivity.old_category == STARTED, TaskActivity.created_at)))
+        first = (
+            select(
+                tasks.c.org_id,
+                tasks.c.id.label("task_id"),
+                tasks.c.project_id,
+                tasks.c.completed_at,
+                case(
+                    (
+                        and_(out_of.is_not(None), or_(into.is_(None), out_of < into)),
+                        tasks.c.created_at,
+                    ),
+                    else_=into,
+                ).label("started_at"),
+            )
+            .select_from(tasks)
+            .outerjoin(
+                TaskActivity,
+                and_(
+                    TaskActivity.task_id == tasks.c.id,
+                    TaskActivity.field == "state",
+                    TaskActivity.created_at <= tasks.c.completed_at,
+                ),
+            )
+            .where(
+                counted_predicate(),
+                tasks.c.state_category == COMPLETED,
+                tasks.c.completed_at.is_not(None),
+            )
+            .group_by(
+                tasks.c.org_id,
+                tasks.c.id,
+                tasks.c.project_id,
+                tasks.c.completed_at,
+                tasks.c.created_at,
+            )
+        )
+        if org_id is not None:
+            first = first.where(tasks.c.org_id == org_id)
+        s = first.subquery("cycle_scan")
+        return select(
+            s.c.org_id,
+            s.c.task_id,
+            s.c.project_id,
+            s.c.completed_at,
+            type_coerce(s.c.started_at, UTCDateTime()).label("started_at"),
+            (epoch_us(s.c.completed_at) - epoch_us(s.c.started_at)).label("cycle_us"),
+        )
+
+
+ROLLUPS = (_CycleRollup(),)
+
+
+def _in_range(org_id: uuid.UUID, project_id: uuid.UUID | None, lo: datetime, hi: datetime):
+    t = task_cycle_times
+    where = [t.c.org_id == org_id, t.c.completed_at >= lo, t.c.completed_at < hi]
+    if project_id is not None:
+        where.append(t.c.project_id == project_id)
+    return where
+
+
+def counts(
+    org_id: uuid.UUID, project_id: uuid.UUID | None, lo: datetime, hi: datetime
+) -> tuple[int, int]:
+    """(completed tasks in [lo, hi), of which started)."""
+    t = task_cycle_times
+    row = db.session.execute(
+        select(func.count(), func.count(t.c.cycle_us)).where(*_in_range(org_id, project_id, lo, hi))
+    ).one()
+    return int(row[0]), int(row[1])
+
+
+def ranked(
+    org_id: uuid.UUID, project_id: uuid.UUID | None, lo: datetime, hi: datetime, ranks: set[int]
+) -> dict[int, int]:
+    """The cycle times (microseconds) at the given 0-based ranks of the ascending order."""
+    t = task_cycle_times
+    rank = (func.row_number().over(order_by=t.c.cycle_us) - 1).label("k")
+    inner = (
+        select(t.c.cycle_us, rank)
+        .where(*_in_range(org_id, project_id, lo, hi), t.c.cycle_us.is_not(None))
+        .subquery()
+    )
+    query = select(inner.c.k, inner.c.cycle_us).where(inner.c.k.in_(sorted(ranks)))
+    return {int(k): int(us) for k, us in db.session.execute(query)}
+
+
+def slowest(
+    org_id: uuid.UUID,
+    project_id: uuid.UUID | None,
+    lo: datetime,
+    hi: datetime,
+    limit: int | None,
+) -> list[Any]:
+    """The started tasks completed in [lo, hi) (the ``limit`` slowest when given), in
+    completion order, with what a point shows."""
+    t = task_cycle_times
+    picked = select(t.c.task_id).where(
+        *_in_range(org_id, project_id, lo, hi), t.c.cycle_us.is_not(None)
+    )
+    if limit is not None:
+        picked = picked.order_by(t.c.cycle_us.desc(), t.c.task_id).limit(limit)
+    picked_q = picked.subquery()
+    query = (
+        select(
+            Task.id,
+            Project.identifier,
+            Task.sequence,
+            Task.title,
+            t.c.started_at,
+            t.c.completed_at,
+            t.c.cycle_us,
+        )
+        .select_from(t)
+        .join(picked_q, picked_q.c.task_id == t.c.task_id)
+        .join(Task, Task.id == t.c.task_id)
+        .join(Project, Project.id == Task.project_id)
+        .order_by(t.c.completed_at, Project.identifier, Task.sequence)
+    )
+    return db.session.execute(query).all()

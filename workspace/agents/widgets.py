@@ -11,6 +11,7 @@ import uuid
 from workspace.analytics.dashboards import service as dashboards
 from workspace.analytics.dashboards import widgets
 from workspace.analytics.dashboards.models import Dashboard, Widget
+from workspace.analytics.vocabulary import TIME_DIMENSIONS
 from workspace.security.permissions import Access, can_object
 
 #: The action a saved answer needs on its dashboard.
@@ -42,20 +43,32 @@ def save_as_widget(
     kind: str | None = None,
     priority: str | None = None,
     project_id: uuid.UUID | None = None,
+    interval: str | None = None,
+    preset: str | None = None,
+    split: str | None = None,
+    pql: str | None = None,
 ) -> Widget:
     """Append the answer's chart to one of the caller's dashboards (flushed; the
-    request commits)."""
+    request commits). A reading over time (created or completed) keeps its
+    ``interval``, range ``preset`` and ``split`` as the widget's own, drawn as an area
+    as on the Custom tab (docs/dashboards.md#time); ``pql``, the reading's filter,
+    narrows the widget beside ``kind`` and ``priority``."""
     dashboard = dashboards.load_dashboard(access, dashboard_id, EDIT)
+    narrowing = [f for f in (answer_filter(kind, priority), pql) if f]
+    over_time = {"interval": interval, "range": preset, "split": split}
     return widgets.add_widget(
         dashboard,
         access.org,
         access.account.id,
         {
             "title": title,
-            "chart_type": "bar",
+            "chart_type": "area" if dimension in TIME_DIMENSIONS else "bar",
             "metric": metric,
             "dimension": dimension,
             "project_id": str(project_id) if project_id else None,
-            "filter": answer_filter(kind, priority),
+            "filter": " AND ".join(f"({f})" for f in narrowing)
+            if pql
+            else (narrowing or [None])[0],
+            **{k: v for k, v in over_time.items() if v is not None},
         },
     )

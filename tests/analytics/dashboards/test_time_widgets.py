@@ -370,3 +370,40 @@ def test_the_pdf_job_keeps_the_views_range(app, client, world: World):
         headers=world.acme.headers,
     )
     assert_problem(refused, 422, "from")
+
+
+def test_an_ask_reading_over_time_is_saved_as_a_widget(app, client, dated: World):
+    """agents/widgets.save_as_widget keeps a time reading's interval, range and split."""
+    from workspace.agents.widgets import save_as_widget
+    from workspace.core.models import Account
+    from workspace.security.permissions import org_access
+
+    world = dated
+    dash = new_dashboard(client, world.acme)
+    with app.app_context():
+        access = org_access(world.acme.org_id, db.session.get(Account, world.acme.owner_id))
+        save_as_widget(
+            access,
+            uuid.UUID(dash["id"]),
+            title="Bugs created per week",
+            metric="count",
+            dimension="created",
+            kind="bug",
+            interval="week",
+            preset="last_30_days",
+            split="priority",
+            pql="priority = high",
+        )
+        db.session.commit()
+    widget = client.get(world.url(f"/dashboards/{dash['id']}"), headers=world.acme.headers)
+    saved = widget.get_json()["widgets"][0]
+    assert (saved["chart_type"], saved["dimension"], saved["interval"]) == (
+        "area",
+        "created",
+        "week",
+    )
+    assert (saved["range"], saved["split"]) == ("last_30_days", "priority")
+    assert saved["filter"] == "(kind = bug) AND (priority = high)"
+    computed = _compute(client, world, dash["id"])["Bugs created per week"]
+    # High-priority bugs created in the last 30 days: Login fails and Old crash.
+    assert _total(computed) == 2 and computed["time"]["split"] == "priority"

@@ -1,27 +1,34 @@
 """Time series benchmark (docs/analytics.md#time): completed per week over a year,
 created per day over 90 days and completed per week by project, whole biggest org,
-through the API, against an independent SQL baseline.
+through the API, against an independent SQL baseline; in the org's zone (UTC in the
+bench data) and again in America/New_York, whose week and day edges cut UTC days;
+then the cost of the time series rollup's triggers on task writes.
 
-The baseline has another shape on purpose: one GROUP BY of the UTC hour in SQL, folded
-into the org's local buckets in Python (exact for zones a whole number of hours off
-UTC, which the bench data's orgs are; the product cuts at each local midnight). The
-answers are compared before timing; a mismatch is printed as a miss.
+The baseline has another shape on purpose: one GROUP BY of the UTC hour over the
+tasks in SQL, folded into the org's local buckets in Python with its own week start
+(exact for zones a whole number of hours off UTC, which both zones are; the product
+reads the maintained rollup task_time_counts). The answers are compared before
+timing; a mismatch is printed as a miss.
 
     .venv/bin/python bench/analytics_time.py --tasks 200000
-    .venv/bin/python bench/analytics_time.py --keep /tmp/bench --reuse   # bench/analytics.py's data
+    .venv/bin/python bench/analytics_time.py --keep /tmp/timebench --reuse   # kept data
 """
 
 from __future__ import annotations
 
+import statistics
+import time
 import uuid
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from api_bench import as_utc, open_api, run, utc_hour
 from best_sql import Context
 from common import load1, median_ms
-from sqlalchemy import text
+from sqlalchemy import inspect, text
 
 TARGET_MS = 50
 FIGURES = {
@@ -42,12 +49,28 @@ FIGURES = {
 }
 
 
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+ZONES = (None, "America/New_York")  # None: the org's own (UTC in the bench data)
+WRITE_GROWTH = 0.2  # task writes at most 20% slower with the rollup's triggers
+WRITE_RUNS = 41
+TIME_TRIGGERS = ("task_time_counts_on_insert", "task_time_counts_on_delete",
+                 "task_time_counts_on_update")  # fmt: skip
+
+
+def _first_day(day: date, interval: str, week_start: int) -> date:
+    """The first day of ``day``'s bucket, written here rather than taken from the app."""
+    if interval == "day":
+        return day
+    return day - timedelta(days=(day.weekday() - week_start) % 7)
+
+
 def _baseline(ctx: Context, conn, tz: ZoneInfo, figure: dict, first: date, last: date):
     """``{bucket start: count}`` by the hour-grouped statement, folded in Python."""
-    from workspace.analytics.time_series import bucket_start
-
     column = "t.created_at" if figure["dimension"] == "created" else "t.completed_at"
     extra = " AND t.state_category = 'completed'" if figure["dimension"] == "completed" else ""
+    week_start = WEEKDAYS.index(
+        conn.execute(text("SELECT week_start FROM orgs WHERE id = :org"), ctx.params()).scalar()
+    )
     lo = datetime.combine(first, datetime.min.time(), tz).astimezone(UTC)
     hi = datetime.combine(last + timedelta(days=1), datetime.min.time(), tz).astimezone(UTC)
     by = ", t.project_id" if figure.get("split") else ", NULL"
@@ -58,7 +81,8 @@ def _baseline(ctx: Context, conn, tz: ZoneInfo, figure: dict, first: date, last:
     params = ctx.params(lo=lo, hi=hi)
     counts: Counter[tuple[str, str]] = Counter()
     for h, project, n in conn.execute(text(sql), params):
-        day = bucket_start(as_utc(h).astimezone(tz).date(), figure["interval"]).isoformat()
+        local = as_utc(h).astimezone(tz).date()
+        day = _first_day(local, figure["interval"], week_start).isoformat()
         counts[day, str(uuid.UUID(str(project))) if project else ""] += n
     return counts
 
@@ -78,60 +102,223 @@ def _answer(body: dict) -> Counter[tuple[str, str]]:
     )
 
 
+@contextmanager
+def zone(bench, name: str | None) -> Iterator[ZoneInfo]:
+    """The org in zone ``name`` (None: as it is) for the block, then as it was."""
+    from workspace.core.models import Org
+    from workspace.extensions import db
+
+    if name is None:
+        yield bench.tz
+        return
+    with bench.app.app_context():
+        org = db.session.get(Org, bench.org_id)
+        before, org.timezone = org.timezone, name
+        db.session.commit()
+    try:
+        yield ZoneInfo(name)
+    finally:
+        with bench.app.app_context():
+            db.session.get(Org, bench.org_id).timezone = before
+            db.session.commit()
+
+
 def measure(url: str, instance: str, runs: int) -> list[str]:
     from workspace.extensions import db
 
     bench = open_api(url, instance, "time")
-    app, tz, ctx, version, rows = bench.app, bench.tz, bench.ctx, bench.version, bench.rows
+    app, ctx, version, rows = bench.app, bench.ctx, bench.version, bench.rows
     lines = [
         f"{version}; biggest org {rows:,} tasks; median of {runs} warm runs, ms",
-        "| figure | load | API | baseline SQL | API/baseline | points | notes |",
-        "|---|---|---|---|---|---|---|",
+        "| figure | zone | load | API | baseline SQL | API/baseline | points | notes |",
+        "|---|---|---|---|---|---|---|---|",
     ]
-    today = datetime.now(UTC).astimezone(tz).date()
-    for name, figure in FIGURES.items():
-        if "weeks" in figure:
-            monday = today - timedelta(days=today.weekday())
-            first = monday - timedelta(weeks=figure["weeks"] - 1)
-        else:
-            first = today - timedelta(days=figure["days"] - 1)
-        query = {
-            "metric": figure.get("metric", "count"),
-            "dimension": figure["dimension"],
-            "interval": figure["interval"],
-            "from": first.isoformat(),
-            "to": today.isoformat(),
-            **({"split": figure["split"]} if "split" in figure else {}),
-        }
-
-        def api(query=query):
-            return bench.get("custom", query)
-
-        load = load1()
-        body = api()
-        answer = {p["key"]: p["value"] for p in body["points"]}
-        problems = []
-        with app.app_context(), db.engine.connect() as conn:
-
-            def base(figure=figure, first=first, conn=conn):
-                result = _baseline(ctx, conn, tz, figure, first, today)
-                conn.rollback()
-                return result
-
-            expected = base()
-            if _answer(body) != expected:
-                problems.append("baseline differs")
-            base_ms = median_ms(base, runs)
-        api_ms = median_ms(api, runs)
-        if api_ms > TARGET_MS:
-            problems.append(f"API > {TARGET_MS} ms")
-        lines.append(
-            f"| {name} | {load:.1f} | {api_ms:.0f} | {base_ms:.0f} | {api_ms / base_ms:.2f}x "
-            f"| {len(answer)} ({sum(answer.values()):,} tasks) | {'; '.join(problems) or 'ok'} |"
-        )
-        print("  " + lines[-1], flush=True)
+    for zone_name in ZONES:
+        with zone(bench, zone_name) as tz:
+            for name, figure in FIGURES.items():
+                lines.append(_figure(bench, app, db, ctx, tz, name, figure, runs))
+                print("  " + lines[-1], flush=True)
+    lines.append(_writes(bench))
+    print("  " + lines[-1], flush=True)
     bench.close()
     return lines
+
+
+def _figure(bench, app, db, ctx, tz, name: str, figure: dict, runs: int) -> str:
+    today = datetime.now(UTC).astimezone(tz).date()
+    if "weeks" in figure:
+        with app.app_context(), db.engine.connect() as conn:
+            weekday = conn.execute(
+                text("SELECT week_start FROM orgs WHERE id = :org"), ctx.params()
+            ).scalar()
+        first = _first_day(today, "week", WEEKDAYS.index(weekday))
+        first -= timedelta(weeks=figure["weeks"] - 1)
+    else:
+        first = today - timedelta(days=figure["days"] - 1)
+    query = {
+        "metric": figure.get("metric", "count"),
+        "dimension": figure["dimension"],
+        "interval": figure["interval"],
+        "from": first.isoformat(),
+        "to": today.isoformat(),
+        **({"split": figure["split"]} if "split" in figure else {}),
+    }
+
+    def api():
+        return bench.get("custom", query)
+
+    load = load1()
+    body = api()
+    answer = {p["key"]: p["value"] for p in body["points"]}
+    problems = []
+    with app.app_context(), db.engine.connect() as conn:
+
+        def base():
+            result = _baseline(ctx, conn, tz, figure, first, today)
+            conn.rollback()
+            return result
+
+        if _answer(body) != base():
+            problems.append("baseline differs")
+        base_ms = median_ms(base, runs)
+    api_ms = median_ms(api, runs)
+    if api_ms > TARGET_MS:
+        problems.append(f"API > {TARGET_MS} ms")
+    return (
+        f"| {name} | {tz.key} | {load:.1f} | {api_ms:.0f} | {base_ms:.0f} | "
+        f"{api_ms / base_ms:.2f}x | {len(answer)} ({sum(answer.values()):,} tasks) | "
+        f"{'; '.join(problems) or 'ok'} |"
+    )
+
+
+def _writes(bench) -> str:
+    """Median ms of creating a task, starting it and completing it through the API:
+    with every trigger, without the time series rollup's three, and without any."""
+    from workspace.extensions import db
+
+    with bench.app.app_context():
+        load = load1()
+        states = _states(bench)
+        timed = _write_latency(bench, states)
+        with triggers_off(bench, TIME_TRIGGERS):
+            without = _write_latency(bench, states)
+        with triggers_off(bench, None) as found:
+            bare = _write_latency(bench, states)
+        db.session.commit()
+
+    def ms(values):
+        return " / ".join(f"{v:.1f}" for v in values)
+
+    def growth(values):
+        return [a / b - 1 for a, b in zip(timed, values, strict=True)]
+
+    mine, total = growth(without), growth(bare)
+    line = (
+        f"task writes through the API (load {load:.1f}, median of {WRITE_RUNS}, ms), "
+        f"create / start / complete: {ms(timed)}; without task_time_counts' 3 triggers "
+        f"{ms(without)} (growth {' / '.join(f'{g * 100:+.0f}%' for g in mine)}); without "
+        f"all {found} rollup triggers {ms(bare)} (growth "
+        f"{' / '.join(f'{g * 100:+.0f}%' for g in total)})"
+    )
+    if max(mine) > WRITE_GROWTH:
+        line += f"; the rollup's triggers over the {WRITE_GROWTH:.0%} target"
+    return line
+
+
+def _states(bench):
+    from sqlalchemy import select
+
+    from workspace.core.models import Project, State
+    from workspace.extensions import db
+
+    project = db.session.scalar(
+        select(Project.id).where(Project.org_id == bench.org_id).order_by(Project.name).limit(1)
+    )
+    found = [
+        db.session.scalar(
+            select(State.id).where(State.project_id == project, State.category == category)
+        )
+        for category in ("started", "completed")
+    ]
+    return project, *found
+
+
+def _write_latency(bench, states) -> list[float]:
+    project, started, completed = states
+    base = f"/api/v1/orgs/{bench.org_id}"
+    steps = ((None, 201), (started, 200), (completed, 200))
+    samples: list[list[float]] = [[] for _ in steps]
+    for i in range(WRITE_RUNS + 1):
+        task_id = None
+        for times, (state, status) in zip(samples, steps, strict=True):
+            began = time.perf_counter()
+            if state is None:
+                resp = bench.client.post(
+                    f"{base}/projects/{project}/tasks",
+                    json={"title": f"bench time write {i}", "priority": "high"},
+                    headers=bench.headers,
+                )
+            else:
+                resp = bench.client.patch(
+                    f"{base}/tasks/{task_id}", json={"state_id": str(state)}, headers=bench.headers
+                )
+            took = (time.perf_counter() - began) * 1000
+            assert resp.status_code == status, resp.get_data(as_text=True)
+            task_id = resp.get_json()["id"]
+            if i:  # the first warms the caches
+                times.append(took)
+    return [statistics.median(times) for times in samples]
+
+
+@contextmanager
+def triggers_off(bench, names: tuple[str, ...] | None) -> Iterator[int]:
+    """The named triggers on the tasks and the history (None: all of them) dropped for
+    the block, then put back and the org's rollups repaired (the writes in between
+    bypassed them). Yields how many are off."""
+    from workspace.analytics import consistency
+    from workspace.extensions import db
+
+    with db.engine.begin() as conn:
+        if conn.dialect.name == "postgresql":
+            rows = conn.execute(
+                text("SELECT t.tgname, c.relname, pg_get_triggerdef(t.oid) FROM pg_trigger t "
+                     "JOIN pg_class c ON c.oid = t.tgrelid WHERE NOT t.tgisinternal "
+                     "AND c.relname IN ('tasks', 'task_activity')")
+            ).all()  # fmt: skip
+            rows = [r for r in rows if names is None or r[0] in names]
+            for name, table, _ in rows:
+                conn.execute(text(f'DROP TRIGGER "{name}" ON {table}'))
+            restore = [sql for _, _, sql in rows]
+        else:
+            rows = conn.execute(
+                text("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' "
+                     "AND tbl_name IN ('tasks', 'task_activity')")
+            ).all()  # fmt: skip
+            rows = [r for r in rows if names is None or r[0] in names]
+            for name, _ in rows:
+                conn.execute(text(f'DROP TRIGGER "{name}"'))
+            restore = [sql for _, sql in rows]
+    try:
+        yield len(rows)
+    finally:
+        with db.engine.begin() as conn:
+            for sql in restore:
+                conn.execute(text(sql))
+        # Only the rollups this database has: data kept from before a later
+        # migration lacks that migration's tables.
+        tables = set(inspect(db.engine).get_table_names())
+        kept = consistency.ROLLUPS
+        consistency.ROLLUPS = tuple(r for r in kept if r.table.name in tables)
+        try:
+            check = consistency.verify(bench.org_id, repair=True)
+        finally:
+            consistency.ROLLUPS = kept
+        db.session.commit()
+        print(
+            f"  triggers back; the writes without them repaired: {check.missing} missing, "
+            f"{check.extra} extra, {check.wrong} wrong buckets",
+            flush=True,
+        )
 
 
 def main() -> None:

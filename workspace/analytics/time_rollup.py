@@ -26,6 +26,7 @@ from typing import Any
 from sqlalchemy import (
     Column,
     ColumnElement,
+    DateTime,
     ForeignKey,
     Integer,
     PrimaryKeyConstraint,
@@ -33,6 +34,7 @@ from sqlalchemy import (
     Table,
     Uuid,
     and_,
+    cast,
     func,
     literal,
     literal_column,
@@ -195,29 +197,38 @@ def counts(
 
     t = task_time_counts
     value = t.c.created if dimension == "created" else t.c.completed
-    group = [t.c.starts_at, *([t.c.project_id] if by_project else [])]
+    sqlite = db.engine.dialect.name == "sqlite"
+    # Rows come back raw (SQLite's text, PostgreSQL's naive timestamp; the project as
+    # text) and are looked up in the plan by that: parsing thousands of timestamps and
+    # ids cost more than the read.
+    starts = type_coerce(t.c.starts_at, String() if sqlite else DateTime())
+    project = cast(t.c.project_id, String()) if by_project else literal_column("NULL")
     base = [t.c.org_id == scope.org_id]
     if scope.project_id is not None:
         base.append(t.c.project_id == scope.project_id)
 
+    def raw(at: datetime) -> Any:
+        naive = at.astimezone(UTC).replace(tzinfo=None)
+        return naive.strftime("%Y-%m-%d %H:%M:%S.%f") if sqlite else naive
+
     def read(grain: str, *where: Any) -> Any:
-        query = select(*group, func.sum(value)).where(*base, t.c.grain == grain, *where)
-        return db.session.execute(query.group_by(*group))
+        group = [t.c.starts_at, *([t.c.project_id] if by_project else [])]
+        query = select(starts, project, func.sum(value)).where(*base, t.c.grain == grain, *where)
+        return db.session.execute(query.group_by(*group)).all()
 
     days = sorted(plan.days)
-    for start, *rest in read("day", t.c.starts_at >= days[0], t.c.starts_at <= days[-1]):
-        *project, total = rest
-        add(project[0] if by_project else None, plan.days.get(start, -1), int(total))
+    day_bucket = {raw(d): b for d, b in plan.days.items()}
+    for start, key, total in read("day", t.c.starts_at >= days[0], t.c.starts_at <= days[-1]):
+        add(key, day_bucket.get(start, -1), int(total))
     if plan.hours:
-        for start, *rest in read("hour", t.c.starts_at.in_(sorted(plan.hours))):
-            *project, total = rest
-            key = project[0] if by_project else None
-            into, taken_from = plan.hours[start]
+        hour_buckets = {raw(h): moves for h, moves in plan.hours.items()}
+        for start, key, total in read("hour", t.c.starts_at.in_(sorted(plan.hours))):
+            into, taken_from = hour_buckets[start]
             add(key, into, int(total))
             add(key, taken_from, -int(total))
     if plan.parts:
         _add_parts(plan, dimension, by_project, task_where, add)
-    return out
+    return {uuid.UUID(key) if key else None: values for key, values in out.items()}
 
 
 def _add_parts(
@@ -230,15 +241,17 @@ def _add_parts(
     """The parts of hours an edge cuts, from the tasks (each under an hour long)."""
     at = Task.created_at if dimension == "created" else Task.completed_at
     spans = sorted(plan.parts)
-    query = select(at, *([Task.project_id] if by_project else [])).where(
+    query = select(
+        at, cast(Task.project_id, String()) if by_project else literal_column("NULL")
+    ).where(
         *task_where(at),
         at >= spans[0][0],
         at < spans[-1][1],
         or_(*(and_(at >= lo, at < hi) for lo, hi, _, _ in spans)),
     )
     starts = [lo for lo, _, _, _ in spans]
-    for when, *project in db.session.execute(query):
+    for when, key in db.session.execute(query):
         lo, hi, into, taken_from = spans[bisect_right(starts, when) - 1]
         if lo <= when < hi:
-            add(project[0] if by_project else None, into, 1)
-            add(project[0] if by_project else None, taken_from, -1)
+            add(key, into, 1)
+            add(key, taken_from, -1)

@@ -253,3 +253,101 @@ def test_a_zone_off_by_seconds_cuts_at_its_own_midnight(app, client, acme):
         client, acme, dimension="created", interval="day", **{"from": "1971-06-01"}, to="1971-06-02"
     )
     assert values == {"1971-06-01": 2, "1971-06-02": 1}
+
+
+def _week_start(app, org, day: str) -> None:
+    with app.app_context():
+        db.session.execute(update(Org).where(Org.id == org.org_id).values(week_start=day))
+        db.session.commit()
+
+
+def test_sunday_weeks_across_new_year_and_dst_in_new_york(app, client, acme):
+    project, states = setup_project(client, acme)
+    _zone(app, acme, "America/New_York")
+    _week_start(app, acme, "sunday")
+    moments = [
+        utc(2026, 1, 4, 4, 59),  # Saturday 3 January 23:59 EST: the week of Sunday 28 December
+        utc(2026, 1, 4, 5, 0),  # Sunday 4 January 00:00 EST: the next week
+        utc(2026, 1, 1, 3, 0),  # 31 December 22:00 EST: the week of 28 December
+        utc(2026, 3, 8, 4, 59),  # Saturday 7 March 23:59 EST
+        utc(2026, 3, 8, 5, 0),  # Sunday 8 March 00:00 EST, the day clocks spring forward
+        utc(2026, 3, 15, 3, 59),  # Saturday 14 March 23:59 EDT: still that week
+        utc(2026, 3, 15, 4, 0),  # Sunday 15 March 00:00 EDT
+    ]
+    _tasks(app, client, acme, project, states, moments, done=True)
+    values, body = _series(
+        client,
+        acme,
+        dimension="completed",
+        interval="week",
+        metric="done",
+        **{"from": "2025-12-21"},
+        to="2026-01-10",
+    )
+    assert values == {"2025-12-21": 0, "2025-12-28": 2, "2026-01-04": 1}
+    spring, spring_body = _series(
+        client,
+        acme,
+        dimension="completed",
+        interval="week",
+        metric="done",
+        **{"from": "2026-03-01"},
+        to="2026-03-21",
+    )
+    assert spring == {"2026-03-01": 1, "2026-03-08": 2, "2026-03-15": 1}
+    login(client, acme.owner_email)
+    for point in body["points"] + spring_body["points"]:
+        assert _listed(client, point["href"]) == point["value"], point
+    # Without a range: 26 weeks, each starting on a Sunday.
+    default, _ = _series(client, acme, dimension="created", interval="week")
+    assert {datetime.fromisoformat(k).weekday() for k in default} == {6}
+
+
+def test_saturday_weeks_in_kolkata(app, client, acme):
+    project, states = setup_project(client, acme)
+    _zone(app, acme, "Asia/Kolkata")
+    _week_start(app, acme, "saturday")
+    moments = [
+        utc(2026, 1, 2, 18, 29),  # Friday 2 January 23:59 IST: the week of Saturday 27 December
+        utc(2026, 1, 2, 18, 30),  # Saturday 3 January 00:00 IST: the next week
+        utc(2025, 12, 31, 20, 0),  # 1 January 01:30 IST: the week of 27 December
+    ]
+    _tasks(app, client, acme, project, states, moments)
+    values, body = _series(
+        client,
+        acme,
+        dimension="created",
+        interval="week",
+        **{"from": "2025-12-27"},
+        to="2026-01-09",
+    )
+    assert values == {"2025-12-27": 2, "2026-01-03": 1}
+    login(client, acme.owner_email)
+    for point in body["points"]:
+        assert _listed(client, point["href"]) == point["value"], point
+
+
+def test_settings_page_sets_the_week_start(app, client, acme):
+    login(client, acme.owner_email)
+    page = client.get(f"/o/{acme.slug}/settings").get_data(as_text=True)
+    assert '<label for="f-week-start">Weeks start on</label>' in page
+    assert '<option value="monday" selected>Monday</option>' in page
+    form = {"name": "Acme", "timezone": "UTC", "week_start": "sunday"}
+    resp = client.post(f"/o/{acme.slug}/settings", data=form)
+    assert resp.status_code == 302
+    with app.app_context():
+        assert db.session.get(Org, acme.org_id).week_start == "sunday"
+    values, _ = _series(
+        client,
+        acme,
+        dimension="created",
+        interval="week",
+        **{"from": "2026-01-01"},
+        to="2026-01-10",
+    )
+    assert list(values) == ["2025-12-28", "2026-01-04"]
+    resp = client.post(f"/o/{acme.slug}/settings", data={**form, "week_start": "someday"})
+    assert resp.status_code == 400
+    assert 'id="f-week-start-error"' in resp.get_data(as_text=True)
+    with app.app_context():
+        assert db.session.get(Org, acme.org_id).week_start == "sunday"

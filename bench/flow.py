@@ -10,13 +10,23 @@ start from correlated subqueries, percentiles by ``percentile_cont`` on PostgreS
 (the product computes them in Python from the points it fetches). Answers are
 compared before timing; a mismatch is printed as a miss.
 
+Then the write cost of the rollups (migration 0021): creating a task, starting it and
+completing it through the API, with the flow and cycle-time triggers and without them
+(dropped, then put back and the org's rows of those rollups rebuilt), alternating
+with / without / with so a change in the machine's load shows.
+
     .venv/bin/python bench/flow.py --tasks 200000
     .venv/bin/python bench/flow.py --keep /tmp/bench --reuse   # bench/analytics.py's data
 """
 
 from __future__ import annotations
 
+import statistics
+import time
+import uuid
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
@@ -26,6 +36,10 @@ from common import load1, median_ms
 from sqlalchemy import text
 
 TARGET_MS = 50
+WRITE_GROWTH = 0.2  # task writes at most 20% slower with the flow rollups' triggers
+WRITE_RUNS = 15
+#: This revision's triggers: the flow moves' and the cycle times'.
+OWN_TRIGGERS = ("task_flow_on_", "task_cycle_on_")
 DAYS = 90
 CATEGORIES = ("backlog", "unstarted", "started", "completed", "cancelled")
 
@@ -139,8 +153,11 @@ def measure(url: str, instance: str, runs: int) -> list[str]:
 
     def cycle_answer():
         body = api("cycle-time")
+        assert len(body["points"]) <= 500 and body["truncated"] == (
+            len(body["points"]) < body["point_count"]
+        )
         return {
-            "points": len(body["points"]),
+            "points": body["point_count"],
             "without": body["completed_without_start"],
             "p": [p["days"] for p in body["percentiles"]],
         }
@@ -172,8 +189,111 @@ def measure(url: str, instance: str, runs: int) -> list[str]:
             f"| {shown} | {'; '.join(problems) or 'ok'} |"
         )
         print("  " + lines[-1], flush=True)
+    lines.append(write_overhead(bench))
+    print("  " + lines[-1], flush=True)
     bench.close()
     return lines
+
+
+def write_latency(bench, project_id: uuid.UUID, states: tuple, runs: int) -> list[float]:
+    """Median ms of creating a task, moving it to a started state and completing it."""
+    steps = ((None, 201), (states[0], 200), (states[1], 200))
+    samples: list[list[float]] = [[] for _ in steps]
+    base = f"/api/v1/orgs/{bench.org_id}"
+    for i in range(runs + 1):
+        task_id = None
+        for times, (state, status) in zip(samples, steps, strict=True):
+            began = time.perf_counter()
+            if state is None:
+                resp = bench.client.post(
+                    f"{base}/projects/{project_id}/tasks",
+                    json={"title": f"bench flow write {i}"},
+                    headers=bench.headers,
+                )
+            else:
+                resp = bench.client.patch(
+                    f"{base}/tasks/{task_id}", json={"state_id": str(state)}, headers=bench.headers
+                )
+            took = (time.perf_counter() - began) * 1000
+            assert resp.status_code == status, resp.get_data(as_text=True)
+            task_id = resp.get_json()["id"]
+            if i:  # the first warms the caches
+                times.append(took)
+    return [statistics.median(t) for t in samples]
+
+
+@contextmanager
+def own_triggers_off(org_id: uuid.UUID) -> Iterator[int]:
+    """This revision's triggers off (the other rollups' stay), then back and the org's
+    rows of its rollups rebuilt from a scan. Yields how many were off."""
+    from sqlalchemy import text as sql
+
+    from workspace.analytics import consistency, cycle_rollup, flow_rollup
+    from workspace.extensions import db
+
+    like = " OR ".join(f"name LIKE '{prefix}%'" for prefix in OWN_TRIGGERS)
+    with db.engine.begin() as conn:
+        if conn.dialect.name == "postgresql":
+            pg_like = like.replace("name", "tgname")
+            rows = conn.execute(
+                sql("SELECT tgname, tgrelid::regclass::text FROM pg_trigger "
+                    f"WHERE NOT tgisinternal AND ({pg_like})")
+            ).all()  # fmt: skip
+            for name, table in rows:
+                conn.execute(sql(f"ALTER TABLE {table} DISABLE TRIGGER {name}"))
+            restore = [f"ALTER TABLE {table} ENABLE TRIGGER {name}" for name, table in rows]
+        else:
+            rows = conn.execute(
+                sql(f"SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND ({like})")
+            ).all()
+            for name, _ in rows:
+                conn.execute(sql(f'DROP TRIGGER "{name}"'))
+            restore = [definition for _, definition in rows]
+    try:
+        yield len(rows)
+    finally:
+        with db.engine.begin() as conn:
+            for statement in restore:
+                conn.execute(sql(statement))
+        for rollup in (*flow_rollup.ROLLUPS, *cycle_rollup.ROLLUPS):
+            consistency._rebuild(rollup, org_id)
+        db.session.commit()
+
+
+def write_overhead(bench) -> str:
+    from sqlalchemy import select
+
+    from workspace.core.models import State
+    from workspace.extensions import db
+
+    with bench.app.app_context():
+        project_id = bench.ctx.first_project
+        states = tuple(
+            db.session.scalar(
+                select(State.id).where(State.project_id == project_id, State.category == c)
+            )
+            for c in ("started", "completed")
+        )
+        load = load1()
+        first = write_latency(bench, project_id, states, WRITE_RUNS)
+        with own_triggers_off(bench.org_id) as off:
+            bare = write_latency(bench, project_id, states, WRITE_RUNS)
+        again = write_latency(bench, project_id, states, WRITE_RUNS)
+    timed = [(a + b) / 2 for a, b in zip(first, again, strict=True)]
+    growth = [ms / base - 1 for ms, base in zip(timed, bare, strict=True)]
+
+    def ms(values: list[float]) -> str:
+        return " / ".join(f"{v:.1f}" for v in values)
+
+    line = (
+        f"task writes through the API (load {load:.1f}, median ms, create / start / complete): "
+        f"with the flow rollups {ms(timed)} (runs {ms(first)} then {ms(again)}), "
+        f"without their {off} triggers {ms(bare)} "
+        f"(growth {' / '.join(f'{g * 100:+.0f}%' for g in growth)})"
+    )
+    if max(growth) > WRITE_GROWTH:
+        line += f"; over the {WRITE_GROWTH:.0%} target"
+    return line
 
 
 def main() -> None:

@@ -123,6 +123,12 @@ def test_without_javascript_the_ask_leads_to_its_jobs_page(client, app, acme, fa
     html = client.get(job_page).get_data(as_text=True)
     assert "Open bugs by assignee" in html and "<td>Unassigned</td>" in html
     assert 'http-equiv="refresh"' not in html and "Ask for another chart" in html
+    # What was read, and a link to its controls on the Ask page (no model called there).
+    assert "Read as:</strong> Open tasks, by assignee, where kind = bug." in html
+    change = re.search(r'<a href="([^"]+)">Change what was read</a>', html).group(1)
+    page = client.get(change.replace("&amp;", "&")).get_data(as_text=True)
+    assert '<option value="assignee" selected>' in page and "<td>Unassigned</td>" in page
+    assert len(fake_model.requests) == 1
     # The Ask box's poll address, opened without JavaScript, leads to the same page.
     poll = client.get(f"/o/{acme.slug}/analytics/ask/jobs/{job_page.rsplit('/', 1)[1]}")
     assert poll.status_code == 302 and poll.headers["Location"].endswith(job_page)

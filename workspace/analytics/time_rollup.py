@@ -33,12 +33,10 @@ from sqlalchemy import (
     String,
     Table,
     Uuid,
-    and_,
     cast,
     func,
     literal,
     literal_column,
-    or_,
     select,
     type_coerce,
     union_all,
@@ -156,6 +154,11 @@ def _plan(bounds: list[datetime]) -> _Plan:
     plan = _Plan({}, {}, [])
     day = _day(bounds[0])
     while day < bounds[-1]:
+        after = bisect_right(bounds, day)
+        if after == len(bounds) or bounds[after] >= day + DAY:
+            plan.days[day] = after - 1  # no edge inside the day: one bucket holds it
+            day += DAY
+            continue
         hours = [bucket(day + k * HOUR) for k in range(24)]
         # The bucket holding most of the day takes its row; the other hours move.
         base = Counter(hours).most_common(1)[0][0]
@@ -212,9 +215,11 @@ def counts(
         return naive.strftime("%Y-%m-%d %H:%M:%S.%f") if sqlite else naive
 
     def read(grain: str, *where: Any) -> Any:
-        group = [t.c.starts_at, *([t.c.project_id] if by_project else [])]
-        query = select(starts, project, func.sum(value)).where(*base, t.c.grain == grain, *where)
-        return db.session.execute(query.group_by(*group)).all()
+        where = (*base, t.c.grain == grain, *where)
+        if by_project:  # one row per hour (day) and project already: nothing to add up
+            return db.session.execute(select(starts, project, value).where(*where)).all()
+        query = select(starts, project, func.sum(value)).where(*where).group_by(t.c.starts_at)
+        return db.session.execute(query).all()
 
     days = sorted(plan.days)
     day_bucket = {raw(d): b for d, b in plan.days.items()}
@@ -240,18 +245,16 @@ def _add_parts(
 ) -> None:
     """The parts of hours an edge cuts, from the tasks (each under an hour long)."""
     at = Task.created_at if dimension == "created" else Task.completed_at
-    spans = sorted(plan.parts)
-    query = select(
-        at, cast(Task.project_id, String()) if by_project else literal_column("NULL")
-    ).where(
-        *task_where(at),
-        at >= spans[0][0],
-        at < spans[-1][1],
-        or_(*(and_(at >= lo, at < hi) for lo, hi, _, _ in spans)),
-    )
-    starts = [lo for lo, _, _, _ in spans]
-    for when, key in db.session.execute(query):
-        lo, hi, into, taken_from = spans[bisect_right(starts, when) - 1]
-        if lo <= when < hi:
-            add(key, into, 1)
-            add(key, taken_from, -1)
+    key = cast(Task.project_id, String()) if by_project else literal_column("NULL")
+    # One range read of the tasks' index per part (a UNION ALL): an OR of the ranges
+    # made SQLite read every task between the first and the last (1.9 s for a year).
+    parts = [
+        select(literal(i).label("part"), key.label("key"), func.count().label("n"))
+        .where(*task_where(at), at >= lo, at < hi)
+        .group_by(*([key] if by_project else []))
+        for i, (lo, hi, _, _) in enumerate(plan.parts)
+    ]
+    for i, found, n in db.session.execute(union_all(*parts)):
+        _, _, into, taken_from = plan.parts[i]
+        add(found, into, int(n))
+        add(found, taken_from, -int(n))

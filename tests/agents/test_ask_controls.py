@@ -203,3 +203,23 @@ def test_a_bad_value_is_shown_on_its_field(client, acme, work, params, field, me
         assert typed(html, "filter") == params["filter"].replace('"', "&#34;")
     assert "data-plotly" not in html and "Fix the marked value" in html
     assert "&ldquo;narnia&rdquo;" in html
+
+
+def test_the_controls_keep_the_project_asked_from(client, acme, work):
+    mobile = work["mobile"]["id"]
+    resp = client.post(
+        f"/o/{acme.slug}/analytics/ask",
+        data={"text": "done by project", "project_id": mobile},
+        headers=HX,
+    )
+    html = resp.get_data(as_text=True)
+    assert f'<input type="hidden" name="project_id" value="{mobile}">' in html
+    html = redraw(client, acme, metric="done", dimension="kind", project_id=mobile)
+    assert rows(html.get_data(as_text=True)) == custom(
+        client, acme, metric="done", dimension="kind", project_id=mobile
+    )
+    # A project id that is not one, or names no project of this org: refused, never a 500.
+    bad = redraw(client, acme, project_id="not-an-id").get_data(as_text=True)
+    assert "valid UUID" in bad
+    gone = redraw(client, acme, project_id="00000000-0000-4000-8000-000000000000")
+    assert gone.status_code == 404

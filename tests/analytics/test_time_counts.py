@@ -4,14 +4,11 @@ scan of the tasks in zones whose edges cut UTC days and hours."""
 
 from __future__ import annotations
 
-import re
 import uuid
 from datetime import UTC, datetime
 
-import pytest
 from sqlalchemy import delete, func, select, update
 
-from tests.analytics.test_counted_rule import emitted, rule_departures
 from tests.factories import (
     create_project,
     get_json,
@@ -212,17 +209,3 @@ def test_rollup_equals_scan_where_edges_cut_days_and_hours(app, client, acme):
         **{"from": "2025-12-21"},
         to="2026-01-10",
     ) == [("2025-12-21", 3), ("2025-12-28", 5), ("2026-01-04", 0)]
-
-
-@pytest.mark.parametrize("dialect", ("sqlite", "postgresql"))
-def test_triggers_state_the_counted_rule(dialect, monkeypatch):
-    """As tests/analytics/test_counted_rule.py checks the earlier rollups' triggers: the
-    rule written as the rule, and every column of it watched by the update trigger."""
-    recorder = emitted("0023_time_counts", dialect, monkeypatch)
-    bodies = [s for s in recorder.sql if re.search(r"\bCREATE (TRIGGER|FUNCTION)\b", s)]
-    assert len(bodies) == (6 if dialect == "postgresql" else 3)
-    for statement in recorder.sql:
-        stated, problems = rule_departures(statement, dialect)
-        assert problems == [], statement
-        if statement in bodies and (dialect == "sqlite" or "CREATE FUNCTION" in statement):
-            assert stated, statement

@@ -52,15 +52,16 @@ def _day(value: Any) -> date | None:
 
 
 def _preset(value: Any) -> str | None:
-    """A preset name; blank, null, "custom" (the days ``from``/``to`` say it) and
-    "none" are no preset. Any other name is refused: a range that silently became
-    another would show different numbers than asked (docs/dashboards.md#time)."""
+    """A preset name, or "custom" (the days ``from``/``to`` say it) or "none" (no
+    range, whatever days are sent); blank or null: none given. Any other name is
+    refused (400 on ``range``): a range that silently became another would show other
+    numbers than asked (docs/dashboards.md#time). :func:`check` reads the two words."""
     value = value.strip().lower() if isinstance(value, str) else value
-    if value in (None, "", "custom", "none"):
+    if value in (None, ""):
         return None
-    if value in RANGE_PRESETS:
+    if value in (*RANGE_PRESETS, "custom", "none"):
         return value
-    raise ValueError(f"Choose a range of {', '.join(RANGE_PRESETS)}, or custom days in from/to.")
+    raise ValueError(f"Choose a range of {', '.join(RANGE_PRESETS)}, custom or none.")
 
 
 Day = Annotated[
@@ -73,22 +74,11 @@ Preset = Annotated[
     BeforeValidator(_preset),
     WithJsonSchema(
         {
-            "description": "A preset range; null (or custom, with from/to) for none.",
+            "description": "A preset range; custom: the days in from/to; none: no range.",
             "anyOf": [{"enum": [*RANGE_PRESETS, "custom", "none"]}, {"type": "null"}],
         }
     ),
 ]
-
-
-def _view_preset(value: Any) -> str | None:
-    """A view's range: a preset, "custom", "none"; blank is none given (the page's
-    control sends its fields blank). Any other name is refused (400 on ``range``)."""
-    value = value.strip().lower() if isinstance(value, str) else value
-    if value in (None, ""):
-        return None
-    if value in (*RANGE_PRESETS, "custom", "none"):
-        return value
-    raise ValueError(f"Choose a range of {', '.join(RANGE_PRESETS)}, custom or none.")
 
 
 _SPELT_DAY = r"^(\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01]))?$"
@@ -113,11 +103,8 @@ ViewDay = Annotated[
     BeforeValidator(_view_day),
     WithJsonSchema({"anyOf": [{"type": "string", "pattern": _SPELT_DAY}, {"type": "null"}]}),
 ]
-ViewPreset = Annotated[
-    str | None,
-    BeforeValidator(_view_preset),
-    WithJsonSchema({"anyOf": [{"enum": [*RANGE_PRESETS, "custom", "none"]}, {"type": "null"}]}),
-]
+#: A view's range: the same words.
+ViewPreset = Preset
 #: The three fields of a date range as the API and forms name them.
 RANGE_NAMES = {"range_preset": "range", "range_from": "from", "range_to": "to"}
 
@@ -159,7 +146,12 @@ class DateRange:
 
 def check(preset: str | None, first: date | None, last: date | None) -> DateRange:
     """The range to save, or a refusal naming the field (a 422 on the API): a preset
-    and days together, a day outside what the series can count, ``from`` after ``to``."""
+    and days together, a day outside what the series can count, ``from`` after ``to``.
+    "none" is no range (the days dropped), "custom" the days alone."""
+    if preset == "none":
+        return DateRange()
+    if preset == "custom":
+        preset = None
     if preset and (first or last):
         raise ServiceError(
             "Choose a preset range or custom days (from/to), not both.", field="range"
@@ -185,8 +177,8 @@ def view_range(query: Any) -> DateRange | None:
         if isinstance(day, str):
             raise ServiceError(f"'{name}' is no day on the calendar: {day}.", field=name)
     if query.range in (None, "custom", "none"):
-        days = (None, None) if query.range == "none" else (query.from_, query.to)
-        return check(None, *days)
+        return check(query.range, query.from_, query.to)
+    # A preset chosen on the page's control while days stay in its date fields.
     return check(query.range, None, None)
 
 

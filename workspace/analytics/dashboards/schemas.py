@@ -280,9 +280,12 @@ class DashboardSearch(QueryModel):
     q: Annotated[str | None, Field(max_length=200)] = None
 
 
-class ViewQuery(QueryModel):
+class ViewFilterQuery(QueryModel):
     #: Ephemeral PQL for this view only; never saved.
     filter: str | None = None
+
+
+class ViewQuery(ViewFilterQuery):
     #: This view's date range instead of the dashboard's (docs/dashboards.md#time):
     #: a preset, "custom" with from/to, or "none"; absent or blank: the dashboard's.
     range: ViewPreset = None

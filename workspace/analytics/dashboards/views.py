@@ -26,6 +26,7 @@ from workspace.analytics.dashboards.schemas import (
     DashboardSearch,
     MoveForm,
     OrderForm,
+    ViewFilterQuery,
     ViewForm,
     ViewQuery,
 )
@@ -43,7 +44,7 @@ def _view_filter() -> str | None:
     """The ephemeral view filter: ``?filter=`` on a GET, the grid form's hidden
     ``view_filter`` on a POST (so an owner's action keeps the view they had)."""
     if request.method == "GET":
-        return parse_query(ViewQuery).filter or None
+        return parse_query(ViewFilterQuery).filter or None
     return parse_form(ViewForm).view_filter
 
 
@@ -127,12 +128,11 @@ def duplicate(org: str, dashboard_id: uuid.UUID, access: Access):
 def _saved_range(form: DashboardCreate) -> ranges.DateRange:
     """The settings form's range: its choice says which of its fields count (days
     left in From/To while a preset or "None" is chosen are not a custom range)."""
-    choice = request.form.get("range", "")
-    if form.range_preset:
-        return ranges.DateRange(form.range_preset)
-    if choice in ("", "none"):
+    if form.range_preset in (None, "none"):
         return ranges.DateRange()
-    return ranges.DateRange(None, form.range_from, form.range_to)
+    if form.range_preset == "custom":
+        return ranges.DateRange(None, form.range_from, form.range_to)
+    return ranges.DateRange(form.range_preset)
 
 
 def _render_show(
@@ -163,17 +163,20 @@ def _render_show(
     )
 
 
+def _range_refused(access: Access, dashboard_id: uuid.UUID, error: ServiceError):
+    """A view range that cannot be: said on the range control (a 400), the saved range
+    shown. Loaded with the route's action: an outsider's refusal stays a 404."""
+    dashboard = service.load_dashboard(access, dashboard_id)
+    return _render_show(access, dashboard, range_error=field_errors(error)), 400
+
+
 @bp.get("/<uuid:dashboard_id>")
-@page(action="dashboard.read")
-def show(org: str, dashboard_id: uuid.UUID, access: Access):
+@page(action="dashboard.read", form=ViewQuery, invalid=_range_refused)
+def show(org: str, dashboard_id: uuid.UUID, access: Access, form: ViewQuery):
     """The grid; each card fetches its own body. ``?filter=`` narrows this view only,
     ``?range=`` (``from``, ``to``) sets its date range."""
     dashboard = service.load_dashboard(access, dashboard_id)
-    try:
-        return _render_show(access, dashboard, _view_range())
-    except ServiceError as exc:
-        # A view range that cannot be: said on the range control, the saved range shown.
-        return _render_show(access, dashboard, range_error=field_errors(exc)), 400
+    return _render_show(access, dashboard, ranges.view_range(form))
 
 
 @bp.get("/<uuid:dashboard_id>/widgets/<uuid:widget_id>")

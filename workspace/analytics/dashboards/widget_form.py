@@ -43,7 +43,7 @@ def widget_input() -> tuple[WidgetForm, dict[str, Any], dict[str, str]]:
         form = parse_form(WidgetForm, MultiDict(kept))
     named = [k for k in service.WIDGET_FIELDS if RANGE_NAMES.get(k, k) in sent]
     settings = {k: getattr(form, k) for k in named if RANGE_NAMES.get(k, k) not in refused}
-    if sent.get("range", "custom").strip().lower() != "custom":
+    if "range" in sent and form.range_preset != "custom":
         # From/To count only with "Custom days": days left there while a preset or
         # the dashboard's range is chosen are not a second range.
         settings.update(range_from=None, range_to=None)

@@ -70,8 +70,9 @@ def _time_settings(org: Org, values: dict[str, Any], changed: Mapping[str, Any])
     dropped when its dimension changes. A time widget's own range must be one the
     series can draw (days in bounds, in order, at most 366 buckets)."""
     if values["dimension"] not in TIME_DIMENSIONS:
+        sent_range = changed.get("range_preset") not in (None, "none", "custom")
         for name in ("split", *ranges.FIELDS):
-            if changed.get(name) is not None:
+            if changed.get(name) is not None and (name != "range_preset" or sent_range):
                 says = "A split" if name == "split" else "A date range"
                 raise ServiceError(
                     f"{says} applies only to a time dimension (created, completed).",
@@ -80,6 +81,7 @@ def _time_settings(org: Org, values: dict[str, Any], changed: Mapping[str, Any])
             values[name] = None
         return
     chosen = ranges.check(values["range_preset"], values["range_from"], values["range_to"])
+    values.update(range_preset=chosen.preset, range_from=chosen.first, range_to=chosen.last)
     ranges.check_buckets(make_scope(org).today, values["interval"], chosen)
 
 

@@ -162,30 +162,16 @@ def _in_range(org_id: uuid.UUID, project_id: uuid.UUID | None, lo: datetime, hi:
     return where
 
 
-def counts(
+def cycle_times(
     org_id: uuid.UUID, project_id: uuid.UUID | None, lo: datetime, hi: datetime
-) -> tuple[int, int]:
-    """(completed tasks in [lo, hi), of which started)."""
+) -> list[int | None]:
+    """The cycle time (microseconds; ``None`` when never started) of every completion
+    in [lo, hi): one index-only range read, a number per task. Sorting them here beats
+    SQLite's sorter at 60,000 (a window over them took 65 ms of CPU)."""
     t = task_cycle_times
-    row = db.session.execute(
-        select(func.count(), func.count(t.c.cycle_us)).where(*_in_range(org_id, project_id, lo, hi))
-    ).one()
-    return int(row[0]), int(row[1])
-
-
-def ranked(
-    org_id: uuid.UUID, project_id: uuid.UUID | None, lo: datetime, hi: datetime, ranks: set[int]
-) -> dict[int, int]:
-    """The cycle times (microseconds) at the given 0-based ranks of the ascending order."""
-    t = task_cycle_times
-    rank = (func.row_number().over(order_by=t.c.cycle_us) - 1).label("k")
-    inner = (
-        select(t.c.cycle_us, rank)
-        .where(*_in_range(org_id, project_id, lo, hi), t.c.cycle_us.is_not(None))
-        .subquery()
-    )
-    query = select(inner.c.k, inner.c.cycle_us).where(inner.c.k.in_(sorted(ranks)))
-    return {int(k): int(us) for k, us in db.session.execute(query)}
+    query = select(t.c.cycle_us).where(*_in_range(org_id, project_id, lo, hi))
+    # all() fetches in one call; iterating would fetch row by row (3x slower here).
+    return list(db.session.execute(query).scalars().all())
 
 
 def slowest(
@@ -193,17 +179,11 @@ def slowest(
     project_id: uuid.UUID | None,
     lo: datetime,
     hi: datetime,
-    limit: int | None,
+    at_least: int,
 ) -> list[Any]:
-    """The started tasks completed in [lo, hi) (the ``limit`` slowest when given), in
-    completion order, with what a point shows."""
+    """The started tasks completed in [lo, hi) whose cycle time is ``at_least``
+    microseconds or more, in completion order, with what a point shows."""
     t = task_cycle_times
-    picked = select(t.c.task_id).where(
-        *_in_range(org_id, project_id, lo, hi), t.c.cycle_us.is_not(None)
-    )
-    if limit is not None:
-        picked = picked.order_by(t.c.cycle_us.desc(), t.c.task_id).limit(limit)
-    picked_q = picked.subquery()
     query = (
         select(
             Task.id,
@@ -215,9 +195,9 @@ def slowest(
             t.c.cycle_us,
         )
         .select_from(t)
-        .join(picked_q, picked_q.c.task_id == t.c.task_id)
         .join(Task, Task.id == t.c.task_id)
         .join(Project, Project.id == Task.project_id)
+        .where(*_in_range(org_id, project_id, lo, hi), t.c.cycle_us >= at_least)
         .order_by(t.c.completed_at, Project.identifier, Task.sequence)
     )
     return db.session.execute(query).all()

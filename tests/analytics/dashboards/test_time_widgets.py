@@ -407,3 +407,19 @@ def test_an_ask_reading_over_time_is_saved_as_a_widget(app, client, dated: World
     computed = _compute(client, world, dash["id"])["Bugs created per week"]
     # High-priority bugs created in the last 30 days: Login fails and Old crash.
     assert _total(computed) == 2 and computed["time"]["split"] == "priority"
+
+
+def test_weekly_widgets_follow_the_orgs_week_start(app, client, dated: World):
+    from workspace.core.models import Org
+
+    world = dated
+    with app.app_context():
+        db.session.execute(
+            update(Org).where(Org.id == world.acme.org_id).values(week_start="sunday")
+        )
+        db.session.commit()
+    dash = new_dashboard(client, world.acme, range="last_90_days")
+    add_widget(client, world.acme, dash["id"], title="W", dimension="created", interval="week")
+    widget = _compute(client, world, dash["id"])["W"]
+    starts = {date.fromisoformat(p["key"]).weekday() for p in widget["points"]}
+    assert starts == {6} and _total(widget) == 5  # Sundays; 1, 3, 10, 20, 45 days ago

@@ -18,6 +18,7 @@ from pydantic import BeforeValidator, WithJsonSchema
 
 from workspace.analytics import time_series
 from workspace.analytics.flow_time import check_days
+from workspace.analytics.scope import Scope
 from workspace.analytics.vocabulary import RANGE_PRESETS
 from workspace.errors import ServiceError
 
@@ -126,9 +127,12 @@ class DateRange:
     def empty(self) -> bool:
         return self.preset is None and self.first is None and self.last is None
 
-    def days(self, today: date, interval: str) -> tuple[date, date]:
-        """The first and last day the series covers (the interval's default when empty)."""
-        return time_series.date_range(today, interval, self.first, self.last, self.preset)
+    def days(self, today: date, interval: str, week_start: int = 0) -> tuple[date, date]:
+        """The first and last day the series covers (the interval's default when
+        empty), weeks starting on weekday ``week_start`` (``time_series.week_start_day``)."""
+        return time_series.date_range(
+            today, interval, self.first, self.last, self.preset, week_start
+        )
 
     def query(self) -> dict[str, str]:
         """As a view's query string (``range``, ``from``, ``to``); empty: ``range=none``."""
@@ -162,10 +166,12 @@ def check(preset: str | None, first: date | None, last: date | None) -> DateRang
     return DateRange(preset, first, last)
 
 
-def check_buckets(today: date, interval: str, chosen: DateRange) -> None:
-    """Refuse a saved range with more buckets than a series may have (field ``interval``)."""
-    first, last = chosen.days(today, interval)
-    time_series.buckets(first, last, interval)
+def check_buckets(scope: Scope, interval: str, chosen: DateRange) -> None:
+    """Refuse a saved range with more buckets than a series may have (field
+    ``interval``), counted as the series will count them (the org's week start)."""
+    week_start = time_series.week_start_day(scope.org)
+    first, last = chosen.days(scope.today, interval, week_start)
+    time_series.buckets(first, last, interval, week_start)
 
 
 def view_range(query: Any) -> DateRange | None:

@@ -82,7 +82,7 @@ def _time_settings(org: Org, values: dict[str, Any], changed: Mapping[str, Any])
         return
     chosen = ranges.check(values["range_preset"], values["range_from"], values["range_to"])
     values.update(range_preset=chosen.preset, range_from=chosen.first, range_to=chosen.last)
-    ranges.check_buckets(make_scope(org).today, values["interval"], chosen)
+    ranges.check_buckets(make_scope(org), values["interval"], chosen)
 
 
 def lock_dashboard(dashboard: Dashboard) -> None:

@@ -35,7 +35,7 @@ from sqlalchemy import (
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.functions import FunctionElement
 
-from workspace.analytics.scope import counted_predicate
+from workspace.analytics.scope import counted_predicate, tune_for_analytics
 from workspace.core.models import Task, TaskActivity
 from workspace.extensions import db
 
@@ -173,6 +173,7 @@ def levels(
     it per category. A level is the days before the moment's UTC day plus the hours of
     that day before it, or the days up to that day minus its hours from the moment on,
     whichever reads fewer hours: at most 12 hour buckets per moment."""
+    tune_for_analytics()  # PostgreSQL: no JIT, no parallel or sequential scan of all orgs
     hours = [_hour_of(m) for m in moments]
     plans = []  # (day whose prefix is summed (exclusive), hours added, hours taken away)
     wanted: set[int] = set()

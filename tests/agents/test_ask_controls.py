@@ -223,3 +223,16 @@ def test_the_controls_keep_the_project_asked_from(client, acme, work):
     assert "valid UUID" in bad
     gone = redraw(client, acme, project_id="00000000-0000-4000-8000-000000000000")
     assert gone.status_code == 404
+
+
+def test_save_as_widget_is_offered_only_for_what_it_keeps(client, acme, work):
+    """The Save form keeps metric, dimension, kind and priority: a reading with another
+    filter or a range is not offered, rather than saved as a different chart."""
+    client.post(acme.url("/dashboards"), json={"name": "Team"}, headers=acme.headers)
+    kept = redraw(client, acme, metric="open", dimension="assignee", filter="kind = bug")
+    html = kept.get_data(as_text=True)
+    assert "Save as widget" in html and '<input type="hidden" name="kind" value="bug">' in html
+    for extra in ({"filter": "isOverdue()"}, {"range": "last_30_days"}):
+        html = redraw(client, acme, metric="open", dimension="assignee", **extra)
+        assert "Save as widget" not in html.get_data(as_text=True)
+        assert "not offered for a chart with this filter" in html.get_data(as_text=True)

@@ -225,14 +225,57 @@ def test_the_controls_keep_the_project_asked_from(client, acme, work):
     assert gone.status_code == 404
 
 
-def test_save_as_widget_is_offered_only_for_what_it_keeps(client, acme, work):
-    """The Save form keeps metric, dimension, kind and priority: a reading with another
-    filter or a range is not offered, rather than saved as a different chart."""
-    client.post(acme.url("/dashboards"), json={"name": "Team"}, headers=acme.headers)
-    kept = redraw(client, acme, metric="open", dimension="assignee", filter="kind = bug")
-    html = kept.get_data(as_text=True)
-    assert "Save as widget" in html and '<input type="hidden" name="kind" value="bug">' in html
-    for extra in ({"filter": "isOverdue()"}, {"range": "last_30_days"}):
-        html = redraw(client, acme, metric="open", dimension="assignee", **extra)
+def _save(client, org, html, dashboard_id):
+    """Post the answer's Save form as the browser would; the widget it made."""
+    form = re.search(r'<form method="post" action="[^"]*/ask/save".*?</form>', html, re.S)
+    fields = dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)"', form.group(0)))
+    fields = {k: v.replace("&#34;", '"') for k, v in fields.items()}
+    resp = client.post(
+        f"/o/{org.slug}/analytics/ask/save", data={**fields, "dashboard_id": dashboard_id}
+    )
+    assert resp.status_code == 302, resp.get_data(as_text=True)
+    board = client.get(org.url(f"/dashboards/{dashboard_id}"), headers=org.headers).get_json()
+    return board["widgets"][-1]
+
+
+def test_save_as_widget_keeps_the_reading_shown(client, acme, work):
+    """The Save form carries the (edited) reading: its filter, and over time its
+    interval, range preset and split; a date range a widget cannot keep is not offered."""
+    board = client.post(acme.url("/dashboards"), json={"name": "Team"}, headers=acme.headers)
+    board_id = board.get_json()["id"]
+    html = redraw(client, acme, metric="open", dimension="assignee", filter="kind = bug")
+    widget = _save(client, acme, html.get_data(as_text=True), board_id)
+    assert (widget["metric"], widget["dimension"], widget["filter"]) == (
+        "open",
+        "assignee",
+        "kind = bug",
+    )
+    html = redraw(client, acme, dimension="project", priority="urgent", filter="isOverdue()")
+    widget = _save(client, acme, html.get_data(as_text=True), board_id)
+    assert "isOverdue()" in widget["filter"] and "priority = urgent" in widget["filter"]
+    html = redraw(
+        client,
+        acme,
+        metric="done",
+        dimension="completed",
+        interval="month",
+        range="this_quarter",
+        split="project",
+        filter='project = "Mobile"',
+    )
+    widget = _save(client, acme, html.get_data(as_text=True), board_id)
+    assert (widget["dimension"], widget["interval"], widget["range"], widget["split"]) == (
+        "completed",
+        "month",
+        "this_quarter",
+        "project",
+    )
+    assert widget["filter"] == 'project = "Mobile"' or widget["filter"] == '(project = "Mobile")'
+    for dates in ({"range": "last_30_days"}, {"from": "2026-01-01"}):
+        html = redraw(client, acme, metric="open", dimension="assignee", **dates)
         assert "Save as widget" not in html.get_data(as_text=True)
-        assert "not offered for a chart with this filter" in html.get_data(as_text=True)
+        assert "saving is not offered for this chart" in html.get_data(as_text=True)
+    html = redraw(client, acme, dimension="created", **{"from": "2026-01-01"}).get_data(
+        as_text=True
+    )
+    assert "Save as widget" not in html

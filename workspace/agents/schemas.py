@@ -11,7 +11,14 @@ from pydantic import Field
 from workspace.agents.ask import MAX_REQUEST
 from workspace.agents.spec import KINDS, PRIORITIES
 from workspace.analytics.dashboards.service import MAX_TITLE
-from workspace.analytics.vocabulary import Dimension, Metric
+from workspace.analytics.vocabulary import (
+    MAX_PQL_LENGTH,
+    ChartDimension,
+    Dimension,
+    Interval,
+    Metric,
+    RangePreset,
+)
 from workspace.inputs import InputModel, OutputModel
 
 _BASE_URL_DOC = (
@@ -90,10 +97,16 @@ class SaveAnswerIn(InputModel):
     dashboard_id: uuid.UUID
     title: str | None = Field(None, max_length=MAX_TITLE)
     metric: Metric
-    dimension: Dimension
+    dimension: ChartDimension
     kind: Literal[KINDS] | None = None  # type: ignore[valid-type]
     priority: Literal[PRIORITIES] | None = None  # type: ignore[valid-type]
     project_id: uuid.UUID | None = None
+    #: A reading over time keeps its bucket, range preset and split as the widget's.
+    interval: Interval | None = None
+    range: RangePreset | None = None
+    split: Dimension | None = None
+    #: The reading's PQL filter, the widget's beside the kind and priority.
+    filter: str | None = Field(None, max_length=MAX_PQL_LENGTH)
 
 
 class AskPoint(OutputModel):

@@ -302,6 +302,9 @@ def _save_refused(access: Access, error: ServiceError):
 @page(action="ai.ask", form=SaveAnswerIn, invalid=_save_refused)
 def save_widget(org: str, access: Access, form: SaveAnswerIn):
     """Add the answer's chart to one of your dashboards (``dashboard.edit`` on it)."""
-    widgets.save_as_widget(access, **form.model_dump())
+    saved = form.model_dump()
+    # The form says range and filter, as the custom chart's query does.
+    saved["preset"], saved["pql"] = saved.pop("range"), saved.pop("filter")
+    widgets.save_as_widget(access, **saved)
     flash("Chart saved as a widget.", "success")
     return redirect(url_for("dashboards_pages.show", org=org, dashboard_id=form.dashboard_id))

@@ -33,6 +33,7 @@ TRIGGERS = (
     "0009_task_done_counts",
     "0010_task_assignee_counts",
     "0011_task_completed_days",
+    "0021_flow_days",
     "0023_time_counts",
 )
 #: The columns the rule reads: an update of any of them can move a task in or out.

@@ -6,34 +6,86 @@ the endpoints read the history)."""
 
 from __future__ import annotations
 
+import itertools
 import uuid
 from datetime import UTC, datetime, timedelta
 
 import pytest
 from sqlalchemy import delete, select, text, update
 
-from tests.analytics.reports.test_flow_time import _build
-from tests.analytics.test_counted_rule import emitted, rule_departures
 from tests.factories import create_project, make_org, new_task, setup_project, state_in
 from workspace.analytics import consistency, cycle_rollup, flow_rollup, flow_time
 from workspace.core import workflow
-from workspace.core.models import Project, State, Task, TaskActivity
+from workspace.core.models import Org, Project, State, Task, TaskActivity
 from workspace.core.models.projects import StateCategory
 from workspace.extensions import db
 
 TABLES = (flow_rollup.task_flow_hours, flow_rollup.task_flow_days, cycle_rollup.task_cycle_times)
 
 
-@pytest.mark.parametrize("dialect", ["sqlite", "postgresql"])
-def test_the_triggers_state_the_counted_rule(dialect, monkeypatch):
-    recorder = emitted("0021_flow_days", dialect, monkeypatch)
-    bodies = [s for s in recorder.sql if "CREATE TRIGGER" in s or "CREATE FUNCTION" in s]
-    assert len(bodies) >= 12
-    for statement in recorder.sql:
-        stated, problems = rule_departures(statement, dialect)
-        assert problems == [], statement
-        if statement in bodies and (dialect == "sqlite" or "CREATE FUNCTION" in statement):
-            assert stated, statement
+def at(day: int, hour: int = 12) -> datetime:
+    """A moment of November 2026 in UTC."""
+    return datetime(2026, 11, day, hour, tzinfo=UTC)
+
+
+#: Each task's history as (moment, category), creation first; the last is now.
+HISTORIES = {
+    "mon-thu": [(at(2, 9), "backlog"), (at(2), "started"), (at(5), "completed")],
+    "restarted": [
+        (at(1), "unstarted"),
+        (at(3), "started"),
+        (at(4), "unstarted"),
+        (at(6), "started"),
+        (at(8, 0), "completed"),
+    ],
+    "no-start": [(at(2), "backlog"), (at(8), "completed")],
+    "born-started": [(at(9, 6), "started"), (at(10, 12), "completed")],
+    "open": [(at(3), "backlog"), (at(4, 23), "unstarted")],
+    "cancelled": [(at(1), "started"), (at(6), "cancelled")],
+    "old-done": [(at(1, 1), "started"), (at(1, 2), "completed")],
+}
+
+
+def _build(app, client, org, zone: str = "UTC") -> None:
+    """The tasks of HISTORIES made through the API in their final state, then given
+    exactly their written history: the API's state rows deleted in one statement (a
+    purge of several rows of one task), the written ones added, the task's times set."""
+    project, states = setup_project(client, org)
+    ids = {}
+    for name, history in HISTORIES.items():
+        state = state_in(states, history[-1][1])
+        ids[name] = uuid.UUID(new_task(client, org, project, title=name, state_id=state)["id"])
+    with app.app_context():
+        db.session.get(Org, org.org_id).timezone = zone
+        for name, history in HISTORIES.items():
+            task_id = ids[name]
+            db.session.execute(
+                delete(TaskActivity).where(
+                    TaskActivity.task_id == task_id, TaskActivity.field == "state"
+                )
+            )
+            for (_, old), (moment, new) in itertools.pairwise(history):
+                db.session.add(
+                    TaskActivity(
+                        org_id=org.org_id,
+                        task_id=task_id,
+                        field="state",
+                        old_category=old,
+                        new_category=new,
+                        created_at=moment,
+                    )
+                )
+            final_at, final = history[-1]
+            db.session.execute(
+                update(Task)
+                .where(Task.id == task_id)
+                .values(
+                    created_at=history[0][0],
+                    state_entered_at=final_at,
+                    completed_at=final_at if final == "completed" else None,
+                )
+            )
+        db.session.commit()
 
 
 def _rows(app) -> int:

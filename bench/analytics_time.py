@@ -203,6 +203,7 @@ def _writes(bench) -> str:
     samples = {name: [[], [], []] for name in settings}
     with bench.app.app_context():
         load = load1()
+        what = "CPU" if db.engine.dialect.name == "sqlite" else "clock"
         states = _states(bench)
         _write_latency(bench, states, 3)  # warm the caches
         try:
@@ -230,8 +231,8 @@ def _writes(bench) -> str:
 
     mine, total = growth(without), growth(bare)
     line = (
-        f"task writes through the API (load {load:.1f}, median of "
-        f"{WRITE_ROUNDS * WRITE_RUNS}, ms), create / start / complete: {ms(timed)}; without "
+        f"task writes through the API (load {load:.1f}, {what} ms, median of "
+        f"{WRITE_ROUNDS * WRITE_RUNS}), create / start / complete: {ms(timed)}; without "
         f"task_time_counts' 3 triggers {ms(without)} (growth "
         f"{' / '.join(f'{g * 100:+.0f}%' for g in mine)}); without all {every} rollup "
         f"triggers {ms(bare)} (growth {' / '.join(f'{g * 100:+.0f}%' for g in total)})"
@@ -260,7 +261,12 @@ def _states(bench):
 
 
 def _write_latency(bench, states, runs: int) -> list[list[float]]:
-    """ms of each of ``runs`` creates, starts and completes."""
+    """ms of each of ``runs`` creates, starts and completes: on SQLite the process's
+    CPU time, which holds the whole write (the database runs in the process) and not
+    the other jobs on the machine; on PostgreSQL the time on the clock."""
+    from workspace.extensions import db
+
+    clock = time.process_time if db.engine.dialect.name == "sqlite" else time.perf_counter
     project, started, completed = states
     base = f"/api/v1/orgs/{bench.org_id}"
     steps = ((None, 201), (started, 200), (completed, 200))
@@ -268,7 +274,7 @@ def _write_latency(bench, states, runs: int) -> list[list[float]]:
     for i in range(runs):
         task_id = None
         for times, (state, status) in zip(samples, steps, strict=True):
-            began = time.perf_counter()
+            began = clock()
             if state is None:
                 resp = bench.client.post(
                     f"{base}/projects/{project}/tasks",
@@ -279,7 +285,7 @@ def _write_latency(bench, states, runs: int) -> list[list[float]]:
                 resp = bench.client.patch(
                     f"{base}/tasks/{task_id}", json={"state_id": str(state)}, headers=bench.headers
                 )
-            times.append((time.perf_counter() - began) * 1000)
+            times.append((clock() - began) * 1000)
             assert resp.status_code == status, resp.get_data(as_text=True)
             task_id = resp.get_json()["id"]
     return samples

@@ -4,6 +4,7 @@ credit, and a bad value refused on its field."""
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import date, timedelta
 
@@ -279,3 +280,24 @@ def test_save_as_widget_keeps_the_reading_shown(client, acme, work):
         as_text=True
     )
     assert "Save as widget" not in html
+
+
+def test_a_split_reading_is_drawn_split(client, acme, work):
+    """ "completed per week by project" is drawn as a stacked series per project, asked
+    or redrawn, not as one total line."""
+
+    def traces(html):
+        figure = re.search(
+            r'<script type="application/json" id="fig-ask-[^"]+">(.*?)</script>', html
+        )
+        return json.loads(figure.group(1))["data"]
+
+    asked = traces(ask_box(client, acme, "completed per week by project"))
+    assert sorted(t["name"] for t in asked) == ["Mobile", "Web App"]
+    assert all(t.get("stackgroup") == "one" and sum(t["y"]) == 1 for t in asked)
+    html = redraw(
+        client, acme, metric="done", dimension="completed", interval="week", split="kind"
+    ).get_data(as_text=True)
+    assert sorted((t["name"], sum(t["y"])) for t in traces(html)) == [("Bug", 1), ("Task", 1)]
+    html = redraw(client, acme, metric="done", dimension="completed").get_data(as_text=True)
+    assert len(traces(html)) == 1  # no split: the one line of totals

@@ -295,10 +295,11 @@ def answer(
         if attempt.fallback:
             _rescue(attempt, text, words)
     try:
-        attempt.spec, points = reading.points(scope, account_id, attempt.spec)
+        attempt.spec, drawn = reading.draw(scope, account_id, attempt.spec)
     except ServiceError:
         attempt.spec, attempt.fallback = DEFAULT, True
-        points = reading.points(scope, account_id, DEFAULT)[1]
+        drawn = reading.draw(scope, account_id, DEFAULT)[1]
+    points = drawn["points"]
     if not points:
         points = reading.zero_points(scope, attempt.spec.dimension)
     if not points:  # e.g. by project in an org with none: nothing to name
@@ -335,6 +336,8 @@ def answer(
         "metric": attempt.spec.metric,
         "dimension": attempt.spec.dimension,
         "points": points,
+        # Over time with a split: a series per value of it (drawn stacked).
+        "series": drawn.get("series"),
         "ai_run_id": run.id,
         "outcome": attempt.outcome,
         "offline": attempt.offline,

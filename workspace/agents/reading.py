@@ -61,10 +61,11 @@ def chart(
     scope: Scope,
     account_id: uuid.UUID,
     query: CustomQuery,
-) -> list[dict[str, Any]]:
-    """The points of the custom chart's ``query``, exactly as the Custom tab computes
-    them; a range on a chart by one of the five narrows it by PQL on the day the
-    range is about. A value the chart refuses is a ServiceError naming its field."""
+) -> dict[str, Any]:
+    """The custom chart for ``query`` (its ``points``, and over time with a split its
+    ``series``), exactly as the Custom tab computes it; a range on a chart by one of
+    the five narrows it by PQL on the day the range is about. A value the chart
+    refuses is a ServiceError naming its field."""
     pql, first, last, preset = query.filter, query.from_, query.to, query.range
     if query.dimension not in TIME_DIMENSIONS and (preset or first or last):
         # The days as a series by day would count them (from alone runs to today).
@@ -86,18 +87,16 @@ def chart(
         preset=preset,
         split=query.split,
     )
-    return result["points"]
+    return result
 
 
-def _chart(scope: Scope, account_id: uuid.UUID, spec: ChartSpec) -> list[dict[str, Any]]:
+def _chart(scope: Scope, account_id: uuid.UUID, spec: ChartSpec) -> dict[str, Any]:
     return chart(scope, account_id, CustomQuery.model_validate(spec.query()))
 
 
-def points(
-    scope: Scope, account_id: uuid.UUID, spec: ChartSpec
-) -> tuple[ChartSpec, list[dict[str, Any]]]:
-    """The reading's points; with a refused filter, the reading without it (the
-    filter then among ``unused``). A ServiceError still means no chart at all."""
+def draw(scope: Scope, account_id: uuid.UUID, spec: ChartSpec) -> tuple[ChartSpec, dict[str, Any]]:
+    """The reading's chart (:func:`chart`); with a refused filter, the reading without
+    it (the filter then among ``unused``). A ServiceError still means no chart at all."""
     try:
         return spec, _chart(scope, account_id, spec)
     except ServiceError:
@@ -186,7 +185,8 @@ def redraw(
     chart's points for ``query``, in the answer's shape, with no model called and no
     AI run or credit (docs/ai.md#correcting-the-reading). A value the chart refuses
     is a ServiceError naming its field, shown by that control."""
-    points = chart(scope, account_id, query) or zero_points(scope, query.dimension)
+    drawn = chart(scope, account_id, query)
+    points = drawn["points"] or zero_points(scope, query.dimension)
     time = query.dimension in TIME_DIMENSIONS
     asked = understood(query)
     # A filter that is just a kind is titled and saved (the Save form) as that kind.
@@ -198,6 +198,7 @@ def redraw(
         "metric": query.metric,
         "dimension": query.dimension,
         "points": points,
+        "series": drawn.get("series"),
         "ai_run_id": None,
         "outcome": "edited",
         "offline": False,

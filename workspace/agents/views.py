@@ -222,8 +222,19 @@ def _answered(
     dimension = answer.get("dimension")
     if dimension in TIME_DIMENSIONS:
         # On a date axis, as the Custom tab draws a series (not a bar per bucket).
-        interval = (answer.get("understood") or {}).get("interval", "week")
-        figure = time_charts.time_figure({"points": answer["points"], "interval": interval})
+        understood = answer.get("understood") or {}
+        series = answer.get("series")
+        if series:  # coloured as every chart colours those values
+            drawn = dimensions.drawable(access.org.id, series, understood.get("split"))
+            series = [{**line, **d} for line, d in zip(series, drawn, strict=True)]
+        figure = time_charts.time_figure(
+            {
+                "points": answer["points"],
+                "interval": understood.get("interval", "week"),
+                "split": understood.get("split"),
+                "series": series,
+            }
+        )
     else:
         drawn = dimensions.drawable(access.org.id, answer["points"], dimension)
         figure = charts.points_figure(drawn, dimension=dimension)

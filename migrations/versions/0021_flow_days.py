@@ -70,6 +70,13 @@ MICROS = {
     "postgresql": "CAST(round(extract(epoch FROM {x}) * 1000000) AS BIGINT)",
 }
 STATE = "{a}.field = 'state'"
+NO_HISTORY = (
+    "NOT EXISTS (SELECT 1 FROM task_activity a WHERE a.task_id = NEW.id AND a.field = 'state')"
+)
+#: Conditions a trigger checks before its body that PostgreSQL's WHEN cannot hold (a
+#: subquery): a category change moves the creation only for a task with no history,
+#: so the usual state change (which has history) writes nothing here.
+GUARDS = {"task_flow_on_recategorize": NO_HISTORY}
 
 
 def _counted(dialect, r):
@@ -151,10 +158,7 @@ def _bodies(dialect):
         "(OLD.org_id != NEW.org_id OR OLD.project_id != NEW.project_id "
         "OR OLD.created_at != NEW.created_at)"
     )
-    no_history = (
-        "NOT EXISTS (SELECT 1 FROM task_activity a WHERE a.task_id = NEW.id "
-        f"AND {STATE.format(a='a')})"
-    )
+    no_history = NO_HISTORY
     creation_moves = (
         f"SELECT NEW.org_id AS org_id, NEW.project_id AS project_id, "
         f"{_hour(dialect, 'NEW.created_at')} AS hour, OLD.state_category AS category, "
@@ -387,13 +391,14 @@ def _create_triggers(dialect):
     for trigger, timing, event, table, when, body in _triggers(dialect):
         if dialect == "postgresql" and trigger.startswith("task_flow_on_history"):
             continue  # per statement, below
+        guarded = f"({when}) AND {GUARDS[trigger]}" if trigger in GUARDS else when
         if dialect == "postgresql":
             # The function decides with the trigger's condition too: it is the body
             # that states the counted rule (tests/analytics/test_counted_rule.py).
             result = "OLD" if timing == "BEFORE" else "NULL"
             op.execute(
                 f"CREATE FUNCTION {trigger}() RETURNS trigger LANGUAGE plpgsql AS $$ "
-                f"BEGIN IF {when} THEN {body}; END IF; RETURN {result}; END $$"
+                f"BEGIN IF {guarded} THEN {body}; END IF; RETURN {result}; END $$"
             )
             op.execute(
                 f"CREATE TRIGGER {trigger} {timing} {event} ON {table} FOR EACH ROW "
@@ -401,7 +406,7 @@ def _create_triggers(dialect):
             )
         else:
             op.execute(
-                f"CREATE TRIGGER {trigger} {timing} {event} ON {table} WHEN {when} "
+                f"CREATE TRIGGER {trigger} {timing} {event} ON {table} WHEN {guarded} "
                 f"BEGIN {body}; END"
             )
     if dialect == "postgresql":

@@ -62,7 +62,10 @@ task_time_counts = Table(
     Column("created", Integer, nullable=False),
     #: Tasks that count, completed now, whose completion time falls in the span.
     Column("completed", Integer, nullable=False),
-    PrimaryKeyConstraint("org_id", "grain", "starts_at", "project_id"),
+    # The table itself on SQLite; on PostgreSQL it holds the counts, for index-only reads.
+    PrimaryKeyConstraint(
+        "org_id", "grain", "starts_at", "project_id", postgresql_include=["created", "completed"]
+    ),
     sqlite_with_rowid=False,
 )
 

@@ -11,6 +11,7 @@ statistics and the slowest points, never every task of the range.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -162,17 +163,61 @@ def _in_range(org_id: uuid.UUID, project_id: uuid.UUID | None, lo: datetime, hi:
     return where
 
 
-def cycle_times(
-    org_id: uuid.UUID, project_id: uuid.UUID | None, lo: datetime, hi: datetime
-) -> list[int | None]:
-    """The cycle time (microseconds; ``None`` when never started) of every completion
-    in [lo, hi): one index-only range read, a number per task. Sorting them here beats
-    SQLite's sorter at 60,000 (a window over them took 65 ms of CPU)."""
+#: Microseconds per histogram bucket (an hour): a few hundred buckets for any range.
+BUCKET_US = 3_600_000_000
+
+
+def ranked(
+    org_id: uuid.UUID,
+    project_id: uuid.UUID | None,
+    lo: datetime,
+    hi: datetime,
+    ranks_of: Callable[[int], set[int]],
+) -> tuple[int, int, dict[int, int]]:
+    """(completions in [lo, hi), of which started, the started ones' cycle times in
+    microseconds at the 0-based ranks of the ascending order that ``ranks_of(started)``
+    names).
+
+    Two reads of the range inside the database, a few hundred rows out: the count per
+    hour of cycle time (which hours hold the ranks), then the cycle times of those
+    hours only. Fetching the range's 60,000 numbers to sort them here took 170 ms."""
     tune_for_analytics()  # PostgreSQL: no JIT, no parallel or sequential scan of all orgs
     t = task_cycle_times
-    query = select(t.c.cycle_us).where(*_in_range(org_id, project_id, lo, hi))
-    # all() fetches in one call; iterating would fetch row by row (3x slower here).
-    return list(db.session.execute(query).scalars().all())
+    bucket = (t.c.cycle_us // BUCKET_US).label("b")
+    in_range = _in_range(org_id, project_id, lo, hi)
+    counts = db.session.execute(
+        select(bucket, func.count()).where(*in_range).group_by(bucket)
+    ).all()
+    total = sum(n for _, n in counts)
+    buckets = sorted((b, n) for b, n in counts if b is not None)
+    started = sum(n for _, n in buckets)
+    ranks = ranks_of(started)
+    wanted: dict[int, list[int]] = {}  # bucket -> the ranks in it
+    first = 0
+    for b, n in buckets:
+        for r in ranks:
+            if first <= r < first + n:
+                wanted.setdefault(b, []).append(r)
+        first += n
+    if not wanted:
+        return total, started, {}
+    values = sorted(
+        db.session.execute(
+            select(bucket, t.c.cycle_us).where(*in_range, bucket.in_(sorted(wanted)))
+        ).all()
+    )
+    starts, first = {}, 0
+    for b, n in buckets:
+        starts[b] = first
+        first += n
+    by_bucket: dict[int, list[int]] = {}
+    for b, us in values:
+        by_bucket.setdefault(b, []).append(us)
+    return (
+        total,
+        started,
+        {r: by_bucket[b][r - starts[b]] for b, rs in wanted.items() for r in rs},
+    )
 
 
 def slowest(

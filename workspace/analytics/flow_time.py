@@ -153,38 +153,44 @@ def _days(micros: int) -> float:
     return round(micros / 10**6 / 86400, 2)
 
 
+def _around(x: float) -> tuple[int, int]:
+    return math.floor(x), math.ceil(x)
+
+
 def _cycle_time_kept(
     scope: Scope, first_day: date, last_day: date, lo: datetime, hi: datetime
 ) -> dict[str, Any]:
-    """Cycle time from ``task_cycle_times`` (migration 0021): every completion's cycle
-    time in one index-only read, sorted here for the percentiles, then at most
-    :data:`POINT_CAP` points (the slowest) with their tasks. Rounding is monotone, so
-    the k-th rounded value is the k-th value rounded: the percentiles equal those over
-    every point."""
+    """Cycle time from ``task_cycle_times`` (migration 0021): the cycle times at the
+    ranks the percentiles interpolate between (and where the slowest points start),
+    then at most :data:`POINT_CAP` points (the slowest) with their tasks. Rounding is
+    monotone, so the k-th rounded value is the k-th value rounded: the percentiles
+    equal those over every point."""
     org_id, project_id = scope.org_id, scope.project_id
-    every = cycle_rollup.cycle_times(org_id, project_id, lo, hi)
-    ordered = sorted(us for us in every if us is not None)
-    started = len(ordered)
+
+    def ranks_of(started: int) -> set[int]:
+        at = {r for p in PERCENTILES for r in _around((started - 1) * p / 100)}
+        return at | {started - min(POINT_CAP, started)} if started else set()
+
+    total, started, at = cycle_rollup.ranked(org_id, project_id, lo, hi, ranks_of)
+    positions = {p: (started - 1) * p / 100 for p in PERCENTILES}
     percentiles = []
-    for p in PERCENTILES:
-        x = (started - 1) * p / 100
+    for p, x in positions.items():
         if not started:
             percentiles.append({"p": p, "days": 0.0})
             continue
-        low, high = _days(ordered[math.floor(x)]), _days(ordered[math.ceil(x)])
+        low, high = _days(at[math.floor(x)]), _days(at[math.ceil(x)])
         percentiles.append({"p": p, "days": round(low + (high - low) * (x - math.floor(x)), 2)})
     rows = []
     if started:
         # The slowest POINT_CAP: everything from the cap-th largest up; ties at that
         # value are cut by task id, as an ORDER BY cycle time, id would.
-        floor_us = ordered[-min(POINT_CAP, started)]
+        floor_us = at[started - min(POINT_CAP, started)]
         rows = cycle_rollup.slowest(org_id, project_id, lo, hi, floor_us)
         if len(rows) > POINT_CAP:
             kept = sorted(rows, key=lambda r: (-r.cycle_us, str(r.id)))[:POINT_CAP]
             keep = {r.id for r in kept}
             rows = [r for r in rows if r.id in keep]
     points = [_point(scope, r, r.started_at, r.completed_at, _days(r.cycle_us)) for r in rows]
-    total = len(every)
     return {
         "start": first_day,
         "end": last_day,

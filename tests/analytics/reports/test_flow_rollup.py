@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import delete, select, text, update
 
-from tests.factories import create_project, make_org, new_task, setup_project, state_in
+from tests.factories import create_project, login, make_org, new_task, setup_project, state_in
 from workspace.analytics import consistency, cycle_rollup, flow_rollup, flow_time
 from workspace.core import workflow
 from workspace.core.models import Org, Project, State, Task, TaskActivity
@@ -230,3 +230,6 @@ def test_cycle_points_are_capped_to_the_slowest(app, client, monkeypatch):
         assert [p["title"] for p in body["points"]] == ["mon-thu", "restarted"]
         assert body["point_count"] == 3 and body["truncated"]
         assert body["percentiles"] == whole["percentiles"]
+    login(client, org.owner_email)
+    page = client.get(f"/o/{org.slug}/analytics/flow-time", query_string=query).get_data(True)
+    assert "The chart draws the 2 slowest of the 3 tasks" in page

@@ -26,6 +26,7 @@ from sqlalchemy import (
     Column,
     ColumnElement,
     Date,
+    DateTime,
     ForeignKey,
     Index,
     Integer,
@@ -37,6 +38,7 @@ from sqlalchemy import (
     or_,
     select,
     text,
+    type_coerce,
 )
 
 from workspace.core.models import TaskActivity
@@ -201,8 +203,25 @@ def completions(
     into their intervals, which a FILTER column per interval made SQLite compare
     for every row."""
     hour = task_done_counts.c.hour_start
+    # The hours come back as stored, not as aware datetimes: a year of hours parsed
+    # one by one took a third of the forecast's read on SQLite. SQLite's text (written
+    # by the triggers with or without microseconds) compares by its first 13
+    # characters, the hour; PostgreSQL's naive timestamps compare as they are.
+    if db.session.get_bind().dialect.name == "sqlite":
+        raw = type_coerce(hour, String())
+        keys: list[Any] = [f"{b.astimezone(UTC):%Y-%m-%d %H}" for b in bounds]
+
+        def key(at: Any) -> Any:
+            return at[:13]
+    else:
+        raw = type_coerce(hour, DateTime())
+        keys = [b.astimezone(UTC).replace(tzinfo=None) for b in bounds]
+
+        def key(at: Any) -> Any:
+            return at
+
     query = (
-        select(hour, func.sum(task_done_counts.c.n))
+        select(raw, func.sum(task_done_counts.c.n))
         .where(task_done_counts.c.org_id == org_id, hour >= bounds[0], hour < bounds[-1])
         .group_by(hour)
     )
@@ -210,7 +229,7 @@ def completions(
         query = query.where(task_done_counts.c.project_id == project_id)
     totals = [0] * (len(bounds) - 1)
     for at, n in db.session.execute(query):
-        totals[bisect.bisect_right(bounds, at) - 1] += int(n)
+        totals[bisect.bisect_right(keys, key(at)) - 1] += int(n)
     return totals
 
 

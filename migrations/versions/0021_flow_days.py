@@ -341,27 +341,42 @@ def _statement_events(dialect, old_rows, new_rows):
     already written and misjudge which change was first. ``old_rows`` / ``new_rows``
     are the statement's transition tables (or an empty stand-in): each row's own move,
     and per task touched the creation's shift from the category its history gave before
-    the statement (now, without the new rows, with the old ones) to what it gives now."""
+    the statement (now, without the new rows, with the old ones) to what it gives now.
+
+    Set-based, not a subquery per task: a transition table has no index, so a
+    correlated read of it per task is quadratic (a 60,000-row history insert ran for
+    hours). Each task's first change comes from one DISTINCT ON over the touched tasks'
+    history, the new rows left out by an anti-join (hashed: a NOT IN whose list outgrows
+    work_mem is a scan of the list per row)."""
     task = f"JOIN tasks t ON t.id = r.task_id WHERE r.field = 'state' AND {_counted(dialect, 't')}"
     own = "t.org_id AS org_id, t.project_id AS project_id"
     hour = _hour(dialect, "r.created_at")
-    before_rows = (
-        "SELECT a.created_at AS at, a.id AS id, a.old_category AS c FROM task_activity a "
-        "WHERE a.task_id = t.id AND a.field = 'state' "
-        f"AND NOT EXISTS (SELECT 1 FROM {new_rows} n WHERE n.id = a.id) "
-        f"UNION ALL SELECT o.created_at, o.id, o.old_category FROM {old_rows} o "
-        "WHERE o.task_id = t.id AND o.field = 'state'"
-    )
-    before = (
-        f"coalesce((SELECT x.c FROM ({before_rows}) x ORDER BY x.at, x.id LIMIT 1), "
-        "t.state_category)"
-    )
-    after = _first("t.id", "t.state_category")
     touched = (
-        f"(SELECT DISTINCT u.task_id FROM (SELECT p.task_id FROM {old_rows} p "
-        f"WHERE p.field = 'state' UNION SELECT q.task_id FROM {new_rows} q "
-        "WHERE q.field = 'state') u) k "
-        f"JOIN tasks t ON t.id = k.task_id WHERE {_counted(dialect, 't')}"
+        f"(SELECT p.task_id FROM {old_rows} p WHERE p.field = 'state' "
+        f"UNION SELECT q.task_id FROM {new_rows} q WHERE q.field = 'state')"
+    )
+    history = (
+        "SELECT a.task_id, a.created_at AS at, a.id, a.old_category AS c "
+        f"FROM task_activity a JOIN {touched} h ON h.task_id = a.task_id "
+        "WHERE a.field = 'state'"
+    )
+    before_rows = (
+        f"{history} AND NOT EXISTS (SELECT 1 FROM {new_rows} n WHERE n.id = a.id) "
+        f"UNION ALL SELECT o.task_id, o.created_at, o.id, o.old_category FROM {old_rows} o "
+        "WHERE o.field = 'state'"
+    )
+
+    def first(rows):
+        return (
+            f"(SELECT DISTINCT ON (x.task_id) x.task_id, x.c FROM ({rows}) x "
+            "ORDER BY x.task_id, x.at, x.id)"
+        )
+
+    shifted = (
+        f"FROM {touched} k JOIN tasks t ON t.id = k.task_id "
+        f"LEFT JOIN {first(before_rows)} b ON b.task_id = t.id "
+        f"LEFT JOIN {first(history)} f ON f.task_id = t.id "
+        f"WHERE {_counted(dialect, 't')}"
     )
     created = _hour(dialect, "t.created_at")
     return (
@@ -370,9 +385,16 @@ def _statement_events(dialect, old_rows, new_rows):
         f"UNION ALL SELECT {own}, {hour}, r.new_category, -1 FROM {old_rows} r {task} "
         f"UNION ALL SELECT {own}, {hour}, r.old_category, -1 FROM {new_rows} r {task} "
         f"UNION ALL SELECT {own}, {hour}, r.new_category, 1 FROM {new_rows} r {task} "
-        f"UNION ALL SELECT {own}, {created}, {before}, -1 FROM {touched} "
-        f"UNION ALL SELECT {own}, {created}, {after}, 1 FROM {touched}"
+        f"UNION ALL SELECT {own}, {created}, coalesce(b.c, t.state_category), -1 {shifted} "
+        f"UNION ALL SELECT {own}, {created}, coalesce(f.c, t.state_category), 1 {shifted}"
     )
+
+
+#: The statement triggers may hash: their transition tables hold a statement's rows,
+#: which the planner counts (one for a state change, thousands for a recategorized
+#: project), so it picks index nested loops for the one and hash joins for the many.
+#: No sequential scan of the big tables and no JIT, as for the row triggers.
+STATEMENT_PLANNING = "SET enable_seqscan = off SET jit = off"
 
 
 def _create_statement_triggers(dialect):
@@ -392,8 +414,9 @@ def _create_statement_triggers(dialect):
             if rows != none
         )
         op.execute(
-            f"CREATE FUNCTION {trigger}() RETURNS trigger LANGUAGE plpgsql {INDEXED} AS $$ "
-            f"BEGIN IF {states} THEN {body}; END IF; RETURN NULL; END $$"
+            f"CREATE FUNCTION {trigger}() RETURNS trigger LANGUAGE plpgsql "
+            f"{STATEMENT_PLANNING} AS $$ BEGIN IF {states} THEN {body}; END IF; "
+            "RETURN NULL; END $$"
         )
         # Transition tables allow no column list: every history update runs it (rare).
         op.execute(

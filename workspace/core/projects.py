@@ -6,7 +6,7 @@ import re
 import uuid
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import delete, select
 
 from workspace.core.accounts import require_active_member
 from workspace.core.events import record_event
@@ -19,6 +19,7 @@ from workspace.core.models import (
     ProjectRole,
     State,
     StateCategory,
+    Task,
 )
 from workspace.dbfunctions import unicode_lower
 from workspace.errors import ConflictError, NotFoundError, ServiceError
@@ -150,6 +151,10 @@ def update_project(
 
 def delete_project(project: Project, actor_id: uuid.UUID) -> None:
     project_event(project, "project.deleted", actor_id, project.name)
+    # The tasks go first, while their project exists: the rollups' triggers take each
+    # task out of its project's rows, which the project's own delete would have
+    # removed already when the cascade reached the tasks (a foreign key failure).
+    db.session.execute(delete(Task).where(Task.project_id == project.id))
     db.session.delete(project)
 
 

@@ -32,10 +32,8 @@ from sqlalchemy import (
     text,
     union_all,
 )
-from sqlalchemy.ext.compiler import compiles
-from sqlalchemy.sql.functions import FunctionElement
 
-from workspace.analytics.scope import counted_predicate, tune_for_analytics
+from workspace.analytics.scope import counted_predicate, epoch_slot, tune_for_analytics
 from workspace.core.models import Task, TaskActivity
 from workspace.extensions import db
 
@@ -65,24 +63,9 @@ task_flow_days = _table("task_flow_days", "day")
 HOUR_SECONDS = 3600
 
 
-class epoch_hour(FunctionElement):
+def epoch_hour(at: Any) -> epoch_slot:
     """Hours since 1970 of a naive-UTC timestamp, exactly as the triggers compute it."""
-
-    name = "epoch_hour"
-    inherit_cache = True
-    type = BigInteger()
-
-
-@compiles(epoch_hour)
-def _epoch_hour(element: epoch_hour, compiler: Any, **kw: Any) -> str:
-    at = compiler.process(element.clauses, **kw)
-    return f"CAST(floor(extract(epoch FROM {at}) / 3600) AS BIGINT)"
-
-
-@compiles(epoch_hour, "sqlite")
-def _epoch_hour_sqlite(element: epoch_hour, compiler: Any, **kw: Any) -> str:
-    at = compiler.process(element.clauses, **kw)
-    return f"(CAST(strftime('%s', {at}) AS INTEGER) / 3600)"
+    return epoch_slot(at, HOUR_SECONDS)
 
 
 def _moves(org_id: uuid.UUID | None) -> Any:

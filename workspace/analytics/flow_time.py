@@ -19,7 +19,6 @@ from typing import Any
 
 from sqlalchemy import (
     ColumnElement,
-    Integer,
     and_,
     case,
     func,
@@ -28,11 +27,9 @@ from sqlalchemy import (
     select,
     union_all,
 )
-from sqlalchemy.ext.compiler import compiles
-from sqlalchemy.sql.functions import FunctionElement
 
 from workspace.analytics import cycle_rollup, flow_rollup
-from workspace.analytics.scope import Scope
+from workspace.analytics.scope import Scope, epoch_slot
 from workspace.core.models import Project, Task, TaskActivity
 from workspace.errors import ServiceError
 from workspace.extensions import db
@@ -259,26 +256,10 @@ def _cycle_scan(
     return query
 
 
-class quarter_hour(FunctionElement):
-    """The UTC quarter hour a naive-UTC timestamp falls in, as a number (seconds since
-    1970 / 900). Every zone's offset is a whole number of quarter hours, so each one
-    lies inside a single local day of any zone."""
-
-    name = "quarter_hour"
-    inherit_cache = True
-    type = Integer()
-
-
-@compiles(quarter_hour)
-def _quarter_hour(element: quarter_hour, compiler: Any, **kw: Any) -> str:
-    at = compiler.process(element.clauses, **kw)
-    return f"CAST(floor(extract(epoch FROM {at}) / 900) AS BIGINT)"
-
-
-@compiles(quarter_hour, "sqlite")
-def _quarter_hour_sqlite(element: quarter_hour, compiler: Any, **kw: Any) -> str:
-    at = compiler.process(element.clauses, **kw)
-    return f"(CAST(strftime('%s', {at}) AS INTEGER) / 900)"
+def quarter_hour(at: Any) -> epoch_slot:
+    """The UTC quarter hour ``at`` falls in (seconds since 1970 / 900): each lies
+    inside a single local day of any zone."""
+    return epoch_slot(at, 900)
 
 
 def _events(org_id: uuid.UUID, conditions: list[ColumnElement[bool]]):

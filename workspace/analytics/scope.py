@@ -16,7 +16,7 @@ from datetime import UTC, date, datetime, time
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from sqlalchemy import ColumnElement, and_, text
+from sqlalchemy import BigInteger, ColumnElement, and_, literal_column, text
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.functions import FunctionElement
 
@@ -64,6 +64,34 @@ def _grouped(element: grouped, compiler: Any, **kw: Any) -> str:
 @compiles(grouped, "sqlite")
 def _grouped_sqlite(element: grouped, compiler: Any, **kw: Any) -> str:
     return "+" + compiler.process(element.clauses, **kw)
+
+
+class epoch_slot(FunctionElement):
+    """Which slot of ``seconds`` since 1970 a naive-UTC timestamp falls in, as a
+    whole number: ``epoch_slot(at, 3600)`` is its UTC hour, ``epoch_slot(at, 900)``
+    its UTC quarter hour (every zone's offset is a whole number of quarter hours, so
+    a quarter hour lies inside one local day of any zone). The hourly rollups'
+    triggers compute the same number in their own SQL."""
+
+    name = "epoch_slot"
+    inherit_cache = True
+    type = BigInteger()
+
+    def __init__(self, at: Any, seconds: int) -> None:
+        # The width is SQL text, not a parameter, so it is part of the cache key.
+        super().__init__(at, literal_column(str(int(seconds))))
+
+
+@compiles(epoch_slot)
+def _epoch_slot(element: epoch_slot, compiler: Any, **kw: Any) -> str:
+    at, seconds = (compiler.process(c, **kw) for c in element.clauses.clauses)
+    return f"CAST(floor(extract(epoch FROM {at}) / {seconds}) AS BIGINT)"
+
+
+@compiles(epoch_slot, "sqlite")
+def _epoch_slot_sqlite(element: epoch_slot, compiler: Any, **kw: Any) -> str:
+    at, seconds = (compiler.process(c, **kw) for c in element.clauses.clauses)
+    return f"(CAST(strftime('%s', {at}) AS INTEGER) / {seconds})"
 
 
 #: PostgreSQL settings for analytics reads (docs/analytics.md#how-it-stays-fast).

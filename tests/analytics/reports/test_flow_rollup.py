@@ -6,17 +6,17 @@ the endpoints read the history)."""
 
 from __future__ import annotations
 
-import itertools
 import uuid
 from datetime import UTC, datetime, timedelta
 
 import pytest
 from sqlalchemy import delete, select, text, update
 
+from tests.analytics.histories import build_histories
 from tests.factories import create_project, login, make_org, new_task, setup_project, state_in
 from workspace.analytics import consistency, cycle_rollup, flow_rollup, flow_time
 from workspace.core import workflow
-from workspace.core.models import Org, Project, State, Task, TaskActivity
+from workspace.core.models import Project, State, Task, TaskActivity
 from workspace.core.models.projects import StateCategory
 from workspace.extensions import db
 
@@ -47,45 +47,8 @@ HISTORIES = {
 
 
 def _build(app, client, org, zone: str = "UTC") -> None:
-    """The tasks of HISTORIES made through the API in their final state, then given
-    exactly their written history: the API's state rows deleted in one statement (a
-    purge of several rows of one task), the written ones added, the task's times set."""
-    project, states = setup_project(client, org)
-    ids = {}
-    for name, history in HISTORIES.items():
-        state = state_in(states, history[-1][1])
-        ids[name] = uuid.UUID(new_task(client, org, project, title=name, state_id=state)["id"])
-    with app.app_context():
-        db.session.get(Org, org.org_id).timezone = zone
-        for name, history in HISTORIES.items():
-            task_id = ids[name]
-            db.session.execute(
-                delete(TaskActivity).where(
-                    TaskActivity.task_id == task_id, TaskActivity.field == "state"
-                )
-            )
-            for (_, old), (moment, new) in itertools.pairwise(history):
-                db.session.add(
-                    TaskActivity(
-                        org_id=org.org_id,
-                        task_id=task_id,
-                        field="state",
-                        old_category=old,
-                        new_category=new,
-                        created_at=moment,
-                    )
-                )
-            final_at, final = history[-1]
-            db.session.execute(
-                update(Task)
-                .where(Task.id == task_id)
-                .values(
-                    created_at=history[0][0],
-                    state_entered_at=final_at,
-                    completed_at=final_at if final == "completed" else None,
-                )
-            )
-        db.session.commit()
+    """The tasks of HISTORIES with exactly their written history (histories.py)."""
+    return build_histories(app, client, org, HISTORIES, zone)
 
 
 def _rows(app) -> int:

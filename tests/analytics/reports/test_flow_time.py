@@ -4,25 +4,18 @@ histories as written here (a task started Monday and done Thursday took 3 days).
 
 from __future__ import annotations
 
-import itertools
-import uuid
 from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
-from sqlalchemy import delete, update
 
+from tests.analytics.histories import build_histories
 from tests.factories import (
     assert_problem,
     create_project,
     login,
     make_org,
-    new_task,
-    setup_project,
-    state_in,
 )
-from workspace.core.models import Org, Task, TaskActivity
-from workspace.extensions import db
 
 CATEGORIES = ("backlog", "unstarted", "started", "completed", "cancelled")
 
@@ -57,45 +50,8 @@ HISTORIES: dict[str, list[tuple[datetime, str]]] = {
 
 
 def _build(app, client, org, zone: str = "UTC") -> dict[str, str]:
-    """The tasks of HISTORIES, made through the API in their final state, then given
-    exactly their written history (the activity rows and the times of the task)."""
-    project, states = setup_project(client, org)
-    ids = {}
-    for name, history in HISTORIES.items():
-        task = new_task(client, org, project, title=name, state_id=state_in(states, history[-1][1]))
-        ids[name] = task["id"]
-    with app.app_context():
-        db.session.get(Org, org.org_id).timezone = zone
-        for name, history in HISTORIES.items():
-            task_id = uuid.UUID(ids[name])
-            db.session.execute(
-                delete(TaskActivity).where(
-                    TaskActivity.task_id == task_id, TaskActivity.field == "state"
-                )
-            )
-            for (_, old), (moment, new) in itertools.pairwise(history):
-                db.session.add(
-                    TaskActivity(
-                        org_id=org.org_id,
-                        task_id=task_id,
-                        field="state",
-                        old_category=old,
-                        new_category=new,
-                        created_at=moment,
-                    )
-                )
-            final_at, final = history[-1]
-            db.session.execute(
-                update(Task)
-                .where(Task.id == task_id)
-                .values(
-                    created_at=history[0][0],
-                    state_entered_at=final_at,
-                    completed_at=final_at if final == "completed" else None,
-                )
-            )
-        db.session.commit()
-    return ids
+    """The tasks of HISTORIES with exactly their written history (histories.py)."""
+    return build_histories(app, client, org, HISTORIES, zone)
 
 
 def _expected_flow(first: date, last: date, zone: str) -> list[dict]:

@@ -1,42 +1,181 @@
-/* The task page (templates/tracker/task/): the assignee select's search box.
-   [data-assignee-filter] is hidden until this runs (without JS the select alone
-   works); typing into its input[data-filter-select="#select"] hides the options whose
-   text does not contain what was typed. The selected option always stays. */
+/* The task page (templates/tracker/task/, docs/tasks.md#editing-in-place): the title
+   and the description edit where they are read.
+
+   Each is a [data-inplace] field holding what is read (.inplace-view), its light Edit
+   link (.inplace-edit, "Edit title") and its form (form.inplace-form, hidden). Without
+   JavaScript the Edit link loads the page with the form open (?edit=title) and Cancel
+   is a link back; this script opens and closes the form in place instead:
+
+   - a click on the title or the description text (not on a link in it, not while
+     selecting text), or the Edit button (Enter or Space), opens the form and focuses it;
+   - in the title, Enter saves (the form's own submit, HTMX swaps the field back);
+     in the description, Ctrl+Enter or Cmd+Enter saves;
+   - Escape (or Cancel) puts the saved text back, closes the form and returns the focus
+     to the Edit button; after a save the focus goes there too (or stays in the box when
+     the value was refused);
+   - the description's Write / Preview buttons show the draft rendered by the server's
+     own safe Markdown (POST data-preview-url, the same size limit as a save). */
 (function () {
   "use strict";
 
-  function reveal(root) {
-    var boxes = (root || document).querySelectorAll("[data-assignee-filter][hidden]");
-    for (var i = 0; i < boxes.length; i++) boxes[i].hidden = false;
+  var refocus = null; // the field whose save is on its way, to focus after the swap
+  var previews = 0; // the latest preview asked for; an older answer is dropped
+
+  function parts(field) {
+    var form = field.querySelector("form.inplace-form");
+    return {
+      view: field.querySelector(".inplace-view"),
+      edit: field.querySelector(".inplace-edit"),
+      form: form,
+      box: form && form.querySelector("input[type=text], textarea"),
+      preview: field.querySelector(".inplace-preview"),
+      status: field.querySelector("[data-inplace-status]"),
+    };
   }
 
-  function filter(input) {
-    var select = document.querySelector(input.getAttribute("data-filter-select") || "");
-    if (!select) return;
-    var needle = input.value.trim().toLowerCase();
-    for (var i = 0; i < select.options.length; i++) {
-      var option = select.options[i];
-      var match = !needle || option.selected || option.text.toLowerCase().indexOf(needle) !== -1;
-      option.hidden = !match;
+  function enhance(root) {
+    // Edit and Cancel are links without JavaScript; here they act in place, as buttons.
+    var links = root.querySelectorAll(".inplace-edit:not([role]), [data-inplace-cancel]:not([role])");
+    for (var i = 0; i < links.length; i++) links[i].setAttribute("role", "button");
+    var hidden = root.querySelectorAll("[data-inplace-keys][hidden], [data-inplace-mode=write][hidden]");
+    for (var j = 0; j < hidden.length; j++) hidden[j].hidden = false;
+  }
+
+  function setMode(field, mode) {
+    var p = parts(field);
+    if (!p.preview) return;
+    var buttons = field.querySelectorAll("[data-inplace-mode]");
+    for (var i = 0; i < buttons.length; i++) {
+      var on = buttons[i].getAttribute("data-inplace-mode") === mode;
+      buttons[i].setAttribute("aria-pressed", on ? "true" : "false");
+    }
+    var previewing = mode === "preview";
+    p.box.hidden = previewing;
+    p.preview.hidden = !previewing;
+    if (!previewing) {
+      previews++;
+      return;
+    }
+    var asked = ++previews;
+    var button = field.querySelector("[data-inplace-mode=preview]");
+    p.preview.setAttribute("aria-busy", "true");
+    p.preview.textContent = "Rendering the preview…";
+    fetch(button.getAttribute("data-preview-url"), {
+      method: "POST",
+      body: new FormData(p.form),
+      credentials: "same-origin",
+      headers: { "HX-Request": "true" },
+    })
+      .then(function (response) { return response.text(); })
+      .then(function (html) {
+        if (asked !== previews) return; // back to Write, or asked again since
+        // The server's own rendering: raw HTML off, links vetted (markdown.py).
+        p.preview.innerHTML = html;
+        p.preview.removeAttribute("aria-busy");
+        if (p.status) p.status.textContent = "Preview shown. Write returns to the text.";
+      })
+      .catch(function () {
+        if (asked !== previews) return;
+        p.preview.removeAttribute("aria-busy");
+        p.preview.textContent = "Could not reach the server for a preview; try again.";
+      });
+  }
+
+  function open(field) {
+    var p = parts(field);
+    if (!p.form) return;
+    p.view.hidden = true;
+    if (p.edit) p.edit.hidden = true;
+    p.form.hidden = false;
+    setMode(field, "write");
+    p.box.focus();
+    var end = p.box.value.length;
+    p.box.setSelectionRange(end, end);
+  }
+
+  function close(field) {
+    var p = parts(field);
+    if (!p.form) return;
+    setMode(field, "write");
+    p.box.value = p.box.getAttribute("data-saved") || "";
+    p.form.hidden = true;
+    p.view.hidden = false;
+    if (p.edit) {
+      p.edit.hidden = false;
+      p.edit.focus();
     }
   }
 
-  document.addEventListener("input", function (event) {
+  function selecting() {
+    var selection = window.getSelection && window.getSelection();
+    return !!selection && !selection.isCollapsed && String(selection).trim() !== "";
+  }
+
+  document.addEventListener("click", function (event) {
     var target = event.target;
-    if (target instanceof Element && target.hasAttribute("data-filter-select")) filter(target);
+    if (!(target instanceof Element)) return;
+    var field = target.closest("[data-inplace]");
+    if (!field) return;
+    var opener = target.closest("[data-inplace-open]");
+    if (opener) {
+      var text = !opener.classList.contains("inplace-edit");
+      if (text && (target.closest("a") || selecting())) return; // follow the link, keep the selection
+      event.preventDefault();
+      open(field);
+      return;
+    }
+    if (target.closest("[data-inplace-cancel]")) {
+      event.preventDefault();
+      close(field);
+      return;
+    }
+    var mode = target.closest("[data-inplace-mode]");
+    if (mode) {
+      event.preventDefault(); // Preview's formaction is the no-JavaScript path
+      setMode(field, mode.getAttribute("data-inplace-mode"));
+    }
   });
 
-  // Enter in the search box moves to the list, so arrows and Enter pick a match.
   document.addEventListener("keydown", function (event) {
     var target = event.target;
-    if (event.key !== "Enter" || !(target instanceof Element)) return;
-    if (!target.hasAttribute("data-filter-select")) return;
-    event.preventDefault();
-    var select = document.querySelector(target.getAttribute("data-filter-select") || "");
-    if (select) select.focus();
+    if (!(target instanceof Element) || event.defaultPrevented) return;
+    if (event.key === " " && target.matches("a[role=button]") && target.closest("[data-inplace]")) {
+      event.preventDefault(); // a button opens on Space as on Enter
+      target.click();
+      return;
+    }
+    var form = target.closest("form.inplace-form");
+    if (!form) return;
+    var field = form.closest("[data-inplace]");
+    if (event.key === "Escape") {
+      event.preventDefault();
+      close(field);
+    } else if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+      event.preventDefault();
+      form.requestSubmit();
+    }
   });
 
-  document.addEventListener("DOMContentLoaded", function () { reveal(document); });
-  document.addEventListener("htmx:afterSwap", function () { reveal(document); });
-  if (document.readyState !== "loading") reveal(document);
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var elt = event.detail && event.detail.elt;
+    var field = elt instanceof Element && elt.matches("form.inplace-form") && elt.closest("[data-inplace]");
+    if (field) refocus = field.id;
+  });
+
+  document.addEventListener("htmx:afterSettle", function () {
+    enhance(document);
+    if (!refocus) return;
+    var field = document.getElementById(refocus);
+    refocus = null;
+    if (!field) return;
+    var p = parts(field);
+    if (p.form && !p.form.hidden) p.box.focus(); // refused: the message is by the box
+    else if (p.edit) p.edit.focus();
+  });
+
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", function () { enhance(document); });
+  } else {
+    enhance(document);
+  }
 })();

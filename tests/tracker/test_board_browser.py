@@ -1,16 +1,28 @@
-"""The task list and board in a real browser: drag a card, move one by keyboard,
-search + PQL + sort the list, and the inline state select that waits for Enter."""
+"""The task list and board in a real browser: drag a card, move, assign and reprioritise
+one through the board's one menu by keyboard and mouse, a refused write, what a viewer
+sees, overdue cards, axe on the board at 1440 and 390 px; search + PQL + sort the list,
+and the inline state select that waits for Enter."""
 
 from __future__ import annotations
 
 import re
 import uuid
+from datetime import date, timedelta
 
 import pytest
 from playwright.sync_api import expect
 from sqlalchemy import select
 
-from tests.factories import PASSWORD, browser_sign_in, make_org, new_task, setup_project
+from tests.axe import axe_problems
+from tests.factories import (
+    PASSWORD,
+    add_person,
+    browser_sign_in,
+    login,
+    make_org,
+    new_task,
+    setup_project,
+)
 from workspace.core.models import Task, TaskActivity
 from workspace.extensions import db
 
@@ -63,17 +75,33 @@ def _open(page, live_server, org, project, query: str = "") -> None:
     page.goto(f"{live_server.url}/o/{org.slug}/projects/{project['id']}{query}")
 
 
+def _ready(page) -> None:
+    """board.js has given every card its menu and drag handle."""
+    expect(page.locator("#board[data-board-ready]")).to_have_count(1)
+
+
+#: A card's assignee: the second part of its meta line (templates/tracker/_board_card.html).
+ASSIGNEE = ":scope > p > span:nth-child(2)"
+
+
+def _card(page, key: str):
+    return page.locator(
+        ".board-card", has=page.locator(":scope > a", has_text=re.compile(f"^{key}$"))
+    )
+
+
 def test_dragging_a_card_to_another_column_changes_its_state(page, live_server, board):
     org, project, by_cat, tasks = board
     failed = []
     page.on("requestfailed", lambda request: failed.append(request.url))
     _open(page, live_server, org, project, "?view=board")
+    _ready(page)
     done = by_cat["unstarted"]["name"]  # the next column, in view
     backlog = by_cat["backlog"]["name"]
     expect(_column(page, backlog).locator("[data-count]")).to_have_text("3")
     card = _column(page, backlog).locator(".board-card", has_text="Beta signup")
     target = _column(page, done).locator(".board-cards")
-    card.locator(".board-title").drag_to(target, target_position={"x": 40, "y": 20})
+    card.locator(":scope > p").first.drag_to(target, target_position={"x": 40, "y": 20})
     expect(_column(page, done).locator("[data-count]")).to_have_text("1")
     expect(_column(page, backlog).locator("[data-count]")).to_have_text("2")
     page.reload()
@@ -87,24 +115,191 @@ def test_dragging_a_card_to_another_column_changes_its_state(page, live_server, 
     assert failed == []
 
 
-def test_moving_a_card_by_keyboard(page, live_server, board):
+def test_moving_assigning_and_prioritising_by_keyboard_through_the_one_menu(
+    page, live_server, board
+):
     org, project, by_cat, tasks = board
     _open(page, live_server, org, project, "?view=board")
+    _ready(page)
+    # One menu for the whole board, no form on any card.
+    assert page.locator("#board form").count() == 1
+    columns = page.locator("section.board-col").count()
+    assert page.locator("#board option").count() == columns + 2 + 5  # states, people, priorities
     started = by_cat["started"]["name"]
-    task_id = tasks["Alpha login bug"]["id"]
-    mover = page.get_by_label("Move WEB-1 to…")
-    mover.focus()
-    mover.select_option(label=started)
-    page.keyboard.press("Tab")
-    expect(page.get_by_role("button", name="Move").first).to_be_visible()
+    card = _card(page, "WEB-1")
+    card.focus()
+    page.keyboard.press("Escape")  # nothing open: nothing happens
     page.keyboard.press("Enter")
-    expect(_column(page, started).locator(".board-card", has_text="Alpha login bug")).to_have_count(
-        1
-    )
+    menu = page.get_by_role("dialog", name=re.compile("WEB-1 Alpha login bug"))
+    expect(menu).to_be_visible()
+    move_to = menu.get_by_label("Move to")
+    expect(move_to).to_be_focused()
+    # Escape closes it and gives the focus back to the card; nothing was written.
+    page.keyboard.press("Escape")
+    expect(menu).to_be_hidden()
+    expect(card).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(move_to).to_be_focused()
+    move_to.select_option(label=started)
+    page.keyboard.press("Tab")
+    expect(menu.get_by_label("Assignee")).to_be_focused()
+    menu.get_by_label("Assignee").select_option(label="Acme Owner")
+    page.keyboard.press("Tab")
+    expect(menu.get_by_label("Priority")).to_be_focused()
+    page.keyboard.press("ArrowUp")  # high -> urgent
+    page.keyboard.press("Tab")
+    expect(menu.get_by_role("button", name="Apply")).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(menu).to_be_hidden()
+    moved = _column(page, started).locator(".board-card", has_text="Alpha login bug")
+    expect(moved).to_have_count(1)
+    expect(moved).to_contain_text("urgent")
+    expect(moved.locator(ASSIGNEE)).to_have_text("Acme Owner")
     expect(_column(page, started).locator("[data-count]")).to_have_text("2")
-    expect(page.get_by_label("Move WEB-1 to…")).to_be_focused()
-    assert _category(live_server.app, task_id) == "started"
-    assert len(_state_moves(live_server.app, task_id)) == 1
+    expect(_column(page, by_cat["backlog"]["name"]).locator("[data-count]")).to_have_text("2")
+    expect(_card(page, "WEB-1")).to_be_focused()
+    with live_server.app.app_context():
+        task = db.session.get(Task, uuid.UUID(tasks["Alpha login bug"]["id"]))
+        assert (task.state_category, task.priority, task.assignee_id) == (
+            "started",
+            "urgent",
+            org.owner_id,
+        )
+    assert len(_state_moves(live_server.app, tasks["Alpha login bug"]["id"])) == 1
+
+
+def test_assigning_and_prioritising_with_the_mouse_keeps_the_card_in_place(
+    page, live_server, board
+):
+    org, project, by_cat, tasks = board
+    _open(page, live_server, org, project, "?view=board")
+    _ready(page)
+    backlog = _column(page, by_cat["backlog"]["name"])
+    page.get_by_role("button", name="Actions for WEB-3").click()
+    menu = page.get_by_role("dialog")
+    menu.get_by_label("Priority").select_option(label="Urgent")
+    menu.get_by_label("Assignee").select_option(label="Acme Owner")
+    menu.get_by_role("button", name="Apply").click()
+    expect(menu).to_be_hidden()
+    card = backlog.locator(".board-card", has_text="Gamma login page")
+    expect(card.locator(".badge").first).to_have_text("urgent")
+    expect(card.locator(ASSIGNEE)).to_have_text("Acme Owner")
+    expect(backlog.locator("[data-count]")).to_have_text("3")
+    # Unassign again: the card says so, and a reload shows what was saved.
+    page.get_by_role("button", name="Actions for WEB-3").click()
+    menu.get_by_label("Assignee").select_option(label="Unassigned")
+    menu.get_by_role("button", name="Apply").click()
+    expect(card.locator(ASSIGNEE)).to_have_text("Unassigned")
+    page.reload()
+    expect(card.locator(".badge").first).to_have_text("urgent")
+    expect(card.locator(ASSIGNEE)).to_have_text("Unassigned")
+    with live_server.app.app_context():
+        task = db.session.get(Task, uuid.UUID(tasks["Gamma login page"]["id"]))
+        assert (task.priority, task.assignee_id, task.state_category) == (
+            "urgent",
+            None,
+            "backlog",
+        )
+
+
+def _join(live_server, org, project, email: str, role: str):
+    person = add_person(live_server.app, org.org_id, email)
+    client = live_server.app.test_client()
+    resp = client.post(
+        org.url(f"/projects/{project['id']}/members"),
+        json={"account_id": str(person.owner_id), "role": role},
+        headers=org.headers,
+    )
+    assert resp.status_code in (200, 201), resp.get_json()
+    return person
+
+
+def test_a_refused_write_keeps_the_menu_open_and_says_why(page, live_server, board):
+    org, project, by_cat, tasks = board
+    person = _join(live_server, org, project, "member@acme.test", "member")
+    browser_sign_in(page, live_server.url, person.owner_email, PASSWORD)
+    page.goto(f"{live_server.url}/o/{org.slug}/projects/{project['id']}?view=board")
+    _ready(page)
+    # The person is made a viewer while the board is open.
+    _join(live_server, org, project, "member@acme.test", "viewer")
+    started = by_cat["started"]["name"]
+    _card(page, "WEB-2").focus()
+    page.keyboard.press("Enter")
+    menu = page.get_by_role("dialog")
+    menu.get_by_label("Move to").select_option(label=started)
+    menu.get_by_label("Priority").select_option(label="Low")
+    menu.get_by_role("button", name="Apply").click()
+    expect(menu.get_by_role("alert")).to_contain_text(re.compile(r"\w"))
+    expect(menu).to_be_visible()
+    expect(menu.get_by_label("Move to")).to_have_value(by_cat["started"]["id"])
+    expect(menu.get_by_label("Priority")).to_have_value("low")
+    expect(_card(page, "WEB-2").locator(".badge").first).to_have_text("urgent")
+    # A refused drag puts the card back and says why above the board.
+    page.keyboard.press("Escape")
+    backlog = _column(page, by_cat["backlog"]["name"])
+    card = backlog.locator(".board-card", has_text="Beta signup")
+    target = _column(page, started).locator(".board-cards")
+    card.locator(":scope > p").first.drag_to(target, target_position={"x": 40, "y": 60})
+    expect(page.locator("[data-board-error]")).to_contain_text("WEB-2 was not moved")
+    expect(backlog.locator(".board-card", has_text="Beta signup")).to_have_count(1)
+    expect(_column(page, started).locator("[data-count]")).to_have_text("1")
+    assert _category(live_server.app, tasks["Beta signup"]["id"]) == "backlog"
+    assert _state_moves(live_server.app, tasks["Beta signup"]["id"]) == []
+
+
+def test_a_viewer_sees_the_cards_without_a_menu(page, live_server, board):
+    org, project, _, _ = board
+    person = _join(live_server, org, project, "viewer@acme.test", "viewer")
+    browser_sign_in(page, live_server.url, person.owner_email, PASSWORD)
+    page.goto(f"{live_server.url}/o/{org.slug}/projects/{project['id']}?view=board")
+    expect(page.locator(".board-card")).to_have_count(4)
+    expect(page.locator("#board-menu")).to_have_count(0)
+    expect(page.locator("[data-menu-open]")).to_have_count(0)
+    expect(page.locator("#board form, #board select")).to_have_count(0)
+    # The key still opens the task.
+    page.get_by_role("link", name="WEB-1", exact=True).click()
+    expect(page).to_have_url(re.compile(r"/tasks/WEB-1$"))
+
+
+def test_overdue_cards_say_so_in_red_words(page, live_server, board):
+    org, project, by_cat, _ = board
+    client = live_server.app.test_client()
+    login(client, org.owner_email)
+    late = (date.today() - timedelta(days=3)).isoformat()
+    soon = (date.today() + timedelta(days=400)).isoformat()
+    new_task(client, org, project, title="Late one", due_date=late)
+    new_task(client, org, project, title="Later one", due_date=soon)
+    new_task(client, org, project, title="Late but done", due_date=late,
+             state_id=by_cat["completed"]["id"])  # fmt: skip
+    _open(page, live_server, org, project, "?view=board")
+    due = page.locator(".board-card", has_text="Late one").locator(".due")
+    expect(due).to_have_text(re.compile(r"^Overdue · "))
+    assert due.evaluate("el => getComputedStyle(el).color") == "rgb(197, 48, 48)"
+    later = page.locator(".board-card", has_text="Later one").locator(".due")
+    expect(later).to_have_text(re.compile(r"^Due \d{1,2} \w{3} \d{4}$"))  # "27 Nov 2026"
+    done = page.locator(".board-card", has_text="Late but done").locator(".due")
+    expect(done).to_have_text(re.compile(r"^Due "))
+
+
+@pytest.mark.parametrize("width", [1440, 390])
+def test_the_board_passes_axe_at_desktop_and_phone_width(browser, live_server, board, width):
+    org, project, _, _ = board
+    client = live_server.app.test_client()
+    login(client, org.owner_email)
+    new_task(client, org, project, title="Late one", due_date="2020-01-02")
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    try:
+        page = context.new_page()
+        _open(page, live_server, org, project, "?view=board")
+        _ready(page)
+        assert axe_problems(page) == []
+        _card(page, "WEB-1").focus()
+        page.keyboard.press("Enter")
+        expect(page.get_by_role("dialog")).to_be_visible()
+        assert axe_problems(page) == []
+        assert page.locator("html").evaluate("el => el.scrollWidth") <= width
+    finally:
+        context.close()
 
 
 def test_search_pql_and_sort_on_the_list(page, live_server, board):
@@ -112,6 +307,7 @@ def test_search_pql_and_sort_on_the_list(page, live_server, board):
     _open(page, live_server, org, project)
     rows = page.locator("#task-rows tr[data-task-key]")
     expect(rows).to_have_count(4)
+    page.locator("#task-filter-box > summary").click()  # folded until a filter is on
     page.get_by_label("Search titles").fill("LOGIN")
     page.get_by_label("PQL filter").fill("priority IN (high, low)")
     page.get_by_label("Sort by").select_option(label="Priority")

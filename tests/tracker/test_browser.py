@@ -38,6 +38,7 @@ def test_owner_creates_a_task_and_changes_its_state_in_place(page, demo):
 
     # A marker on window survives only if the page is never fully reloaded.
     page.evaluate("window.__stillHere = true")
+    page.locator("#task-form-box > summary").click()  # the create form is folded
     page.get_by_label("Task title").fill("Write the browser test")
     page.get_by_role("button", name="Add task").click()
     row = page.locator("#task-rows tr", has_text="Write the browser test")

@@ -109,7 +109,7 @@ def test_admin_renames_and_recategorizes_a_state_and_adds_a_member(page, live_se
     page.get_by_role("link", name="Members").last.click()
     expect(page.get_by_role("heading", name="Project members")).to_be_visible()
     page.get_by_label("Find a person in Acme").fill("mia")
-    page.get_by_role("button", name="Search").click()
+    page.get_by_role("button", name="Search", exact=True).click()
     page.get_by_label(re.compile("^Person")).select_option(label="Mia · mia@acme.test")
     page.get_by_label("Role", exact=True).first.select_option(label="Commenter")
     page.get_by_role("button", name="Add member").click()

@@ -172,7 +172,7 @@ def test_clearing_a_field_and_the_timeline_in_words(client, acme, world):
     assert "changed the state from Backlog to Done" in shown
     assert "changed the priority from None to High" in shown
     assert "changed the cycle from none to Sprint 1" in shown
-    assert "changed the due date from none to Mar 1, 2026" in shown
+    assert "changed the due date from none to 1 Mar 2026" in shown
     assert "Acme Owner unassigned Mia" in shown
     assert str(mia.owner_id) not in shown
 

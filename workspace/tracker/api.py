@@ -291,15 +291,20 @@ def create_module(project: Project, access: Access, body: ModuleCreate):
 
 @bp.get("/projects/<uuid:project_id>/tasks")
 @operation(
-    "List a project's tasks: search, PQL filter, sort (newest first by default)",
+    "List a project's tasks: search, PQL filter, sort (newest first by default), group",
     tag="tasks",
     action="task.read",
     query=TaskListQuery,
     response=TaskPage,
 )
 def list_project_tasks(project: Project, access: Access, query: TaskListQuery):
+    """With ``group`` (state, priority, kind or assignee) the rows come group by group
+    in the page's order (states as the workflow lists them, priority urgent to none,
+    assignees by name, unassigned last), each group sorted by ``sort`` and ``dir``."""
     flt = task_lists.TaskFilter(
-        **query.model_dump(exclude={"limit", "offset", "project_id", "q", "pql", "sort", "dir"}),
+        **query.model_dump(
+            exclude={"limit", "offset", "project_id", "q", "pql", "sort", "dir", "group"}
+        ),
         project_id=project.id,
         search=query.q or None,
         condition=listing.pql_condition(access, query.pql),
@@ -311,6 +316,7 @@ def list_project_tasks(project: Project, access: Access, query: TaskListQuery):
         offset=query.offset,
         sort=query.sort,
         descending=query.dir == "desc",
+        group=query.group,
     )
     return TaskPage(
         items=[TaskOut.model_validate(t) for t in rows],

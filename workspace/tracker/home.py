@@ -6,11 +6,11 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 
-from sqlalchemy import func, select
+from sqlalchemy import Select, case, func, select
 
 from workspace.analytics.drill import OPEN_WORK, expression, href, metric_clause
 from workspace.analytics.scope import counted_tasks
-from workspace.core.models import StateCategory, Task
+from workspace.core.models import Priority, StateCategory, Task
 from workspace.core.models.projects import OPEN_CATEGORIES
 from workspace.extensions import db
 
@@ -42,3 +42,35 @@ def count_links(org_slug: str) -> dict[str, str | None]:
         "active": href(org_slug, None, expression(OPEN_WORK)),
         "completed": href(org_slug, None, expression(metric_clause("done"))),
     }
+
+
+#: Priority as a number to sort by: urgent first, none last.
+PRIORITY_RANK = case(
+    {p.value: i for i, p in enumerate(Priority)}, value=Task.priority, else_=len(Priority)
+)
+
+
+def ordered(query: Select) -> Select:
+    """Due date first (none last), then priority (urgent first), then the newest: the
+    order of the home page's tasks and of My work (docs/inbox.md#my-work)."""
+    return query.order_by(
+        Task.due_date.is_(None), Task.due_date, PRIORITY_RANK, Task.created_at.desc(), Task.id
+    )
+
+
+def my_active_tasks(org_id: uuid.UUID, account_id: uuid.UUID, limit: int = 10) -> list[Task]:
+    """The home page's "Active work assigned to you": open (backlog, unstarted,
+    started), neither archived nor deleted, in :func:`ordered`'s order."""
+    return list(
+        db.session.scalars(
+            ordered(
+                select(Task).where(
+                    Task.org_id == org_id,
+                    Task.assignee_id == account_id,
+                    Task.deleted_at.is_(None),
+                    Task.archived_at.is_(None),
+                    Task.state_category.in_([c.value for c in OPEN_CATEGORIES]),
+                )
+            ).limit(limit)
+        )
+    )

@@ -14,14 +14,14 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pydantic import Field, ValidationError
+from pydantic import Field, ValidationError, field_validator
 from sqlalchemy import ColumnElement
 from werkzeug.datastructures import MultiDict
 
 from workspace.analytics.pql import PQLError, compile_pql
 from workspace.core import task_lists, tasks, workflow
 from workspace.core.models import Priority, Project, State, StateCategory, Task
-from workspace.core.schemas import PqlText, TaskSearch, TaskSort
+from workspace.core.schemas import PqlText, TaskGroup, TaskSearch, TaskSort
 from workspace.inputs import InputModel, QueryModel, validation_errors
 from workspace.security.permissions import Access
 
@@ -34,6 +34,8 @@ Category = Literal["backlog", "unstarted", "started", "completed", "cancelled", 
 #: Values a hand-edited URL may get wrong without losing the page: they fall back to
 #: their default. A search or a filter that is wrong is shown as an error instead.
 LENIENT = ("sort", "dir", "category", "offset", "view")
+#: What the page says beside a field instead of the model's message.
+MESSAGES = {"group": "Group by state, priority, kind or assignee."}
 
 
 class ListPageQuery(QueryModel):
@@ -46,9 +48,18 @@ class ListPageQuery(QueryModel):
     pql: PqlText = ""
     sort: TaskSort = "created"
     dir: Literal["asc", "desc"] = "desc"
+    #: The list's rows in groups of this field (docs/saved_views.md#grouping); the
+    #: board always groups by state. Not lenient: a wrong value is a 400 on ``group``.
+    group: TaskGroup | None = None
     category: Category | None = None
     offset: int = Field(default=0, ge=0, le=task_lists.MAX_OFFSET)
     view: Literal["list", "board"] = "list"
+
+    @field_validator("group", mode="before")
+    @classmethod
+    def _blank_is_ungrouped(cls, value: Any) -> Any:
+        # The select's "No grouping" option sends ``group=``.
+        return None if value == "" else value
 
     def url_args(self, **override: Any) -> dict[str, Any]:
         """The non-default fields as URL arguments (so links stay short), with
@@ -75,7 +86,7 @@ def parse_list_query(args: MultiDict | dict) -> tuple[ListPageQuery, dict[str, s
                 name = err["field"].split(".")[0]
                 data.pop(name, None)
                 if name not in LENIENT:
-                    errors[name] = err["message"]
+                    errors[name] = MESSAGES.get(name, err["message"])
     return ListPageQuery(), errors  # pragma: no cover - every round drops a field
 
 
@@ -87,6 +98,10 @@ class TaskList:
     total: int = 0
     #: The board's columns: (state, its first cards, how many match).
     columns: list[tuple[State, list[Task], int]] = field(default_factory=list)
+    #: A grouped list's groups by key (every page's), and the rows of this page that
+    #: start one, by task id: each gets a header row before it.
+    groups: dict[Any, task_lists.Group] = field(default_factory=dict)
+    heads: dict[uuid.UUID, task_lists.Group] = field(default_factory=dict)
 
     @property
     def next_offset(self) -> int:
@@ -128,7 +143,7 @@ def run_list(access: Access, project: Project, query: ListPageQuery) -> TaskList
             access.org.id, flt, shown, cap=BOARD_CAP, sort=query.sort, descending=descending
         )
         result.total = sum(total for _, _, total in result.columns)
-    else:
+    elif query.group is None:
         result.rows, result.total = task_lists.list_tasks(
             access.org.id,
             flt,
@@ -137,7 +152,43 @@ def run_list(access: Access, project: Project, query: ListPageQuery) -> TaskList
             sort=query.sort,
             descending=descending,
         )
+    else:
+        _run_grouped(access, flt, query, query.group, result)
     return result
+
+
+def _run_grouped(
+    access: Access,
+    flt: task_lists.TaskFilter,
+    query: ListPageQuery,
+    group: str,
+    result: TaskList,
+) -> None:
+    """One page of a grouped list and the header rows it shows. A later page reads
+    one row more, the previous page's last, so a group that page left open goes on
+    without a second header ("load more" carries nothing but the offset)."""
+    before = 1 if query.offset else 0
+    rows, result.total = task_lists.list_tasks(
+        access.org.id,
+        flt,
+        limit=PAGE_SIZE + before,
+        offset=query.offset - before,
+        sort=query.sort,
+        descending=query.dir == "desc",
+        group=group,
+    )
+    previous = task_lists.group_key(rows[0], group) if before and rows else _NO_GROUP
+    result.rows = rows[before:]
+    result.groups = task_lists.group_counts(access.org.id, flt, group)
+    for task in result.rows:
+        key = task_lists.group_key(task, group)
+        if key != previous and key in result.groups:
+            result.heads[task.id] = result.groups[key]
+        previous = key
+
+
+#: Before the first row: no group yet (``None`` is the Unassigned group's key).
+_NO_GROUP = object()
 
 
 class BulkEdit(InputModel):

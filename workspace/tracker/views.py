@@ -8,9 +8,13 @@ a 4xx status, so the request's transaction rolls back.
 
 from __future__ import annotations
 
+import functools
+from typing import Any
+
 from flask import (
     Blueprint,
     Response,
+    current_app,
     flash,
     redirect,
     render_template,
@@ -28,7 +32,7 @@ from workspace.extensions import htmx
 from workspace.inputs import field_errors
 from workspace.security.permissions import Access, can
 from workspace.tracker import listing
-from workspace.tracker.home import count_links, task_counts
+from workspace.tracker.home import count_links, my_active_tasks, task_counts
 
 bp = Blueprint("core_pages", __name__)
 
@@ -58,11 +62,7 @@ def create_org(form: OrgCreate):
 @bp.get("/o/<org>/")
 @page(action="org.read")
 def org_home(org: str, access: Access):
-    mine, _ = task_lists.list_tasks(
-        access.org.id,
-        task_lists.TaskFilter(assignee_id=access.account.id, open_only=True),
-        limit=10,
-    )
+    mine = my_active_tasks(access.org.id, access.account.id)  # due date, then priority
     return render_template(
         "tracker/org_home.html",
         nav_active="home",
@@ -109,6 +109,22 @@ def _task_page_context(access: Access, project) -> dict:
     }
 
 
+#: ``app.extensions[PAGE_HOOKS]``: functions ``(access, project, query) -> (query,
+#: context)`` that subpackages register (``saved_views``) to change the project page's
+#: query and add to what its template reads.
+PAGE_HOOKS = "tracker.project_page_hooks"
+
+#: What the page's template reads when no hook says otherwise.
+PAGE_DEFAULTS: dict[str, Any] = {
+    "saved_views": [],
+    "active_view": None,
+    "can_save_view": False,
+    "can_edit_view": False,
+    "hidden_columns": [],
+    "column_choices": {},
+}
+
+
 def _project_page(
     access: Access,
     proj: Project,
@@ -124,6 +140,12 @@ def _project_page(
     if query is None:
         query, query_errors = listing.parse_list_query(request.args)
         errors |= query_errors
+    # What subpackages add (saved views: ``?view=<id>`` and the tabs); they register
+    # themselves, so this module never imports them (docs/saved_views.md).
+    extra: dict[str, Any] = dict(PAGE_DEFAULTS)
+    for hook in current_app.extensions.get(PAGE_HOOKS, ()):
+        query, more = hook(access, proj, query)
+        extra |= more
     result = listing.TaskList(query=query, states=workflow.list_states(proj.id))
     if not query_errors_in(errors):
         try:
@@ -132,19 +154,27 @@ def _project_page(
             errors |= {exc.field or "form": exc.message}
     if query_errors_in(errors):
         status = max(status, 400)
-    context = _task_page_context(access, proj) | {
-        "listing": result,
-        "query": query,
-        "tasks": result.rows,
-        "total": result.total,
-        "offset": query.offset,
-        "next_offset": result.next_offset,
-        "category": query.category,
-        "nav_active": "projects",
-        "errors": errors,
-        "selected_ids": request.form.getlist("task_ids"),
-        "state_list_args": listing.state_list_args,
-    }
+    today = task_lists.today_in(access.org.timezone)
+    context = (
+        _task_page_context(access, proj)
+        | {
+            "listing": result,
+            "query": query,
+            "tasks": result.rows,
+            "total": result.total,
+            "offset": query.offset,
+            "next_offset": result.next_offset,
+            "category": query.category,
+            "nav_active": "projects",
+            "errors": errors,
+            "selected_ids": request.form.getlist("task_ids"),
+            "state_list_args": listing.state_list_args,
+            # The board's cards say "Overdue" by the org's calendar.
+            "today": today,
+            "is_overdue": functools.partial(task_lists.is_overdue, today=today),
+        }
+        | extra
+    )
     if partial:
         return render_template(partial, **context), status
     if htmx and query.offset and query.view == "list":
@@ -153,7 +183,9 @@ def _project_page(
 
 
 def query_errors_in(errors: dict[str, str]) -> bool:
-    return "q" in errors or "pql" in errors
+    """A search, filter or grouping the list cannot run (a 400; sort and paging fall
+    back to their defaults instead)."""
+    return "q" in errors or "pql" in errors or "group" in errors
 
 
 @bp.get("/o/<org>/projects/<uuid:project_id>")

@@ -4,7 +4,8 @@
                             org_id, account_id)
     select(Task).where(condition)
 
-Dashboards and the custom chart share :func:`compile_pql`.
+Dashboards and the custom chart share :func:`compile_pql`. The app factory registers
+the PQL box's suggest API (``api.py``) through :func:`init_app`.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 
+from flask import Flask
 from sqlalchemy import ColumnElement
 
 from workspace.analytics.pql.compiler import Compiler
@@ -40,4 +42,11 @@ def compile_pql(
     return Compiler(scope, current_account_id).compile(parse(text))
 
 
-__all__ = ["PQLError", "compile_pql", "parse"]
+def init_app(app: Flask) -> None:
+    """Register the PQL box's suggest API (imported here: it builds on the whole package)."""
+    from workspace.analytics.pql import api
+
+    app.register_blueprint(api.bp)
+
+
+__all__ = ["PQLError", "compile_pql", "init_app", "parse"]

@@ -15,6 +15,7 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, and_, false, not_, or_, select, true
 
+from workspace.analytics.pql.hints import did_you_mean
 from workspace.analytics.pql.parser import (
     And,
     Call,
@@ -40,6 +41,7 @@ from workspace.core.models import (
     TaskKind,
 )
 from workspace.core.models.projects import COUNTED_CATEGORIES
+from workspace.core.search_index import matching_tasks, parse_terms
 from workspace.dbfunctions import equals_ignoring_case, unicode_lower
 from workspace.extensions import db
 
@@ -58,6 +60,7 @@ COLUMNS = {
     "cycle": Task.cycle_id,
     "module": Task.module_id,
     "title": Task.title,
+    "text": Task.id,
     "dueDate": Task.due_date,
     "createdAt": Task.created_at,
     "completedAt": Task.completed_at,
@@ -108,6 +111,8 @@ class Compiler:
                 ) from None
         elif kind == "text":
             condition = self._text(node, column)
+        elif kind == "search":
+            condition = self._search(node)
         else:
             allowed = self._allowed(node, kind)
             positive = column.in_(allowed)
@@ -131,8 +136,12 @@ class Compiler:
         text = str(value.value).lower()
         if text not in ENUMS[field]:
             raise PQLError(
-                f"{field} has no value '{value.value}'; expected one of: "
-                f"{', '.join(ENUMS[field])}.",
+                did_you_mean(
+                    f"{field} has no value '{value.value}'",
+                    str(value.value),
+                    ENUMS[field],
+                    f"expected one of: {', '.join(ENUMS[field])}.",
+                ),
                 line=value.pos.line,
                 column=value.pos.column,
             )
@@ -200,6 +209,20 @@ class Compiler:
         if node.op in ("=", "in"):
             return lowered.in_([t.lower() for t in texts])
         return lowered.not_in([t.lower() for t in texts])
+
+    def _search(self, node: Compare) -> ColumnElement[bool]:
+        """``text ~ "login flow"``: the key, title, description or comments hold every
+        word (as a prefix) and quoted phrase, through the search index."""
+        value = node.values[0]
+        terms = parse_terms(str(value.value))
+        if not terms:
+            raise PQLError(
+                "text ~ needs at least one word to search for.",
+                line=value.pos.line,
+                column=value.pos.column,
+            )
+        match = matching_tasks(terms)
+        return match if node.op == "~" else not_(match)
 
 
 def _states(org_id: uuid.UUID, name: str):

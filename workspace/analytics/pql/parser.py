@@ -25,6 +25,7 @@ from lark import (
 )
 from lark.exceptions import UnexpectedToken, VisitError
 
+from workspace.analytics.pql.hints import did_you_mean
 from workspace.analytics.vocabulary import MAX_PQL_LENGTH
 from workspace.errors import ServiceError
 
@@ -96,7 +97,8 @@ class Or:
 
 Node = Union[Compare, Empty, Call, Not, And, Or]  # noqa: UP007
 
-#: field (lowercase) -> (canonical name, type). Types: enum, name, text, date, time.
+#: field (lowercase) -> (canonical name, type). Types: enum, name, text, date, time,
+#: search (``text ~ "login flow"``: the full-text index, docs/search.md).
 FIELDS = {
     "status": ("status", "name"),
     "statuscategory": ("statusCategory", "enum"),
@@ -107,6 +109,7 @@ FIELDS = {
     "cycle": ("cycle", "name"),
     "module": ("module", "name"),
     "title": ("title", "text"),
+    "text": ("text", "search"),
     "duedate": ("dueDate", "date"),
     "createdat": ("createdAt", "time"),
     "completedat": ("completedAt", "time"),
@@ -118,6 +121,7 @@ OPERATORS = {
     "text": {"=", "!=", "~", "!~", "in", "notin"},
     "date": {"=", "!=", "<", "<=", ">", ">="},
     "time": {"=", "!=", "<", "<=", ">", ">="},
+    "search": {"~", "!~"},
 }
 CONDITIONS = {
     "isoverdue": "isOverdue",
@@ -201,13 +205,9 @@ class _Build(Transformer):
         return Value("reldate", amount, _pos(items[0]))
 
     def function(self, items):
-        name = VALUE_FUNCTIONS.get(str(items[0]).lower())
-        if name is None:
-            raise PQLError(
-                f"unknown function '{items[0]}()'; values may use currentUser() or today().",
-                line=items[0].line,
-                column=items[0].column,
-            )
+        name = _called(
+            items[0], VALUE_FUNCTIONS, "function", "values may use currentUser() or today()."
+        )
         return Value("function", name, _pos(items[0]))
 
     def values(self, items):
@@ -230,23 +230,35 @@ class _Build(Transformer):
         return Empty(_field(items[0]), True, _pos(items[0]))
 
     def call(self, items):
-        name = CONDITIONS.get(str(items[0]).lower())
-        if name is None:
-            raise PQLError(
-                f"unknown condition '{items[0]}()'; use isOverdue(), hasNoAssignee() "
-                "or isCounted(), or compare a field.",
-                line=items[0].line,
-                column=items[0].column,
-            )
-        return Call(name, _pos(items[0]))
+        hint = "use isOverdue(), hasNoAssignee() or isCounted(), or compare a field."
+        return Call(_called(items[0], CONDITIONS, "condition", hint), _pos(items[0]))
+
+
+def _called(token: Token, known: dict[str, str], what: str, hint: str) -> str:
+    """The canonical name of the function or condition ``token`` names; an unknown one
+    is a PQLError naming the nearest known name when one is close."""
+    name = known.get(str(token).lower())
+    if name is None:
+        message = f"unknown {what} '{token}()'"
+        raise PQLError(
+            did_you_mean(message, str(token), known.values(), hint, suffix="()"),
+            line=token.line,
+            column=token.column,
+        )
+    return name
 
 
 def _field(token: Token) -> str:
     entry = FIELDS.get(str(token).lower())
     if entry is None:
-        known = ", ".join(name for name, _ in FIELDS.values())
+        names = [name for name, _ in FIELDS.values()]
         raise PQLError(
-            f"unknown field '{token}'; expected one of: {known}.",
+            did_you_mean(
+                f"unknown field '{token}'",
+                str(token),
+                names,
+                f"expected one of: {', '.join(names)}.",
+            ),
             line=token.line,
             column=token.column,
         )

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from workspace.core import accounts, comments, planning, tasks, workflow
 from workspace.core.models import Account, Comment, Priority, Task, TaskActivity, TaskKind
 from workspace.security.permissions import Access, can
+from workspace.tracker.task_page.dates import day, iso_day
 from workspace.types import utcnow
 
 #: The page's fields, in the order the side panel shows them: URL name -> TaskPatch name.
@@ -108,15 +109,6 @@ def _ref(rows: list, value: str | None, gone: str) -> str:
     return by_id.get(value, gone)
 
 
-def _day(value: str | None) -> str:
-    if not value:
-        return "none"
-    try:
-        return date.fromisoformat(value).strftime("%b %-d, %Y")
-    except ValueError:
-        return value
-
-
 def describe(row: TaskActivity, ch: Choices) -> str:
     """The change in words, e.g. 'changed the state from Todo to In Progress'."""
     field, old, new = row.field, row.old_value, row.new_value
@@ -143,7 +135,7 @@ def describe(row: TaskActivity, ch: Choices) -> str:
         gone = "a removed module"
         old, new = _ref(ch.modules, old, gone), _ref(ch.modules, new, gone)
     elif field == "due_date":
-        old, new = _day(old), _day(new)
+        old, new = iso_day(old), iso_day(new)
     elif field in ("priority", "kind"):
         old, new = _word(old), _word(new)
     words = FIELD_WORDS.get(field, field.replace("_", " "))
@@ -178,7 +170,7 @@ def relative(at: datetime, now: datetime | None = None) -> str:
     if delta < timedelta(hours=1):
         n = int(delta / timedelta(minutes=1))
         return f"{n} minute{'s' if n != 1 else ''} ago"
-    return at.strftime("%b %-d, %Y")
+    return day(at.date())
 
 
 def exact(at: datetime, zone: str) -> str:
@@ -208,6 +200,12 @@ def page_context(access: Access, task: Task, **extra: Any) -> dict[str, Any]:
         "is_moderator": access.is_admin,
         "me": access.account.id,
         "errors": {},
+        #: The field whose form is open (``?edit=``, a refused or previewed draft).
+        "editing": None,
+        #: What was typed, shown again in its box (a refused value, a previewed draft).
+        "rejected": {},
+        #: The description draft to show rendered under its box (no-JS preview).
+        "preview": None,
         "comment_errors": {},
         "draft": "",
         "nav_active": "projects",

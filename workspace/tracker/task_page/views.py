@@ -2,6 +2,9 @@
 
 Every field is its own small form: HTMX posts it and swaps just that field back (and
 the timeline, out of band); without JavaScript the form posts and the page reloads.
+Title and description open in place (static/js/task.js); without JavaScript their Edit
+links load the page with that form open (``?edit=title``), and the description's
+Preview posts to :func:`preview`, which renders the draft without saving it.
 A refused value re-renders the field with its message and a 400, so the request's
 transaction rolls back. Every change goes through ``tasks.update_task``, which writes
 the history with the actor.
@@ -24,6 +27,7 @@ from workspace.inputs import field_errors, parse_form
 from workspace.security.permissions import Access
 from workspace.tracker.task_page import present
 from workspace.tracker.task_page.markdown import render_markdown
+from workspace.tracker.task_page.schemas import DescriptionPreview, TaskPageQuery
 
 bp = Blueprint("task_pages", __name__)
 
@@ -59,10 +63,11 @@ def _full_page(access: Access, task: Task, status: int = 200, **extra):
 
 
 @bp.get("/o/<org>/tasks/<task_key>")
-@page(action="task.read")
-def task(task: Task, access: Access):
-    """The task: its fields, description, and the timeline of comments and changes."""
-    return _full_page(access, task)
+@page(action="task.read", form=TaskPageQuery)
+def task(task: Task, access: Access, form: TaskPageQuery):
+    """The task: its fields, description, and the timeline of comments and changes;
+    ``?edit=title`` or ``?edit=description`` shows that field's form open."""
+    return _full_page(access, task, editing=form.edit)
 
 
 def _change(field: str, form: MultiDict) -> dict:
@@ -101,6 +106,30 @@ def edit_field(org: str, task: Task, field: str, access: Access):
         context = present.page_context(access, task)
         return render_template("tracker/task/_field.html", field=field, oob=True, **context)
     return _back(org, task, f"field-{field}")
+
+
+def _preview_refused(error: ServiceError, access: Access, task: Task):
+    """Too long a draft: the message where the preview would be (HTMX), or the page
+    with the draft kept and the message under the box."""
+    message = next(iter(field_errors(error).values()), error.message)
+    if htmx:
+        return render_template("tracker/task/_preview.html", error=message), 400
+    errors = {"description": message}
+    return _full_page(
+        access, task, 400, editing="description", errors=errors, rejected=request.form
+    )
+
+
+@bp.post("/o/<org>/tasks/<task_key>/preview")
+@page(action="task.write", form=DescriptionPreview, invalid=_preview_refused)
+def preview(task: Task, form: DescriptionPreview, access: Access):
+    """The description as it would read once saved, rendered by the same safe Markdown
+    renderer, and nothing saved. HTMX gets the rendered part alone; without JavaScript
+    the page comes back with the draft still in the box and the preview under it."""
+    if htmx:
+        return render_template("tracker/task/_preview.html", text=form.description)
+    draft = {"description": form.description}
+    return _full_page(access, task, editing="description", rejected=draft, preview=form.description)
 
 
 @bp.post("/o/<org>/tasks/<task_key>/archive")

@@ -1,0 +1,98 @@
+"""Saved views on the project page (docs/saved_views.md): save the list or board as
+it is, open one from its tab (``?view=<id>``), rename it, delete it (the form asks
+first). A refused form shows the project page again with the message beside the
+save form and the error's 4xx status."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from flask import Blueprint, flash, redirect, url_for
+
+from workspace.auth.guards import page
+from workspace.core.models import Project
+from workspace.errors import ServiceError
+from workspace.inputs import InputModel, QueryModel, field_errors, needed, parse_query
+from workspace.security.permissions import Access, can
+from workspace.tracker import views as tracker_views
+from workspace.tracker.listing import ListPageQuery
+from workspace.tracker.saved_views import service
+from workspace.tracker.saved_views.schemas import NAME_MAX, SavedViewCreate, ViewName
+
+bp = Blueprint("saved_views", __name__)
+
+BASE = "/o/<org>/projects/<uuid:project_id>/views"
+
+
+class ViewArg(QueryModel):
+    """The project page's ``view``: a saved view's id, or ``list``/``board``."""
+
+    view: str = ""
+
+
+def project_page_hook(
+    access: Access, project: Project, query: ListPageQuery
+) -> tuple[ListPageQuery, dict[str, Any]]:
+    """The project page with ``?view=<id>``: the saved view's query (a 404 when the
+    caller may not see it), its tab current; on every project page, the tabs and the
+    save form (tracker/views.py PROJECT_PAGE_HOOKS)."""
+    active = None
+    try:
+        view_id = uuid.UUID(parse_query(ViewArg).view)
+    except ValueError:
+        view_id = None  # ``list``, ``board`` or nothing: no saved view
+    if view_id is not None:
+        active = service.get_visible(access, project, view_id)
+        query = service.page_query(active, query)
+    return query, {
+        "saved_views": service.list_for(access, project),
+        "active_view": active,
+        "can_save_view": can(access, "saved_view.save", project.id),
+        "can_edit_view": active is not None and service.can_edit(access, active),
+        "hidden_columns": service.hidden_columns(active),
+        "column_choices": service.COLUMNS,
+    }
+
+
+class RenameForm(InputModel):
+    name: ViewName = needed(max_length=NAME_MAX)
+
+
+def _refused(error: ServiceError, project: Project, access: Access):
+    # The save and rename forms' messages show beside them, not beside the filter.
+    errors = {"saved_view": " ".join(field_errors(error).values())}
+    return tracker_views._project_page(access, project, errors=errors, status=error.status)
+
+
+def _to_view(org: str, project: Project, view_id: uuid.UUID | None = None):
+    args = {"view": str(view_id)} if view_id else {}
+    return redirect(url_for("core_pages.project", org=org, project_id=project.id, **args))
+
+
+@bp.post(BASE)
+@page(action="saved_view.save", form=SavedViewCreate, invalid=_refused, checkboxes=("shared",))
+def create(org: str, project: Project, form: SavedViewCreate, access: Access):
+    """Save the filter, sort and layout the page shows (its hidden fields) under a
+    name, private or shared; then open it."""
+    view = service.create(access, project, form.model_dump())
+    flash(f"Saved the view “{view.name}”.", "success")
+    return _to_view(org, project, view.id)
+
+
+@bp.post(BASE + "/<uuid:view_id>/rename")
+@page(action="saved_view.save", form=RenameForm, invalid=_refused)
+def rename(org: str, project: Project, view_id: uuid.UUID, form: RenameForm, access: Access):
+    view = service.rename(access, service.get_visible(access, project, view_id), form.name)
+    flash(f"Renamed the view to “{view.name}”.", "success")
+    return _to_view(org, project, view.id)
+
+
+@bp.post(BASE + "/<uuid:view_id>/delete")
+@page(action="saved_view.save", invalid=_refused)
+def delete(org: str, project: Project, view_id: uuid.UUID, access: Access):
+    view = service.get_visible(access, project, view_id)
+    name = view.name
+    service.delete(access, view)
+    flash(f"Deleted the view “{name}”.", "success")
+    return _to_view(org, project)

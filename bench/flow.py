@@ -38,8 +38,8 @@ from sqlalchemy import text
 TARGET_MS = 50
 WRITE_GROWTH = 0.2  # task writes at most 20% slower with the flow rollups' triggers
 WRITE_RUNS = 15
-#: This revision's triggers: the flow moves' and the cycle times'.
-OWN_TRIGGERS = ("task_flow_on_", "task_cycle_on_")
+#: This revision's triggers: the flow moves', the cycle times' and (0028) their histogram's.
+OWN_TRIGGERS = ("task_flow_on_", "task_cycle_on_", "task_cycle_weeks_on_")
 DAYS = 90
 CATEGORIES = ("backlog", "unstarted", "started", "completed", "cancelled")
 
@@ -228,7 +228,7 @@ def own_triggers_off(org_id: uuid.UUID) -> Iterator[int]:
     rows of its rollups rebuilt from a scan. Yields how many were off."""
     from sqlalchemy import text as sql
 
-    from workspace.analytics import consistency, cycle_rollup, flow_rollup
+    from workspace.analytics import consistency, cycle_rollup, cycle_weeks, flow_rollup
     from workspace.extensions import db
 
     like = " OR ".join(f"name LIKE '{prefix}%'" for prefix in OWN_TRIGGERS)
@@ -255,7 +255,7 @@ def own_triggers_off(org_id: uuid.UUID) -> Iterator[int]:
         with db.engine.begin() as conn:
             for statement in restore:
                 conn.execute(sql(statement))
-        for rollup in (*flow_rollup.ROLLUPS, *cycle_rollup.ROLLUPS):
+        for rollup in (*flow_rollup.ROLLUPS, *cycle_rollup.ROLLUPS, *cycle_weeks.ROLLUPS):
             consistency._rebuild(rollup, org_id)
         db.session.commit()
 

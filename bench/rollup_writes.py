@@ -1,6 +1,6 @@
 """Write cost of issue 28's rollups together (docs/analytics.md#maintained-rollups):
 creating a task, starting it and completing it through the API with every trigger
-and without the flow and cycle-time triggers of migration 0021 and task_time_counts'
+and without the flow and cycle-time triggers of migrations 0021 and 0028 and task_time_counts'
 of migration 0023 (dropped in the scratch database, put back after, the org's
 rollups then repaired), alternating the two settings round by round so a change in
 the machine's load falls on both. Each of bench/flow.py and bench/analytics_time.py
@@ -32,7 +32,7 @@ from sqlalchemy import text
 ROUNDS = 6
 RUNS = 7  # writes per step, setting, clock and round
 STEPS = ("create", "start", "complete")
-#: Migration 0021's triggers by prefix (bench/flow.py's), 0023's by name.
+#: Migrations 0021 and 0028's triggers by prefix (bench/flow.py's), 0023's by name.
 PREFIXES = (*OWN_TRIGGERS, "task_time_counts_on_")
 
 
@@ -131,7 +131,7 @@ def measure(url: str, instance: str, _runs: int) -> list[str]:
             explained = _trigger_time(bench, names)
     counts = ", ".join(f"{p}*: {n}" for p, n in sets.items())
     lines.append(
-        f"{len(names)} triggers of 0021 and 0023 ({counts}); "
+        f"{len(names)} triggers of 0021, 0023 and 0028 ({counts}); "
         f"{ROUNDS} alternating rounds, median of {ROUNDS * RUNS} per step, ms; "
         f"load {min(loads):.1f}-{max(loads):.1f}"
     )
@@ -193,7 +193,7 @@ def _trigger_time(bench, names: tuple[str, ...], runs: int = 40) -> str:
             total.append(whole)
     return (
         f"EXPLAIN ANALYZE of a completion's UPDATE + history INSERT ({len(ids)} rolled "
-        f"back, median ms): {statistics.median(total):.3f} in all, of which 0021+0023's "
+        f"back, median ms): {statistics.median(total):.3f} in all, of which 0021+0023+0028's "
         f"triggers {statistics.median(ours):.3f} and the other rollups' "
         f"{statistics.median(others):.3f}"
     )

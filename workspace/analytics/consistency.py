@@ -26,7 +26,7 @@ from sqlalchemy import (
     type_coerce,
 )
 
-from workspace.analytics import cycle_rollup, flow_rollup
+from workspace.analytics import cycle_rollup, cycle_weeks, flow_rollup
 from workspace.analytics.scope import counted_predicate
 from workspace.analytics.task_counts import (
     ASSIGNEE_KEPT,
@@ -156,6 +156,7 @@ ROLLUPS = (
     # Flow over time (migration 0021): moves per hour and day, each completion's cycle.
     *flow_rollup.ROLLUPS,
     *cycle_rollup.ROLLUPS,
+    *cycle_weeks.ROLLUPS,  # after the cycle times it counts (migration 0028)
 )
 
 

@@ -28,11 +28,12 @@ from sqlalchemy import (
     or_,
     select,
     type_coerce,
+    union_all,
 )
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.functions import FunctionElement
 
-from workspace.analytics.scope import counted_predicate, tune_for_analytics
+from workspace.analytics.scope import counted_predicate
 from workspace.core.models import Project, Task, TaskActivity
 from workspace.extensions import db
 from workspace.types import UTCDateTime
@@ -49,6 +50,8 @@ task_cycle_times = Table(
     Column("started_at", UTCDateTime(), nullable=True),
     Column("cycle_us", BigInteger, nullable=True),
     Index("ix_task_cycle_times_completed", "org_id", "completed_at", "project_id", "cycle_us"),
+    # A band of cycle times (the ranks of a percentile, the slowest points): migration 0027.
+    Index("ix_task_cycle_times_cycle", "org_id", "cycle_us", "completed_at", "project_id"),
 )
 
 
@@ -74,6 +77,29 @@ def _epoch_us_sqlite(element: epoch_us, compiler: Any, **kw: Any) -> str:
         f"(CAST(strftime('%s', {at}) AS INTEGER) * 1000000 "
         f"+ CAST(substr({at} || '.000000', 21, 6) AS INTEGER))"
     )
+
+
+class unindexed(FunctionElement):
+    """A column no index may serve (SQLite's unary ``+``, documented for this): the
+    slowest points' read, ordered by completion, else walks the completion-led index
+    over the whole range instead of the narrow band of the cycle-led one."""
+
+    name = "unindexed"
+    inherit_cache = True
+
+    def __init__(self, column: Any) -> None:
+        super().__init__(column)
+        self.type = column.type
+
+
+@compiles(unindexed)
+def _unindexed(element: unindexed, compiler: Any, **kw: Any) -> str:
+    return compiler.process(element.clauses, **kw)
+
+
+@compiles(unindexed, "sqlite")
+def _unindexed_sqlite(element: unindexed, compiler: Any, **kw: Any) -> str:
+    return "+" + compiler.process(element.clauses, **kw)
 
 
 class _CycleRollup:
@@ -155,9 +181,16 @@ class _CycleRollup:
 ROLLUPS = (_CycleRollup(),)
 
 
-def _in_range(org_id: uuid.UUID, project_id: uuid.UUID | None, lo: datetime, hi: datetime):
+def _in_range(
+    org_id: uuid.UUID,
+    project_id: uuid.UUID | None,
+    lo: datetime,
+    hi: datetime,
+    by_completion: bool = True,
+):
     t = task_cycle_times
-    where = [t.c.org_id == org_id, t.c.completed_at >= lo, t.c.completed_at < hi]
+    at = t.c.completed_at if by_completion else unindexed(t.c.completed_at)
+    where = [t.c.org_id == org_id, at >= lo, at < hi]
     if project_id is not None:
         where.append(t.c.project_id == project_id)
     return where
@@ -172,22 +205,20 @@ def ranked(
     project_id: uuid.UUID | None,
     lo: datetime,
     hi: datetime,
+    counts: list[tuple[int | None, int]],
     ranks_of: Callable[[int], set[int]],
-) -> tuple[int, int, dict[int, int]]:
+) -> tuple[int, int, dict[int, int], int]:
     """(completions in [lo, hi), of which started, the started ones' cycle times in
     microseconds at the 0-based ranks of the ascending order that ``ranks_of(started)``
-    names).
+    names, a bound above the longest of them), from ``counts``: the range's
+    completions per hour of cycle time (None: not started; cycle_weeks.histogram).
 
-    Two reads of the range inside the database, a few hundred rows out: the count per
-    hour of cycle time (which hours hold the ranks), then the cycle times of those
-    hours only. Fetching the range's 60,000 numbers to sort them here took 170 ms."""
-    tune_for_analytics()  # PostgreSQL: no JIT, no parallel or sequential scan of all orgs
+    The histogram says which hours hold the ranks; one read fetches the cycle times of
+    those hours only, each hour a band of the cycle-led index. Fetching the range's
+    60,000 numbers to sort them here took 170 ms."""
     t = task_cycle_times
     bucket = (t.c.cycle_us // BUCKET_US).label("b")
     in_range = _in_range(org_id, project_id, lo, hi)
-    counts = db.session.execute(
-        select(bucket, func.count()).where(*in_range).group_by(bucket)
-    ).all()
     total = sum(n for _, n in counts)
     buckets = sorted((b, n) for b, n in counts if b is not None)
     started = sum(n for _, n in buckets)
@@ -199,13 +230,16 @@ def ranked(
             if first <= r < first + n:
                 wanted.setdefault(b, []).append(r)
         first += n
+    below = (buckets[-1][0] + 1) * BUCKET_US if buckets else 0
     if not wanted:
-        return total, started, {}
-    values = sorted(
-        db.session.execute(
-            select(bucket, t.c.cycle_us).where(*in_range, bucket.in_(sorted(wanted)))
-        ).all()
-    )
+        return total, started, {}, below
+    bands = [
+        select(bucket, t.c.cycle_us).where(
+            *in_range, t.c.cycle_us >= b * BUCKET_US, t.c.cycle_us < (b + 1) * BUCKET_US
+        )
+        for b in sorted(wanted)
+    ]
+    values = sorted(db.session.execute(union_all(*bands)).all())
     starts, first = {}, 0
     for b, n in buckets:
         starts[b] = first
@@ -217,6 +251,7 @@ def ranked(
         total,
         started,
         {r: by_bucket[b][r - starts[b]] for b, rs in wanted.items() for r in rs},
+        below,
     )
 
 
@@ -226,9 +261,11 @@ def slowest(
     lo: datetime,
     hi: datetime,
     at_least: int,
+    below: int,
 ) -> list[Any]:
-    """The started tasks completed in [lo, hi) whose cycle time is ``at_least``
-    microseconds or more, in completion order, with what a point shows."""
+    """The started tasks completed in [lo, hi) whose cycle time is at least
+    ``at_least`` microseconds and below ``below`` (past the range's longest), in
+    completion order, with what a point shows: a band of the cycle-led index."""
     t = task_cycle_times
     query = (
         select(
@@ -243,7 +280,11 @@ def slowest(
         .select_from(t)
         .join(Task, Task.id == t.c.task_id)
         .join(Project, Project.id == Task.project_id)
-        .where(*_in_range(org_id, project_id, lo, hi), t.c.cycle_us >= at_least)
+        .where(
+            *_in_range(org_id, project_id, lo, hi, by_completion=False),
+            t.c.cycle_us >= at_least,
+            t.c.cycle_us < below,
+        )
         .order_by(t.c.completed_at, Project.identifier, Task.sequence)
     )
     return db.session.execute(query).all()

@@ -28,7 +28,7 @@ from sqlalchemy import (
     union_all,
 )
 
-from workspace.analytics import cycle_rollup, flow_rollup
+from workspace.analytics import cycle_rollup, cycle_weeks, flow_rollup
 from workspace.analytics.scope import Scope, epoch_slot
 from workspace.core.models import Project, Task, TaskActivity
 from workspace.errors import ServiceError
@@ -168,7 +168,8 @@ def _cycle_time_kept(
         at = {r for p in PERCENTILES for r in _around((started - 1) * p / 100)}
         return at | {started - min(POINT_CAP, started)} if started else set()
 
-    total, started, at = cycle_rollup.ranked(org_id, project_id, lo, hi, ranks_of)
+    counts = cycle_weeks.histogram(org_id, project_id, lo, hi)
+    total, started, at, below = cycle_rollup.ranked(org_id, project_id, lo, hi, counts, ranks_of)
     positions = {p: (started - 1) * p / 100 for p in PERCENTILES}
     percentiles = []
     for p, x in positions.items():
@@ -182,7 +183,7 @@ def _cycle_time_kept(
         # The slowest POINT_CAP: everything from the cap-th largest up; ties at that
         # value are cut by task id, as an ORDER BY cycle time, id would.
         floor_us = at[started - min(POINT_CAP, started)]
-        rows = cycle_rollup.slowest(org_id, project_id, lo, hi, floor_us)
+        rows = cycle_rollup.slowest(org_id, project_id, lo, hi, floor_us, below)
         if len(rows) > POINT_CAP:
             kept = sorted(rows, key=lambda r: (-r.cycle_us, str(r.id)))[:POINT_CAP]
             keep = {r.id for r in kept}

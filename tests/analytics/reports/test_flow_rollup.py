@@ -1,5 +1,6 @@
-"""Flow over time's maintained rollups (migration 0021, docs/analytics.md#flow-over-time):
-the moves per hour and day and each completion's cycle time equal a scan of the history
+"""Flow over time's maintained rollups (migrations 0021 and 0028,
+docs/analytics.md#flow-over-time): the moves per hour and day, each completion's cycle
+time and their histogram per week equal a scan of the history
 after every kind of write, ``flask analytics verify --repair`` restores them, and the
 answers read from them equal the answers read from the history (a PQL filter makes
 the endpoints read the history)."""
@@ -13,8 +14,16 @@ import pytest
 from sqlalchemy import delete, select, text, update
 
 from tests.analytics.histories import build_histories
-from tests.factories import create_project, login, make_org, new_task, setup_project, state_in
-from workspace.analytics import consistency, cycle_rollup, flow_rollup, flow_time
+from tests.factories import (
+    create_project,
+    login,
+    make_org,
+    new_task,
+    rollups_consistent,
+    setup_project,
+    state_in,
+)
+from workspace.analytics import consistency, cycle_rollup, cycle_weeks, flow_rollup, flow_time
 from workspace.core import workflow
 from workspace.core.models import Project, State, Task, TaskActivity
 from workspace.core.models.projects import StateCategory
@@ -60,7 +69,7 @@ def _differences(app) -> list[str]:
     """The rollups of this revision that differ from their scan, with both sides."""
     found = []
     with app.app_context():
-        for rollup in (*flow_rollup.ROLLUPS, *cycle_rollup.ROLLUPS):
+        for rollup in (*flow_rollup.ROLLUPS, *cycle_rollup.ROLLUPS, *cycle_weeks.ROLLUPS):
             if consistency._compare(rollup, None, consistency.Verification()):
                 scan = sorted(map(str, db.session.execute(rollup.scan(None))))
                 held = sorted(map(str, db.session.execute(select(rollup.table))))
@@ -138,6 +147,29 @@ def test_rollups_equal_the_scan_after_every_kind_of_write(app, client):
     assert _differences(app) == []
 
 
+def test_a_deleted_project_leaves_no_count_behind(app, client):
+    """Its tasks and their history go with it, in these rollups and every older one
+    (a 500 once: the cascade reached the tasks after it had removed the project's
+    rollup rows, and the triggers wrote them again)."""
+    org = make_org(app, "Acme", "owner@acme.test")
+    project, states = setup_project(client, org)
+    kept = create_project(client, org, "Ops", "OPS")
+    started, done = state_in(states, "started"), state_in(states, "completed")
+    for i in range(3):
+        task = new_task(client, org, project, title=f"T{i}", state_id=started)["id"]
+        resp = client.patch(org.url(f"/tasks/{task}"), json={"state_id": done}, headers=org.headers)
+        assert resp.status_code == 200
+    new_task(client, org, kept, title="Stays")
+    assert (
+        client.delete(org.url(f"/projects/{project['id']}"), headers=org.headers).status_code == 204
+    )
+    assert _differences(app) == [] and rollups_consistent(app)
+    with app.app_context():
+        left = [select(t.c.project_id).where(t.c.org_id == org.org_id) for t in TABLES]
+        held = {row[0] for q in left for row in db.session.execute(q)}
+    assert held == {uuid.UUID(kept["id"])}
+
+
 def test_verify_repairs_the_flow_rollups(app, client):
     org = make_org(app, "Acme", "owner@acme.test")
     _build(app, client, org)
@@ -196,3 +228,70 @@ def test_cycle_points_are_capped_to_the_slowest(app, client, monkeypatch):
     login(client, org.owner_email)
     page = client.get(f"/o/{org.slug}/analytics/flow-time", query_string=query).get_data(True)
     assert "The chart draws the 2 slowest of the 3 tasks" in page
+
+
+def _count_cycle_writes(app) -> None:
+    """An audit table counting each kind of write to ``task_cycle_times``."""
+    with app.app_context():
+        db.session.execute(text("CREATE TABLE cycle_writes (op varchar(8))"))
+        if db.engine.dialect.name == "postgresql":
+            db.session.execute(
+                text(
+                    "CREATE FUNCTION cycle_writes_log() RETURNS trigger LANGUAGE plpgsql AS $$ "
+                    "BEGIN INSERT INTO cycle_writes VALUES (TG_OP); RETURN NULL; END $$"
+                )
+            )
+            db.session.execute(
+                text(
+                    "CREATE TRIGGER cycle_writes_on AFTER INSERT OR UPDATE OR DELETE "
+                    "ON task_cycle_times FOR EACH ROW EXECUTE FUNCTION cycle_writes_log()"
+                )
+            )
+        else:
+            for op in ("INSERT", "UPDATE", "DELETE"):
+                db.session.execute(
+                    text(
+                        f"CREATE TRIGGER cycle_writes_{op} AFTER {op} ON task_cycle_times "
+                        f"BEGIN INSERT INTO cycle_writes VALUES ('{op}'); END"
+                    )
+                )
+        db.session.commit()
+
+
+def _drop_cycle_writes(app) -> None:
+    with app.app_context():
+        if db.engine.dialect.name == "postgresql":
+            db.session.execute(text("DROP TRIGGER cycle_writes_on ON task_cycle_times"))
+            db.session.execute(text("DROP FUNCTION cycle_writes_log()"))
+        else:
+            for op in ("INSERT", "UPDATE", "DELETE"):
+                db.session.execute(text(f"DROP TRIGGER cycle_writes_{op}"))
+        db.session.execute(text("DROP TABLE cycle_writes"))
+        db.session.commit()
+
+
+def test_a_completion_writes_its_cycle_time_once(app, client):
+    """A completion fires two recomputes (the task's update and its history's insert);
+    since migration 0030 the second finds the row as it would write it and leaves it,
+    so the row and the week histogram are written once (0021 deleted and inserted the
+    row again). A reopening deletes it."""
+    org = make_org(app, "Acme", "owner@acme.test")
+    project, states = setup_project(client, org)
+    started, done = state_in(states, "started"), state_in(states, "completed")
+    task = new_task(client, org, project, title="Once", state_id=started)["id"]
+    _count_cycle_writes(app)
+    try:
+        writes = []
+        for state in (done, started):
+            resp = client.patch(
+                org.url(f"/tasks/{task}"), json={"state_id": state}, headers=org.headers
+            )
+            assert resp.status_code == 200, resp.get_json()
+            with app.app_context():
+                writes.append(db.session.scalars(text("SELECT op FROM cycle_writes")).all())
+                db.session.execute(text("DELETE FROM cycle_writes"))
+                db.session.commit()
+    finally:
+        _drop_cycle_writes(app)
+    assert writes == [["INSERT"], ["DELETE"]]
+    assert _differences(app) == []

@@ -16,6 +16,7 @@ the order below (the areas share one random generator, so the order is the demo)
   :mod:`~.ldap_sync` (the scheduled directory sync) tell one story each;
 - :mod:`~.agents`: agents, API tokens, AI settings;
 - :mod:`~.dashboards`: a shared and a private dashboard;
+- :mod:`~.delivery`: subscriptions to the shared one, and an alert on it;
 - :mod:`~.demo`: what they share, and the clock that back-dates the audit trail.
 """
 
@@ -36,6 +37,7 @@ from workspace.extensions import db
 from workspace.seed import (
     agents,
     dashboards,
+    delivery,
     enforced_sso,
     identity,
     ldap_sync,
@@ -98,6 +100,7 @@ def seed_demo(
         identity.synced_groups(demo)
         projects.late_people(demo)
         dashboards.dashboards(demo)
+        delivery.delivery(demo)
         people.sign_ins(demo)
         sessions.sessions(demo)
         scim_oauth.client(demo)

@@ -1,0 +1,60 @@
+"""The Subscriptions page without JavaScript: reached from the dashboard's page,
+subscribe with the schedule form (a refusal is a 400 beside its field, what was typed
+kept), the list with the next send in the org's time zone, "send now" and its row in
+the history, removing after a confirmation page."""
+
+from __future__ import annotations
+
+from tests.analytics.subscriptions.conftest import Team, run_sends
+from tests.factories import login
+
+
+def _page_url(team: Team, path: str = "") -> str:
+    world = team.world
+    return team.url(f"/subscriptions{path}").replace(
+        f"/api/v1/orgs/{world.acme.org_id}", f"/o/{world.acme.slug}"
+    )
+
+
+def test_subscribe_send_now_and_remove_on_the_page(app, client, team: Team):
+    world = team.world
+    login(client, world.member.owner_email)
+    dashboard = client.get(_page_url(team).rsplit("/subscriptions", 1)[0])
+    assert _page_url(team).encode() in dashboard.data  # the "Subscribe…" link
+    page = client.get(_page_url(team))
+    assert page.status_code == 200 and b"Europe/Berlin" in page.data
+    assert b'name="account_id"' not in page.data  # a member subscribes only themselves
+
+    refused = client.post(_page_url(team), data={"frequency": "weekly", "hour": "30",
+                                                  "pql_filter": "assignee = = x"})  # fmt: skip
+    assert refused.status_code == 400
+    html = refused.get_data(as_text=True)
+    assert 'id="f-hour-error"' in html and 'value="assignee = = x"' in html
+
+    done = client.post(_page_url(team), data={"frequency": "weekly", "weekday": "2",
+                                               "hour": "9"})  # fmt: skip
+    assert done.status_code == 303
+    page = client.get(_page_url(team)).get_data(as_text=True)
+    assert "weekly on Wednesday at 09:00" in page and "Next mail: " in page
+    sub_id = page.split("/subscriptions/")[1].split("/")[0]
+
+    assert client.post(_page_url(team, f"/{sub_id}/send")).status_code == 303
+    run_sends(app)
+    page = client.get(_page_url(team)).get_data(as_text=True)
+    assert "(on request)" in page and ">sent<" in page.replace("</td>", "<")
+
+    confirm = client.get(_page_url(team, f"/{sub_id}/remove"))
+    assert confirm.status_code == 200 and b"data-confirm" in confirm.data
+    assert client.post(_page_url(team, f"/{sub_id}/remove")).status_code == 303
+    assert "No subscriptions yet." in client.get(_page_url(team)).get_data(as_text=True)
+
+
+def test_the_owner_picks_the_recipient(client, team: Team):
+    world = team.world
+    login(client, world.acme.owner_email)
+    page = client.get(_page_url(team)).get_data(as_text=True)
+    assert 'name="account_id"' in page and "mia@acme.test" not in page  # names, not emails
+    form = {"frequency": "daily", "hour": "7", "account_id": str(world.member.owner_id)}
+    answer = client.post(_page_url(team), data=form)
+    assert answer.status_code == 303
+    assert "Everyone&#39;s subscriptions" in client.get(_page_url(team)).get_data(as_text=True)

@@ -9,6 +9,8 @@ from flask_wtf.csrf import CSRFProtect
 from sqlalchemy import MetaData
 from sqlalchemy.orm import DeclarativeBase
 
+from workspace.replica import RoutingSession
+
 # Deterministic constraint names keep migrations identical on SQLite and PostgreSQL.
 NAMING_CONVENTION = {
     "ix": "ix_%(table_name)s_%(column_0_N_name)s",
@@ -23,7 +25,8 @@ class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
 
 
-db = SQLAlchemy(model_class=Base)
+# Plain reads of some GETs may go to a standby (workspace/replica.py).
+db = SQLAlchemy(model_class=Base, session_options={"class_": RoutingSession})
 migrate = Migrate(compare_type=True, render_as_batch=True)
 csrf = CSRFProtect()
 htmx = HTMX()

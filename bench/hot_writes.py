@@ -1,0 +1,282 @@
+"""Hot writes (issue 31): many writers moving tasks between states in ONE project at
+once, through the API on PostgreSQL, with the rollup triggers and without them (the
+baseline: the same writes with every trigger on tasks and task_activity dropped).
+
+    python bench/hot_writes.py [--writers 8 32] [--seconds 15] [--workers 4]
+
+Each writer owns its own tasks and moves each round the workflow (todo → in progress →
+done → todo ...) with ``PATCH /tasks/<id>``, as agents working a queue do. Printed per
+writer count: tasks/s and p50/p99 of each mode, the ratio, every non-2xx answer, and
+where a write's time goes (statements per PATCH, CPU of the app and of PostgreSQL per
+write). After the runs with triggers the rollups are checked exact
+(``consistency.verify``); after the baseline they are rebuilt.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import statistics
+import threading
+import time
+import uuid
+from pathlib import Path
+
+from analytics_time import triggers_off
+from common import flask, gunicorn, load1, machine, scratch_database, work_dir
+
+TASKS_PER_WRITER = 6
+
+
+def _cpu_by_pid(match) -> dict[int, float]:
+    """User + system CPU seconds of every process whose command line ``match`` accepts."""
+    found: dict[int, float] = {}
+    tick = os.sysconf("SC_CLK_TCK")
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+            if not match(cmd):
+                continue
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            found[int(pid)] = (int(fields[11]) + int(fields[12])) / tick
+        except (FileNotFoundError, ProcessLookupError, IndexError):
+            continue
+    return found
+
+
+def _cpu_since(before: dict[int, float], match) -> float:
+    """CPU spent since ``before`` by the processes alive now (a process that started
+    meanwhile counts whole; one that ended is missed, so this is a floor)."""
+    return sum(cpu - before.get(pid, 0.0) for pid, cpu in _cpu_by_pid(match).items())
+
+
+def _setup(url: str, writers: int):
+    """An org, one project, each writer's tasks, and the state ids to cycle through."""
+    from sqlalchemy import select
+
+    from workspace import create_app
+    from workspace.auth.api_tokens import create_token
+    from workspace.core.accounts import ensure_account
+    from workspace.core.models import State
+    from workspace.core.orgs import create_org
+    from workspace.core.projects import create_project
+    from workspace.core.tasks import create_task
+    from workspace.extensions import db
+
+    app = create_app({"SQLALCHEMY_DATABASE_URI": url, "JOBS_EMBEDDED_WORKER": False})
+    with app.app_context():
+        owner = ensure_account(f"hot-{uuid.uuid4().hex[:6]}@bench.test", "Hot", email_verified=True)
+        org = create_org(f"Hot {uuid.uuid4().hex[:6]}", owner)
+        project = create_project(org.id, owner.id, name="Hot", identifier="HOT")
+        states = {
+            s.category: s.id
+            for s in db.session.scalars(select(State).where(State.project_id == project.id))
+        }
+        cycle = [states["unstarted"], states["started"], states["completed"]]
+        tasks = [
+            [
+                str(create_task(project, owner.id, title=f"w{w} t{t}").id)
+                for t in range(TASKS_PER_WRITER)
+            ]
+            for w in range(max(writers))
+        ]
+        _, token = create_token(owner, org, "hot writes")
+        db.session.commit()
+        org_id = org.id
+    return app, str(org_id), token, [str(s) for s in cycle], tasks
+
+
+class _LockWaits:
+    """Samples, every 50 ms, how many of the database's backends wait for a lock: the
+    writers that serialize on shared rollup rows show up here."""
+
+    def __init__(self, url: str) -> None:
+        from sqlalchemy import create_engine, make_url
+
+        self.url = make_url(url)
+        self._engine = create_engine(self.url, isolation_level="AUTOCOMMIT")
+        self._stop = threading.Event()
+        self.samples: list[int] = []
+
+    def __enter__(self) -> _LockWaits:
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+        self._engine.dispose()
+
+    def _sample(self) -> None:
+        from sqlalchemy import text
+
+        query = text(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+            "AND wait_event_type = 'Lock'"
+        )
+        with self._engine.connect() as conn:
+            while not self._stop.wait(0.05):
+                self.samples.append(int(conn.execute(query).scalar()))
+
+    @property
+    def mean(self) -> float:
+        return statistics.fmean(self.samples) if self.samples else 0.0
+
+
+def _run(url: str, port: int, org_id: str, token: str, cycle, tasks, writers: int, seconds: float):
+    samples: list[float] = []
+    errors: dict[int, int] = {}
+    lock = threading.Lock()
+    until = time.monotonic() + seconds
+
+    def writer(mine: list[str]) -> None:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+        step = 0
+        while time.monotonic() < until:
+            task = mine[step % len(mine)]
+            state = cycle[(step // len(mine) + 1) % len(cycle)]
+            body = json.dumps({"state_id": state})
+            started = time.perf_counter()
+            conn.request("PATCH", f"/api/v1/orgs/{org_id}/tasks/{task}", body, headers)
+            resp = conn.getresponse()
+            resp.read()
+            took = (time.perf_counter() - started) * 1000
+            with lock:
+                if resp.status == 200:
+                    samples.append(took)
+                else:
+                    errors[resp.status] = errors.get(resp.status, 0) + 1
+            step += 1
+        conn.close()
+
+    threads = [threading.Thread(target=writer, args=(tasks[w],)) for w in range(writers)]
+    database = url.rsplit("/", 1)[1]
+    is_app = lambda c: "gunicorn" in c  # noqa: E731
+    is_pg = lambda c: c.startswith("postgres:") and f" {database} " in c  # noqa: E731
+    app_cpu, pg_cpu = _cpu_by_pid(is_app), _cpu_by_pid(is_pg)
+    with _LockWaits(url) as waits:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    app_cpu, pg_cpu = _cpu_since(app_cpu, is_app), _cpu_since(pg_cpu, is_pg)
+    done = len(samples)
+    return {
+        "rate": done / seconds,
+        "p50": statistics.median(samples) if samples else float("nan"),
+        "p99": statistics.quantiles(samples, n=100, method="inclusive")[-1]
+        if done > 1
+        else float("nan"),
+        "errors": errors,
+        "app_ms": app_cpu * 1000 / max(done, 1),
+        "pg_ms": pg_cpu * 1000 / max(done, 1),
+        "lock_waits": waits.mean,
+    }
+
+
+def _statements_per_patch(app, org_id: str, token: str, cycle, task: str) -> int:
+    from sqlalchemy import event
+
+    from workspace.extensions import db
+
+    seen: list[str] = []
+    with app.app_context():
+        engine = db.engine
+    listener = lambda *args: seen.append(args[2])  # noqa: E731
+    event.listen(engine, "before_cursor_execute", listener)
+    try:
+        client = app.test_client()
+        resp = client.patch(f"/api/v1/orgs/{org_id}/tasks/{task}", json={"state_id": cycle[1]},
+                            headers={"Authorization": f"Bearer {token}"})  # fmt: skip
+        assert resp.status_code == 200, resp.get_data(as_text=True)
+    finally:
+        event.remove(engine, "before_cursor_execute", listener)
+    if os.environ.get("HOT_WRITES_STATEMENTS"):
+        for statement in seen:
+            print("   ", " ".join(statement.split())[:110])
+    return len(seen)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--writers", type=int, nargs="+", default=[8, 32])
+    parser.add_argument("--seconds", type=float, default=15.0)
+    parser.add_argument("--workers", type=int, default=4, help="gunicorn workers")
+    parser.add_argument("--pg", default=os.environ.get("TEST_DATABASE_URL",
+                        "postgresql://postgres@127.0.0.1:5432/test"))  # fmt: skip
+    args = parser.parse_args()
+    print(f"bench/hot_writes.py --writers {' '.join(map(str, args.writers))}: {machine()}")
+    database = lambda work: scratch_database("postgresql", work, args.pg, False, False)  # noqa: E731
+    with work_dir(None, "hot-writes-") as work, database(work) as (url, _):
+        instance = str(work / "instance")
+        env = {**os.environ, "DATABASE_URL": url, "WORKSPACE_INSTANCE": instance}
+        flask(["db", "upgrade"], env)
+        os.environ["WORKSPACE_INSTANCE"] = instance
+        app, org_id, token, cycle, tasks = _setup(url, args.writers)
+        with app.app_context():
+            print(f"statements per PATCH (state change): "
+                  f"{_statements_per_patch(app, org_id, token, cycle, tasks[0][0])}")  # fmt: skip
+        extra = ("-k", "gthread", "--threads", "8")
+        with gunicorn(url, instance, *extra, workers=args.workers) as port:
+            for writers in args.writers:
+                rounds: dict[str, list[dict]] = {}
+                for mode in ("rollups", "baseline", "rollups", "baseline"):
+                    run = (url, port, org_id, token, cycle, tasks, writers, args.seconds)
+                    with app.app_context():
+                        if mode == "baseline":
+                            with triggers_off(None):
+                                result = _run(*run)
+                            result["exact"] = _verify(org_id, repair=True)  # rebuilt
+                        else:
+                            result = _run(*run)
+                            result["exact"] = _verify(org_id, repair=False)
+                    rounds.setdefault(mode, []).append(result)
+                _report(writers, rounds)
+
+
+def _report(writers: int, rounds: dict) -> None:
+    def best(mode: str, key: str) -> float:
+        values = [r[key] for r in rounds[mode]]
+        return max(values) if key == "rate" else min(values)
+
+    with_rollups, without = best("rollups", "rate"), best("baseline", "rate")
+    print(
+        f"{writers} writers (load {load1():.1f}): with rollups {with_rollups:.0f} tasks/s, "
+        f"p50 {best('rollups', 'p50'):.0f} ms, p99 {best('rollups', 'p99'):.0f} ms; "
+        f"without {without:.0f} tasks/s, p50 {best('baseline', 'p50'):.0f} ms, "
+        f"p99 {best('baseline', 'p99'):.0f} ms; throughput ratio {with_rollups / without:.2f}, "
+        f"p99 ratio {best('rollups', 'p99') / best('baseline', 'p99'):.2f}"
+    )
+    for mode in ("rollups", "baseline"):
+        errors: dict[int, int] = {}
+        for r in rounds[mode]:
+            for code, n in r["errors"].items():
+                errors[code] = errors.get(code, 0) + n
+        cpu = rounds[mode][-1]
+        failed = ", ".join(f"{n} x HTTP {c}" for c, n in sorted(errors.items()))
+        exact = "" if mode == "baseline" else (
+            "; rollups exact after each run" if all(r["exact"] for r in rounds[mode])
+            else "; ROLLUPS WRONG after a run")  # fmt: skip
+        print(
+            f"  {mode}: CPU per write app {cpu['app_ms']:.1f} ms, "
+            f"PostgreSQL {cpu['pg_ms']:.1f} ms; backends waiting on a lock "
+            f"{cpu['lock_waits']:.1f} on average; {failed or 'no failed writes'}{exact}"
+        )
+
+
+def _verify(org_id: str, repair: bool) -> bool:
+    """Whether the org's rollups matched its tasks (and, with ``repair``, now do)."""
+    from workspace.analytics import consistency
+    from workspace.extensions import db
+
+    check = consistency.verify(uuid.UUID(org_id), repair=repair)
+    db.session.commit()
+    return check.ok
+
+
+if __name__ == "__main__":
+    main()

@@ -69,6 +69,8 @@ VALID_BODIES = {
     ("POST", "/comments"): {"body": "Not yours"},
     ("POST", "/widgets/order"): {"widget_ids": [str(uuid.uuid4())]},
     ("PUT", "/enforced-sso"): {"confirm": True},
+    ("POST", "/subscriptions"): {"frequency": "daily", "hour": 8},
+    ("POST", "/mute"): {"period": "day"},
 }
 
 

@@ -8,6 +8,7 @@ throwaway PostgreSQL database, so parallel runs never share rows.
 from __future__ import annotations
 
 import os
+import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ from flask import Flask
 from flask_migrate import upgrade
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import OperationalError
 
 from tests.factories import (  # noqa: F401  (re-exported for older imports)
     PASSWORD,
@@ -89,12 +91,26 @@ def _clean(app: Flask) -> None:
     with app.app_context():
         db.session.remove()
         tables = [t.name for t in reversed(db.metadata.sorted_tables)]
-        with db.engine.begin() as conn:
-            if conn.dialect.name == "postgresql":
-                conn.execute(text("TRUNCATE " + ", ".join(f'"{t}"' for t in tables) + " CASCADE"))
-            else:
+        if db.engine.dialect.name != "postgresql":
+            with db.engine.begin() as conn:
                 for table in tables:
                     conn.execute(text(f'DELETE FROM "{table}"'))
+            return
+        truncate = text("TRUNCATE " + ", ".join(f'"{t}"' for t in tables) + " CASCADE")
+        # A browser test's page may still be polling the live server (a dashboard's
+        # auto-refresh) while it closes: that request's read locks can deadlock with
+        # TRUNCATE's exclusive ones. PostgreSQL aborts one side; the request is
+        # harmless, so the clean waits briefly and tries again.
+        for attempt in range(5):
+            try:
+                with db.engine.begin() as conn:
+                    conn.execute(text("SET LOCAL lock_timeout = '5s'"))
+                    conn.execute(truncate)
+                return
+            except OperationalError:
+                if attempt == 4:
+                    raise
+                time.sleep(0.2 * (attempt + 1))
 
 
 @pytest.fixture

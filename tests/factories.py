@@ -242,3 +242,19 @@ def create_agent(client, org: OrgFixture, name: str = "Triage Bot", project_ids=
 
 def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
+
+
+def project_roles(client, app: Flask, org: OrgFixture, project: dict) -> dict[str, OrgFixture]:
+    """A plain org member given each project role (member, viewer) in ``project``,
+    as ``{role: person}``, through the project members API."""
+    people = {}
+    for role in ("member", "viewer"):
+        person = add_person(app, org.org_id, f"{role}@{org.slug}.test")
+        resp = client.post(
+            org.url(f"/projects/{project['id']}/members"),
+            json={"account_id": str(person.owner_id), "role": role},
+            headers=org.headers,
+        )
+        assert resp.status_code == 201, resp.get_json()
+        people[role] = person
+    return people

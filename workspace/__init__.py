@@ -16,25 +16,33 @@ CAPABILITIES = (
     "workspace.jobs",
     "workspace.tracker",
     "workspace.tracker.search",
+    "workspace.tracker.command_menu",
+    "workspace.tracker.inbox",
+    "workspace.tracker.saved_views",
     "workspace.auth.views",
     "workspace.api.views",
     "workspace.identity",
     "workspace.scim",
     "workspace.analytics",
+    "workspace.analytics.pql",
     "workspace.analytics.dashboards",
     "workspace.analytics.reports",
     "workspace.analytics.exports",
+    "workspace.analytics.subscriptions",
+    "workspace.analytics.alerts",
     "workspace.agents",
     "workspace.admin",
+    "workspace.admin.webhooks",
     "workspace.job_status",
     "workspace.system",
+    "workspace.system.mail",
 )
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     from importlib import import_module
 
-    from workspace import cli, error_handlers, web
+    from workspace import cli, error_handlers, replica, web
     from workspace.config import load_config
     from workspace.extensions import csrf, db, htmx, limiter, migrate
     from workspace.security import request_guard
@@ -52,6 +60,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
     _trust_proxies(app)
     db.init_app(app)
+    replica.init_app(app)
     migrate.init_app(app, db, directory=str(ROOT / "migrations"))
     csrf.init_app(app)
     htmx.init_app(app)

@@ -52,6 +52,9 @@ def load_config(instance_path: str) -> dict:
         "API_URL": os.environ.get("API_URL", base_url).rstrip("/"),
         "DOH_URL": os.environ.get("DOH_URL", "https://dns.google").rstrip("/"),
         "OUTBOUND_ALLOW_PRIVATE": [h.strip() for h in allow_private.split(",") if h.strip()],
+        # A PEM bundle trusted for the SMTP server's certificate besides the system's
+        # (a private CA; docs/delivery.md#the-smtp-settings).
+        "SMTP_CA_FILE": os.environ.get("SMTP_CA_FILE") or None,
         # Per connect and per read; a peer that keeps sending a byte at a time resets it.
         "OUTBOUND_TIMEOUT": outbound_timeout,
         # The whole of one outbound exchange (HTTP request with its redirects, or one
@@ -70,6 +73,12 @@ def load_config(instance_path: str) -> dict:
         not in ("0", "false", "no", "off"),
         "RATELIMIT_STORAGE_URI": os.environ.get("RATELIMIT_STORAGE_URI", "memory://"),
         "RATELIMIT_HEADERS_ENABLED": True,
+        # Redis down: each process counts in its own memory until Redis answers again
+        # (limits still hold, per process), rather than failing every limited route;
+        # a black-holed Redis costs a request one second, not a hang
+        # (docs/security.md#rate-limits-when-their-storage-is-down).
+        "RATELIMIT_IN_MEMORY_FALLBACK_ENABLED": True,
+        "RATELIMIT_STORAGE_OPTIONS": {"socket_timeout": 1, "socket_connect_timeout": 1},
         # How many proxies in front of the app set X-Forwarded-For/-Proto (the TLS
         # proxy of README's Production section: 1). 0 trusts no such header, so a
         # client cannot pick the address its sign-in limits are counted against.

@@ -14,6 +14,7 @@ from flask import Blueprint, Flask, current_app, g, has_request_context, redirec
 from workspace.auth.guards import page
 from workspace.auth.sessions import current_account
 from workspace.core.orgs import orgs_for_account
+from workspace.tracker.task_page.dates import day
 
 bp = Blueprint("web", __name__)
 
@@ -82,6 +83,8 @@ def static_fingerprint(filename: str) -> str | None:
 
 def init_app(app: Flask) -> None:
     app.register_blueprint(bp)
+    # Every page writes a calendar day one way, "27 Nov 2026" (docs/tasks.md#dates).
+    app.add_template_filter(day, "day")
 
     @app.url_defaults
     def static_version(endpoint: str, values: dict) -> None:

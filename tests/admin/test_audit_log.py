@@ -145,7 +145,7 @@ def test_filters_each_narrow(app, client, acme):
     assert subjects(kind="project.", date_from="2026-03-02") == {"A1"}
     # the filter selects offer what is there
     _, html = _page(client, acme)
-    assert '<option value="scim.">scim</option>' in html
+    assert '<option value="scim.">SCIM</option>' in html
     assert f'<option value="{bob.owner_id}">Bob</option>' in html
     assert "whole days in UTC" in html
 
@@ -304,3 +304,25 @@ def test_renamed_kinds_stay_readable_under_their_new_name(app, client, acme):
     assert "old-eng" in html and "new-eng" not in html
     _, html = _page(client, acme, kind="groupsync.mapping.removed")
     assert "old-eng" not in html
+
+
+def test_events_read_as_names_with_their_details_in_place(app, client, acme):
+    """One mapping names the kinds people meet; an unknown kind reads as its words;
+    the details open in place (a <details>) with their keys in words, never clipped."""
+    from workspace.admin.audit import EVENT_NAMES, event_name
+
+    _event(app, acme.org_id, "dashboard.widgets_reordered", subject="x", old_role="member")
+    _event(app, acme.org_id, "custom.sso_thing_done", subject="y")
+    login(client, acme.owner_email)
+    _, html = _page(client, acme)
+    rows = _rows(html)
+    reordered = next(r for r in rows if "dashboard.widgets_reordered" in r)
+    assert '<td class="audit-event" data-label="Event">Widgets reordered</td>' in reordered
+    assert "<details>" in reordered and "<dt>Old role</dt><dd>member</dd>" in reordered
+    unknown = next(r for r in rows if "custom.sso_thing_done" in r)
+    assert ">Custom SSO thing done</td>" in unknown
+    # The mapping holds names in words, never a kind.
+    assert event_name("member.invite_revoked") == "Invitation revoked"
+    assert all(name and name[0].isupper() and "_" not in name for name in EVENT_NAMES.values())
+    # The CSV keeps the kind itself, for scripts.
+    assert any(r[1] == "dashboard.widgets_reordered" for r in _csv(client, acme))

@@ -36,6 +36,11 @@ def _row(page, email):
     return page.locator("tr", has_text=email)
 
 
+def _menu(page, email, who):
+    """The row's one menu button ("Actions for Ann")."""
+    return _row(page, email).locator("summary", has_text=f"Actions for {who}")
+
+
 def test_invite_join_roles_last_owner_deactivate_and_audit(browser, live_server, org):
     base = live_server.url
     context = browser.new_context(
@@ -49,7 +54,7 @@ def test_invite_join_roles_last_owner_deactivate_and_audit(browser, live_server,
     # Invite, and copy the one-time link.
     page.locator("#f-email").fill("Nina@Acme.test")
     page.get_by_label("Name (optional)").fill("Nina New")
-    page.get_by_label("Role", exact=True).select_option("member")
+    page.locator("#f-role").select_option("member")
     page.get_by_role("button", name="Invite", exact=True).click()
     expect(page.get_by_role("heading", name="nina@acme.test is invited")).to_be_visible()
     link_box = page.get_by_label("One-time sign-in link")
@@ -79,20 +84,42 @@ def test_invite_join_roles_last_owner_deactivate_and_audit(browser, live_server,
     expect(tab.get_by_role("heading", name="This link cannot be used.")).to_be_visible()
     guest.close()
 
-    # Change a role.
+    # Change a role from the row's menu, with the mouse.
     page.goto(f"{base}/o/{org.slug}/settings/members")
-    row = _row(page, "ann@acme.test")
-    row.get_by_label("Role of Ann").select_option("admin")
-    row.get_by_role("button", name="Change role").click()
+    _menu(page, "ann@acme.test", "Ann").click()
+    _row(page, "ann@acme.test").get_by_role("button", name="Make admin").click()
     expect(page.get_by_text("Ann is now admin.")).to_be_visible()
-    expect(_row(page, "ann@acme.test").get_by_label("Role of Ann")).to_have_value("admin")
+    expect(_row(page, "ann@acme.test").locator(".member-role")).to_have_text("admin")
+
+    # ...and with the keyboard: Tab to the menu, Enter opens it, Escape closes it and
+    # keeps the focus on its button, Tab reaches the choices, Enter picks one.
+    summary = _menu(page, "ann@acme.test", "Ann")
+    summary.focus()
+    page.keyboard.press("Enter")
+    make_member = _row(page, "ann@acme.test").get_by_role("button", name="Make member")
+    expect(make_member).to_be_visible()
+    page.keyboard.press("Tab")
+    page.keyboard.press("Escape")
+    expect(make_member).to_be_hidden()
+    expect(summary).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(make_member).to_be_visible()
+    page.keyboard.press("Tab")  # the first choice: Make owner, then Make member
+    page.keyboard.press("Tab")
+    expect(make_member).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(page.get_by_text("Ann is now member.")).to_be_visible()
+    # One menu open at a time.
+    _menu(page, "ann@acme.test", "Ann").click()
+    _menu(page, "bob@acme.test", "Bob").click()
+    expect(page.locator("details.row-menu[open]")).to_have_count(1)
+    page.keyboard.press("Escape")
 
     # The last owner cannot be demoted: the page says why and what to do.
-    row = _row(page, "owner@acme.test")
-    row.get_by_label(re.compile("Role of Acme Owner")).select_option("member")
-    row.get_by_role("button", name="Change role").click()
-    expect(page.get_by_role("alert")).to_contain_text("last active owner")
-    expect(page.get_by_role("alert")).to_contain_text("Make another member an owner first")
+    _menu(page, "owner@acme.test", "Acme Owner").click()
+    _row(page, "owner@acme.test").get_by_role("button", name="Make member").click()
+    expect(page.get_by_role("alert").first).to_contain_text("last active owner")
+    expect(page.get_by_role("alert").first).to_contain_text("Make another member an owner first")
     _shot(page, "members-last-owner-1280")
 
     # Deactivate (confirming) and reactivate.
@@ -104,10 +131,12 @@ def test_invite_join_roles_last_owner_deactivate_and_audit(browser, live_server,
 
     page.goto(f"{base}/o/{org.slug}/settings/members")
     page.once("dialog", accept)
+    _menu(page, "ann@acme.test", "Ann").click()
     _row(page, "ann@acme.test").get_by_role("button", name="Deactivate").click()
     expect(page.get_by_text("Ann is deactivated")).to_be_visible()
     assert questions and questions[0].startswith("Deactivate Ann?")
     expect(_row(page, "ann@acme.test")).to_contain_text("deactivated")
+    _menu(page, "ann@acme.test", "Ann").click()
     _row(page, "ann@acme.test").get_by_role("button", name="Reactivate").click()
     expect(page.get_by_text("Ann is active again")).to_be_visible()
     expect(_row(page, "ann@acme.test")).to_contain_text("active")
@@ -116,15 +145,63 @@ def test_invite_join_roles_last_owner_deactivate_and_audit(browser, live_server,
     _shot(page, "members-390")
     page.set_viewport_size({"width": 1280, "height": 900})
 
-    # The audit log filtered by this admin shows their events.
+    # The audit log filtered by this admin names their events in words, and a row's
+    # details open in place.
     page.goto(f"{base}/o/{org.slug}/settings/events")
     page.get_by_label("Actor").select_option(label="Acme Owner")
     page.get_by_role("button", name="Filter").click()
     rows = page.locator("tbody tr")
-    for kind in ("member.invited", "member.role_changed", "member.deactivated", "member.added"):
-        expect(rows.filter(has_text=kind).first).to_be_visible()
-    expect(rows.filter(has_text="member.invite_used")).to_have_count(0)  # Nina's, not the owner's
+    for name in ("Member invited", "Role changed", "Member deactivated", "Member added"):
+        expect(rows.filter(has=page.locator("td.audit-event", has_text=name)).first).to_be_visible()
+    expect(rows.filter(has_text="Invitation accepted")).to_have_count(0)  # Nina's, not the owner's
+    changed = rows.filter(has=page.locator("td.audit-event", has_text="Role changed")).first
+    detail = changed.get_by_text("member.role_changed")
+    expect(detail).to_be_hidden()
+    changed.locator("summary").click()
+    expect(detail).to_be_visible()
+    expect(changed.locator("dt", has_text="Old role")).to_be_visible()
     _shot(page, "audit-by-actor-1280")
+    context.close()
+
+
+def test_pending_invitations_resend_by_keyboard_and_revoke_by_mouse(browser, live_server, org):
+    base = live_server.url
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    browser_sign_in(page, base, org.owner_email)
+    client = live_server.app.test_client()
+    for email in ("pia@acme.test", "pat@acme.test"):
+        made = client.post(org.url("/invitations"), json={"email": email}, headers=org.headers)
+        assert made.status_code == 201
+    page.goto(f"{base}/o/{org.slug}/settings/members")
+    page.get_by_role("link", name="2 pending invitations").click()
+    expect(page.locator("tbody tr")).to_have_count(2)
+    expect(page.get_by_label("Status")).to_have_value("pending")
+    # At phone width each cell names its column and nothing scrolls sideways.
+    first = page.locator("tbody tr").first.locator("td").nth(1)
+    assert first.evaluate("el => getComputedStyle(el, '::before').content") == '"Role: "'
+    assert page.locator("html").evaluate("el => el.scrollWidth") <= 390
+
+    # Resend by keyboard: the new link is shown once.
+    summary = _menu(page, "pia@acme.test", "pia")
+    summary.focus()
+    page.keyboard.press("Enter")
+    resend = _row(page, "pia@acme.test").get_by_role("button", name="Resend invitation")
+    resend.focus()
+    page.keyboard.press("Enter")
+    expect(page.get_by_role("heading", name="New invitation for pia@acme.test")).to_be_visible()
+    expect(page.get_by_label("One-time sign-in link")).to_have_value(re.compile(r"/invite/"))
+
+    # Revoke by mouse, after the question.
+    questions = []
+    page.goto(f"{base}/o/{org.slug}/settings/members?status=pending")
+    page.once("dialog", lambda d: (questions.append(d.message), d.accept()))
+    _menu(page, "pat@acme.test", "pat").click()
+    _row(page, "pat@acme.test").get_by_role("button", name="Revoke invitation").click()
+    expect(page.get_by_text("The invitation to pat@acme.test is revoked")).to_be_visible()
+    assert questions[0].startswith("Revoke the invitation to pat@acme.test?")
+    expect(page.locator("tbody tr")).to_have_count(1)
+    _shot(page, "members-pending-390")
     context.close()
 
 

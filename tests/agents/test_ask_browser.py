@@ -11,12 +11,12 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.agents.conftest import make_project, make_task, states_by_name
+from tests.axe import axe_problems
 from tests.factories import browser_sign_in, login, make_org
 
 pytestmark = pytest.mark.browser
 
 SHOTS = Path("/tmp/shots")
-AXE = Path(__file__).resolve().parent.parent / "browser_assets" / "axe.min.js"
 # Visible controls in <main> without a visible <label> (as tests/test_accessibility.py).
 UNLABELLED = """() => Array.from(document.querySelectorAll(
     'main input:not([type=hidden]), main select, main textarea'))
@@ -24,18 +24,6 @@ UNLABELLED = """() => Array.from(document.querySelectorAll(
   .filter(el => !Array.from(el.labels || []).some(
     l => l.getClientRects().length && l.textContent.trim() && getComputedStyle(l).clip === 'auto'))
   .map(el => el.name || el.id)"""
-
-
-def axe_problems(page) -> list[str]:
-    """Serious or critical axe-core violations (injected through DevTools, which the
-    pages' CSP does not block)."""
-    page.evaluate(AXE.read_text(encoding="utf-8"))
-    result = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
-    return [
-        f"{v['impact']} {v['id']}: {v['help']} -> {v['nodes'][0]['target']}"
-        for v in result["violations"]
-        if v["impact"] in ("serious", "critical")
-    ]
 
 
 @pytest.fixture

@@ -66,6 +66,8 @@ def _world(client, app, org: OrgFixture) -> tuple[dict[str, str], dict[str, dict
         "/sso/group-mappings",
         {"idp_group": "eng", "project_id": pid, "role": "member"},
     )
+    view = _post(client, org, f"/projects/{pid}/views", {"name": "V"})
+    doomed_view = _post(client, org, f"/projects/{pid}/views", {"name": "Doomed"})
     # A model to test and ask; nothing listens there (loopback is refused at once).
     resp = client.put(
         org.url("/ai-settings"),
@@ -86,6 +88,7 @@ def _world(client, app, org: OrgFixture) -> tuple[dict[str, str], dict[str, dict
         "member_id": str(member_id(app, org.org_id, person.owner_email)),
         "domain_id": domain["id"],
         "mapping_id": mapping["id"],
+        "view_id": view["id"],
     }
     base = "DELETE /api/v1/orgs/{org_id}"
     own = {
@@ -101,6 +104,7 @@ def _world(client, app, org: OrgFixture) -> tuple[dict[str, str], dict[str, dict
             "widget_id": doomed_widget["id"]
         },
         f"{base}/domains/{{domain_id}}": {"domain_id": doomed_domain["id"]},
+        f"{base}/projects/{{project_id}}/views/{{view_id}}": {"view_id": doomed_view["id"]},
         PDF_EXPORT: {"dashboard_id": printed["id"]},
     }
     return ids, own

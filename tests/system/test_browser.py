@@ -5,29 +5,15 @@ the page shows up done without reloading (HTMX polling)."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
+from tests.axe import axe_problems
 from tests.factories import browser_sign_in
 from tests.system.conftest import add_job, job_state
 
 pytestmark = pytest.mark.browser
-
-AXE = Path(__file__).resolve().parent.parent / "browser_assets" / "axe.min.js"
-BLOCKING = {"serious", "critical"}
-
-
-def axe_problems(page) -> list[str]:
-    page.evaluate(AXE.read_text(encoding="utf-8"))
-    result = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
-    return [
-        f"{v['impact']} {v['id']}: {v['help']} -> {node['target']}"
-        for v in result["violations"]
-        if v["impact"] in BLOCKING
-        for node in v["nodes"]
-    ]
 
 
 def test_the_system_page_is_accessible_and_shows_a_probe_end_to_end(

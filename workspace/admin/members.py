@@ -16,9 +16,11 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import exists, select
+from sqlalchemy import ColumnElement, and_, case, exists, func, select
 
+from workspace.admin.schemas import MemberListQuery
 from workspace.auth import membership
+from workspace.auth.models import AuthSession, SignInLink
 from workspace.core import accounts
 from workspace.core.models import OrgMember, OrgRole
 from workspace.errors import ConflictError, ForbiddenError
@@ -47,10 +49,26 @@ class MemberListing:
     last_sign_in: datetime | None
     #: Activated and deactivated by the identity provider (a live SCIM identity).
     scim_managed: bool
+    #: active, pending (invited, not signed in since), revoked (an invitation
+    #: withdrawn before it was taken up) or deactivated.
+    status: str = "active"
 
     @property
     def joined_via(self) -> str:
         return accounts.joined_via_label(self.member.joined_via)
+
+    @property
+    def pending(self) -> bool:
+        return self.status == "pending"
+
+
+@dataclass(frozen=True)
+class Facets:
+    """How many members each filter option would show, the other filters applied."""
+
+    roles: dict[str, int]
+    statuses: dict[str, int]
+    joined: dict[str, int]
 
 
 def _scim_managed_column():
@@ -61,23 +79,91 @@ def _scim_managed_column():
     )
 
 
-def list_page(
-    org_id: uuid.UUID, *, search: str | None, page: int
-) -> tuple[list[MemberListing], bool]:
-    """One page (``PAGE_SIZE``) of the org's members with last sign-in and SCIM flag, in
-    one query; and whether a next page exists."""
-    rows = membership.member_rows(
-        org_id,
-        search=search,
-        offset=(page - 1) * PAGE_SIZE,
-        limit=PAGE_SIZE + 1,
-        extra=(_scim_managed_column(),),
+def _invitation_untaken() -> ColumnElement[bool]:
+    """A membership that began with an invitation whose account has not signed in
+    since, nor used a link of this org. Sessions are kept after they end (revoked, not
+    deleted), so this stays true."""
+    signed_in = exists().where(
+        AuthSession.account_id == OrgMember.account_id,
+        AuthSession.created_at >= OrgMember.created_at,
     )
-    listing = [
-        MemberListing(r.member, r.last_sign_in, bool(r.extra["scim_managed"]))
-        for r in rows[:PAGE_SIZE]
-    ]
+    used_link = exists().where(
+        SignInLink.account_id == OrgMember.account_id,
+        SignInLink.org_id == OrgMember.org_id,
+        SignInLink.used_at.is_not(None),
+    )
+    return and_(OrgMember.joined_via == "invite", ~signed_in, ~used_link)
+
+
+def pending_clause() -> ColumnElement[bool]:
+    """An active membership whose invitation is not taken up yet."""
+    return and_(OrgMember.active.is_(True), _invitation_untaken())
+
+
+def status_column() -> ColumnElement[str]:
+    # An invitation withdrawn before anyone took it up reads as revoked, not as a
+    # person who once worked here and was deactivated.
+    return case(
+        (and_(OrgMember.active.is_(False), _invitation_untaken()), "revoked"),
+        (OrgMember.active.is_(False), "deactivated"),
+        (pending_clause(), "pending"),
+        else_="active",
+    )
+
+
+def _filtered(query, q: MemberListQuery, *, skip: str = ""):
+    """``query`` narrowed by the list's filters, all but ``skip`` (a facet's own)."""
+    if q.has_role and skip != "role":
+        query = query.where(OrgMember.role == str(q.has_role))
+    if q.joined and skip != "joined":
+        query = query.where(OrgMember.joined_via == q.joined)
+    if q.status and skip != "status":
+        query = query.where(status_column() == q.status)
+    return query
+
+
+def list_page(org_id: uuid.UUID, query: MemberListQuery) -> tuple[list[MemberListing], bool]:
+    """One page (``PAGE_SIZE``) of the org's members matching the search and filters,
+    with last sign-in, SCIM flag and status, in one query; and whether a next page
+    exists."""
+    last = (
+        select(
+            AuthSession.account_id.label("account_id"),
+            func.max(AuthSession.created_at).label("last_sign_in"),
+        )
+        .group_by(AuthSession.account_id)
+        .subquery()
+    )
+    status = status_column().label("status")
+    stmt = (
+        accounts.members_query(org_id, query.q or None)
+        .outerjoin(last, last.c.account_id == OrgMember.account_id)
+        .add_columns(last.c.last_sign_in, _scim_managed_column(), status)
+    )
+    stmt = _filtered(stmt, query).offset((query.page - 1) * PAGE_SIZE).limit(PAGE_SIZE + 1)
+    rows = db.session.execute(stmt).all()
+    listing = [MemberListing(r[0], r[1], bool(r[2]), r[3]) for r in rows[:PAGE_SIZE]]
     return listing, len(rows) > PAGE_SIZE
+
+
+def facets(org_id: uuid.UUID, query: MemberListQuery) -> Facets:
+    """The counts beside each filter option: one grouped query per filter, each
+    under the search and the other two filters (so a count is what choosing it shows)."""
+
+    def counts(column, skip: str) -> dict[str, int]:
+        base = accounts.members_query(org_id, query.q or None).order_by(None)
+        # Grouped outside a subquery: PostgreSQL does not match a CASE with bound
+        # literals in GROUP BY to the same CASE in the select list.
+        values = _filtered(base, query, skip=skip).with_only_columns(column.label("value"))
+        inner = values.subquery()
+        grouped = select(inner.c.value, func.count()).group_by(inner.c.value)
+        return {str(v): n for v, n in db.session.execute(grouped)}
+
+    return Facets(
+        roles=counts(OrgMember.role, "role"),
+        statuses=counts(status_column(), "status"),
+        joined=counts(OrgMember.joined_via, "joined"),
+    )
 
 
 def scim_managed(member: OrgMember) -> bool:

@@ -7,7 +7,7 @@ import uuid
 from datetime import datetime
 from typing import Annotated, Literal
 
-from pydantic import Field, StringConstraints
+from pydantic import Field, StringConstraints, field_validator
 
 from workspace.core.accounts import MAX_EMAIL
 from workspace.core.models import OrgRole
@@ -19,11 +19,39 @@ from workspace.inputs import InputModel, OutputModel, QueryModel, absent
 Email = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_EMAIL)]
 
 
+#: A member's status on Settings > Members: ``pending`` is an invited person who has
+#: not signed in since (docs/admin.md#status).
+MemberStatus = Literal["active", "pending", "revoked", "deactivated"]
+#: How a membership began (``OrgMember.joined_via``).
+JoinedVia = Literal["password", "sso", "ldap", "scim", "agent", "invite", "manual"]
+
+
 class MemberListQuery(QueryModel):
-    """Settings > Members: a search over name and email, and the page (50 a page)."""
+    """Settings > Members: a search over name and email, filters by role, status and
+    how people joined, and the page (50 a page)."""
 
     q: Annotated[str, StringConstraints(strip_whitespace=True, max_length=200)] = ""
+    #: Named apart from ``role``, which a row's role change posts with the list's filters.
+    has_role: OrgRole | None = None
+    status: MemberStatus | None = None
+    joined: JoinedVia | None = None
     page: int = Field(default=1, ge=1, le=100_000)
+
+    @field_validator("has_role", "status", "joined", mode="before")
+    @classmethod
+    def _blank_is_any(cls, value: object) -> object:
+        """The filter's "Any" option sends an empty value."""
+        return None if value == "" else value
+
+    def filters(self) -> dict[str, str]:
+        """The filters and search as URL arguments, to keep them across actions and pages."""
+        values = {
+            "q": self.q,
+            "has_role": self.has_role,
+            "status": self.status,
+            "joined": self.joined,
+        }
+        return {k: str(v) for k, v in values.items() if v}
 
 
 class MemberPatch(InputModel):

@@ -22,11 +22,11 @@ from flask import (
     url_for,
 )
 
-from workspace.admin import audit, members
+from workspace.admin import audit, invitations, members
 from workspace.admin.schemas import InvitationCreate, MemberListQuery, OrgSettings, RoleChange
 from workspace.auth import invites
 from workspace.auth.guards import page, render
-from workspace.core import events, orgs
+from workspace.core import accounts, events, orgs
 from workspace.core.models import OrgRole
 from workspace.core.models.enforced_sso import break_glass_owners
 from workspace.core.schemas import AuditLogFilter
@@ -92,12 +92,13 @@ def _members_page(
     invitation: invites.Invitation | None = None,
     invite_form=None,
     reactivate=None,
+    resent: bool = False,
     status: int = 200,
 ):
     """The list (``query``: its search and page; the first page of everyone without),
     the invitation form, and what the last action refused or made."""
     query = query or MemberListQuery()
-    listing, has_next = members.list_page(access.org.id, search=query.q or None, page=query.page)
+    listing, has_next = members.list_page(access.org.id, query)
     link = None
     if invitation is not None and invitation.token:
         link = _invite_url(invitation.token)
@@ -109,6 +110,11 @@ def _members_page(
         settings_active="admin_pages.settings_members",
         listing=listing,
         query=query,
+        list_args=query.filters(),
+        facets=members.facets(access.org.id, query),
+        joined_labels=accounts.JOINED_VIA_LABELS,
+        join_links=invitations.join_links(access.org.id),
+        resent=resent,
         has_next=has_next,
         roles=roles,
         errors=errors or {},
@@ -127,10 +133,11 @@ def _invite_url(token: str) -> str:
 
 
 def _back_to_members(org: str, query: MemberListQuery):
-    """Back to the list the admin was on (its search and page travel in the form)."""
+    """Back to the list the admin was on (its search, filters and page travel in the
+    form)."""
     page_no = query.page if query.page > 1 else None
     return redirect(
-        url_for("admin_pages.settings_members", org=org, q=query.q or None, page=page_no)
+        url_for("admin_pages.settings_members", org=org, page=page_no, **query.filters())
     )
 
 
@@ -202,6 +209,34 @@ def member_reactivate(org: str, member_id: uuid.UUID, access: Access, form: Memb
     return _back_to_members(org, form)
 
 
+@bp.post(MEMBERS + "/<uuid:member_id>/resend", endpoint="invite_resend")
+@page(action=_MANAGE, form=MemberListQuery, invalid=_row_refused)
+def invite_resend(access: Access, member_id: uuid.UUID, form: MemberListQuery):
+    """A new one-time link for a pending invitation, shown once on this answer."""
+    invitation = invitations.resend(access, member_id)
+    return _members_page(access, form, invitation=invitation, resent=True)
+
+
+@bp.post(MEMBERS + "/<uuid:member_id>/revoke", endpoint="invite_revoke")
+@page(action=_MANAGE, form=MemberListQuery, invalid=_row_refused)
+def invite_revoke(org: str, access: Access, member_id: uuid.UUID, form: MemberListQuery):
+    member = invitations.revoke(access, member_id)
+    flash(
+        f"The invitation to {member.account.email} is revoked: its link no longer works "
+        "and they are not a member.",
+        "success",
+    )
+    return _back_to_members(org, form)
+
+
+@bp.post(MEMBERS + "/join-links/<uuid:link_id>/revoke", endpoint="join_link_revoke")
+@page(action=_MANAGE)
+def join_link_revoke(org: str, access: Access, link_id: uuid.UUID):
+    email = invitations.revoke_join_link(access, link_id)
+    flash(f"The join link for {email} is revoked: it no longer works.", "success")
+    return redirect(url_for("admin_pages.settings_members", org=org))
+
+
 # -- audit log -------------------------------------------------------------------------
 
 
@@ -221,7 +256,7 @@ def _events_page(access: Access, form: AuditLogFilter, errors=None, status: int 
         args=args,
         errors=errors or {},
         tz=tz,
-        kinds=events.kind_prefixes(access.org.id),
+        kinds=[(k, audit.kind_group(k)) for k in events.kind_prefixes(access.org.id)],
         actors=events.actors(access.org.id),
         older=form.offset + PAGE_SIZE if len(rows) > PAGE_SIZE else None,
         newer=max(form.offset - PAGE_SIZE, 0) if form.offset else None,

@@ -24,12 +24,13 @@ from typing import Any
 from flask import Response, g, json, request
 from pydantic import BaseModel
 
+from workspace import replica
 from workspace.api.auth import api_access, api_account
 from workspace.api.problems import ApiError
 from workspace.errors import InputError, ServiceError
 from workspace.inputs import parse_body, parse_query
 from workspace.routes import call_with
-from workspace.security.permissions import authorize_route
+from workspace.security.permissions import ACTIONS, authorize_route
 from workspace.transaction import transactional
 
 
@@ -116,6 +117,8 @@ def operation(
                     kwargs["access"] = access
                 # The project and task the URL names, loaded once by the gate.
                 kwargs.update(project=access.project, task=access.task)
+                if ACTIONS[action].replica and request.method in ("GET", "HEAD"):
+                    replica.read_from_replica()
             elif auth:
                 api_account()
             if body is not None:
@@ -124,7 +127,7 @@ def operation(
             if query is not None:
                 kwargs["query"] = parse_query(query)
             try:
-                result = call_with(view, kwargs)
+                result = replica.reads_again_on_primary(lambda: call_with(view, kwargs))
             except InputError:
                 raise
             except ServiceError as exc:

@@ -21,12 +21,13 @@ from flask import g, redirect, render_template, request, url_for
 from jinja2_fragments.flask import render_block
 from pydantic import BaseModel
 
+from workspace import replica
 from workspace.auth.sessions import breaks_org_policy, current_account, current_session, end_session
 from workspace.errors import NotFoundError, ServiceError
 from workspace.extensions import htmx
 from workspace.inputs import field_errors, parse_form, with_checkboxes
 from workspace.routes import call_with
-from workspace.security.permissions import authorize_route, org_access
+from workspace.security.permissions import ACTIONS, authorize_route, org_access
 from workspace.transaction import discard_pending, transactional
 
 #: The URL argument that names the org on every HTML org route.
@@ -100,13 +101,15 @@ def page(
                 access = authorize_route(access, action, url_args)
                 g.access = access
                 given.update(access=access, project=access.project, task=access.task)
+                if ACTIONS[action].replica and request.method in ("GET", "HEAD"):
+                    replica.read_from_replica()
             try:
                 if form is not None:
                     # A GET form's boxes arrive in the query string, blank ones too:
                     # on a page, as in a posted form, blank means not given.
                     sent = request.args if request.method == "GET" else request.form
                     given["form"] = parse_form(form, with_checkboxes(sent, *checkboxes))
-                return call_with(view, given)
+                return replica.reads_again_on_primary(lambda: call_with(view, given))
             except ServiceError as exc:
                 if invalid is None:
                     raise

@@ -166,7 +166,7 @@ def invite(
         and not existing.email_verified
         and has_own_sign_in(existing, org.id)
     ):
-        raw, expires_at = _new_link(existing, org, actor, lifetime)
+        raw, expires_at = new_link(existing, org, actor, lifetime)
         # A join link carries no role: the person joins as a member, and an admin
         # gives them another role once they have joined.
         _record_invited(org, actor, email, None, OrgRole.MEMBER, link="join")
@@ -180,15 +180,17 @@ def invite(
         and not has_own_sign_in(account, org.id)
         and enforced_sso.enforced_for(account) is None
     ):
-        raw, expires_at = _new_link(account, org, actor, lifetime)
+        raw, expires_at = new_link(account, org, actor, lifetime)
     _record_invited(org, actor, email, member, role, link=raw is not None)
     db.session.flush()
     return Invitation(member=member, token=raw, expires_at=expires_at, email=email)
 
 
-def _new_link(
+def new_link(
     account: Account, org: Org, actor: OrgMember, lifetime: timedelta | None
 ) -> tuple[str, datetime]:
+    """A one-time sign-in link into ``org`` for ``account`` (the raw token, shown once,
+    and when it expires); the invite flow's, and the members page's resend."""
     raw = tokens.generate("")
     expires_at = utcnow() + (lifetime or link_lifetime())
     db.session.add(

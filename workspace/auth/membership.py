@@ -5,13 +5,10 @@ whoever acts."""
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
-from datetime import datetime
-from typing import Any
 
-from sqlalchemy import ColumnElement, func, select, update
+from sqlalchemy import update
 
-from workspace.auth.models import ApiToken, AuthSession
+from workspace.auth.models import ApiToken
 from workspace.auth.sessions import revoke_sessions
 from workspace.core import accounts
 from workspace.core.models import OrgMember
@@ -60,51 +57,3 @@ def reactivate_member(
     that role (only an owner, or an owner's SCIM token, reactivates an owner); a
     sign-in never calls this. Tokens revoked at deactivation stay revoked."""
     return accounts.restore_membership(member, actor_id=actor_id, via=via)
-
-
-@dataclass(frozen=True)
-class MemberRow:
-    member: OrgMember
-    #: When the account last signed in (its newest session), anywhere; None for never.
-    last_sign_in: datetime | None
-    #: Extra columns the caller asked for, by label.
-    extra: dict[str, Any]
-
-
-def member_rows(
-    org_id: uuid.UUID,
-    *,
-    search: str | None = None,
-    offset: int = 0,
-    limit: int = 50,
-    extra: tuple[ColumnElement, ...] = (),
-) -> list[MemberRow]:
-    """One page of the org's memberships (``accounts.members_query``: search, order)
-    with each account's last sign-in, in one query; ``extra`` labelled columns (a
-    capability above, such as SCIM, adds its own flags) ride along."""
-    last = (
-        select(
-            AuthSession.account_id.label("account_id"),
-            func.max(AuthSession.created_at).label("last_sign_in"),
-        )
-        .group_by(AuthSession.account_id)
-        .subquery()
-    )
-    query = (
-        accounts.members_query(org_id, search)
-        .outerjoin(last, last.c.account_id == OrgMember.account_id)
-        .add_columns(last.c.last_sign_in, *extra)
-        .offset(offset)
-        .limit(limit)
-    )
-    rows = []
-    for row in db.session.execute(query):
-        mapping = row._mapping
-        rows.append(
-            MemberRow(
-                member=row[0],
-                last_sign_in=row[1],
-                extra={col.name: mapping[col.name] for col in extra},
-            )
-        )
-    return rows

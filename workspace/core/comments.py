@@ -15,6 +15,7 @@ import uuid
 
 from sqlalchemy import select
 
+from workspace.core import notifications
 from workspace.core.models import Comment, Task, TaskActivity
 from workspace.errors import ConflictError, ForbiddenError, NotFoundError, ServiceError
 from workspace.extensions import db
@@ -52,6 +53,7 @@ def add_comment(task: Task, author_id: uuid.UUID, body: str) -> Comment:
     db.session.add(comment)
     _record(task, author_id, "comment", str(comment.id))
     db.session.flush()
+    notifications.on_comment(task, comment)  # same transaction: docs/inbox.md
     return comment
 
 
@@ -83,10 +85,11 @@ def edit_comment(comment: Comment, task: Task, actor_id: uuid.UUID, body: str) -
     body = _clean(body)
     if body == comment.body:
         return comment
-    comment.body = body
+    old_body, comment.body = comment.body, body
     comment.edited_at = utcnow()
     _record(task, actor_id, "comment_edited", str(comment.id))
     db.session.flush()
+    notifications.on_comment(task, comment, old_body)  # newly mentioned people only
     return comment
 
 

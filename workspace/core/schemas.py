@@ -238,6 +238,8 @@ class ProjectListQuery(QueryModel):
 TaskSort = Literal[
     "key", "title", "state", "priority", "kind", "assignee", "due", "created", "updated"
 ]
+#: What a task list groups its rows by (``workspace.core.task_lists.GROUPS``).
+TaskGroup = Literal["state", "priority", "kind", "assignee"]
 #: A search of task titles: a case-insensitive substring.
 TaskSearch = Annotated[str, StringConstraints(max_length=200)]
 #: A PQL filter (docs/pql.md); the analytics layer's parser holds the same limit.
@@ -259,6 +261,9 @@ class TaskListQuery(QueryModel):
     pql: PqlText = ""
     sort: TaskSort = "created"
     dir: Literal["asc", "desc"] = "desc"
+    group: TaskGroup | None = Field(
+        default=None, description="Rows in groups of this field, each group sorted by sort and dir"
+    )
     limit: int = Field(default=50, ge=1, le=200)
     offset: int = Field(default=0, ge=0, le=MAX_OFFSET)
 

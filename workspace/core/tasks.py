@@ -10,6 +10,7 @@ from typing import Any
 
 from sqlalchemy import select, update
 
+from workspace.core import notifications
 from workspace.core.accounts import require_active_member
 from workspace.core.models import (
     Cycle,
@@ -157,6 +158,7 @@ def create_task(
         new_category=state.category,
         created_at=now,
     )
+    notifications.on_task_created(task, actor_id)  # same transaction: docs/inbox.md
     return task
 
 
@@ -211,6 +213,7 @@ def update_task(
     project = db.session.get(Project, task.project_id)
     _check_refs(project, {k: v for k, v in changes.items() if k != "state_id"})
     now = at or utcnow()  # after the lock: the history's order is the order of the writes
+    old_description = task.description  # new @mentions only are told
     written: list[TaskActivity] = []
 
     def log(field: str, old: Any, new: Any, **extra: Any) -> None:
@@ -260,6 +263,7 @@ def update_task(
     if written:
         task.updated_at = now
     db.session.flush()
+    notifications.on_task_updated(task, actor_id, written, old_description)
     return written
 
 

@@ -270,20 +270,27 @@ def _without_credentials(kwargs: dict[str, Any]) -> dict[str, Any]:
 
 
 def fetch(
-    method: str, url: str, *, deadline: float | None = None, **kwargs: Any
+    method: str,
+    url: str,
+    *,
+    deadline: float | None = None,
+    follow_redirects: bool = True,
+    **kwargs: Any,
 ) -> requests.Response:
     """Send one request through the guard and return the response with its body
     read (at most :data:`MAX_BODY_BYTES`). Raises :class:`OutboundError` when the
     guard refuses, the peer is unreachable or sends too much, and
     :class:`OutboundTimeout` when it does not answer in time: ``OUTBOUND_TIMEOUT`` for
     connecting and for each read, ``OUTBOUND_DEADLINE`` for the whole exchange, or the
-    caller's ``deadline`` when that is shorter (retries sharing one budget)."""
+    caller's ``deadline`` when that is shorter (retries sharing one budget). With
+    ``follow_redirects=False`` a redirect is returned as it came (webhooks: a POST
+    must not turn into a GET elsewhere)."""
     timeout = float(current_app.config.get("OUTBOUND_TIMEOUT", 10))
     total = float(current_app.config.get("OUTBOUND_DEADLINE", 15))
     if deadline is not None:
         total = min(total, deadline)
     with Deadline(total) as deadline, _guarded_session(deadline) as session:
-        return _fetch(session, method, url, timeout, deadline, **kwargs)
+        return _fetch(session, method, url, timeout, deadline, follow_redirects, **kwargs)
 
 
 def _fetch(
@@ -292,6 +299,7 @@ def _fetch(
     url: str,
     timeout: float,
     deadline: Deadline,
+    follow_redirects: bool = True,
     **kwargs: Any,
 ) -> requests.Response:
     for _hop in range(MAX_REDIRECTS + 1):
@@ -326,7 +334,11 @@ def _fetch(
         if len(body) > MAX_BODY_BYTES:
             raise OutboundError(f"{host} sent more than 1 MiB.")
         response._content = body  # requests then serves .text and .json() from it
-        if response.status_code in _REDIRECT_CODES and response.headers.get("Location"):
+        if (
+            follow_redirects
+            and response.status_code in _REDIRECT_CODES
+            and response.headers.get("Location")
+        ):
             target = urljoin(url, response.headers["Location"])
             if _origin(target) != _origin(url):
                 # Credentials were meant for the first origin only: another port of the

@@ -59,6 +59,9 @@ class Rule:
     #: False: an agent takes them only when an org owner or admin has explicitly
     #: given it the admin role (docs/security.md#agents).
     agents: bool = True
+    #: Whether the action only reads analytics, so its GETs may read from a replica
+    #: once authorized (workspace/replica.py, docs/scaling.md#read-replicas).
+    replica: bool = False
 
 
 # -- object rules ------------------------------------------------------------------------
@@ -100,6 +103,13 @@ ACTIONS: dict[str, Rule] = {
         agents=False,
         message="Only an org owner can require single sign-on or choose break-glass owners.",
     ),
+    #: Webhooks (docs/delivery.md#webhooks): their URLs and secrets carry the org's
+    #: whole audit stream, so only owners and admins, and agents never by default.
+    "webhook.manage": Rule(
+        org_role=OrgRole.ADMIN,
+        agents=False,
+        message="Only an org owner or admin can manage webhooks.",
+    ),
     "org.manage_members": Rule(
         org_role=OrgRole.ADMIN,
         agents=False,
@@ -127,11 +137,36 @@ ACTIONS: dict[str, Rule] = {
         project_role=ProjectRole.MEMBER,
         message="You need the member role in this project to change its tasks.",
     ),
-    "analytics.read": Rule(),
+    #: Following a task: anyone who reads it (docs/inbox.md).
+    "task.subscribe": Rule(),
+    #: Your own inbox and My work: every member, agents included, sees only their own.
+    "inbox.read": Rule(),
+    "inbox.mark_read": Rule(),
+    #: Saved views (docs/saved_views.md): whoever reads the project uses the shared
+    #: ones; saving takes the member role, and a person's (not an agent's) screen.
+    "saved_view.read": Rule(),
+    "saved_view.save": Rule(
+        project_role=ProjectRole.MEMBER,
+        agents=False,
+        message="You need the member role in this project to save views.",
+    ),
+    "analytics.read": Rule(replica=True),
+    #: The command menu (Ctrl-K): it lists only what the caller may open, item by item.
+    "command_menu.use": Rule(),
+    #: The PQL box's suggestions: names from the org's live projects and members only.
+    "pql.suggest": Rule(),
     "dashboard.create": Rule(agents=False),
-    "dashboard.read": Rule(object_rule=dashboard_readable),
+    "dashboard.read": Rule(object_rule=dashboard_readable, replica=True),
     "job.read": Rule(object_rule=job_readable),
     "dashboard.edit": Rule(object_rule=dashboard_editable, agents=False),
+    #: Dashboard subscriptions (docs/delivery.md#subscriptions): whoever reads the
+    #: dashboard subscribes themselves; subscribing someone else is the dashboard's
+    #: editor's, checked by the service. Agents read no mail.
+    "dashboard.subscribe": Rule(object_rule=dashboard_readable, agents=False),
+    #: Alerts (docs/delivery.md#alerts): a member's own; creating one takes reading its
+    #: dashboard, checked by the service. Agents read no mail.
+    "alert.read": Rule(agents=False),
+    "alert.write": Rule(agents=False),
     "ai.ask": Rule(),
     "agent.use_tools": Rule(
         caller="agent",

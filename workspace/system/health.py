@@ -14,6 +14,10 @@ failed, why (never a URL with its password):
   request, so the first readiness probe starts it and then finds it beating;
 - migrations: the database's alembic revision is the migration scripts' head.
 
+With a read replica configured, ``replica`` says how far it lags (bytes and seconds of
+WAL not yet replayed), or that it cannot be reached; it never makes the node unready,
+since reads then go to the primary.
+
 The checks run on threads of their own, and whatever has not answered by
 ``READYZ_DEADLINE`` seconds fails as "no answer", so a black-holed host cannot hold
 the probe longer than that.
@@ -35,6 +39,7 @@ from flask import Flask, current_app
 from sqlalchemy import func, select, text
 from sqlalchemy.engine import Connection
 
+from workspace import replica
 from workspace.extensions import db
 from workspace.jobs import broker as jobs_broker
 from workspace.jobs.models import WorkerBeat
@@ -51,10 +56,11 @@ Check = dict[str, Any]
 def readiness(app: Flask) -> tuple[bool, dict[str, Check]]:
     """Every check's answer, and whether all passed."""
     deadline = float(app.config.get("READYZ_DEADLINE", 2.5))
-    pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="readyz")
+    pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix="readyz")
     try:
         stored = pool.submit(_in_app(app, database_checks))
         reachable = pool.submit(_in_app(app, broker_check))
+        lagging = pool.submit(_in_app(app, replica.lag))
         checks: dict[str, Check] = {}
         end = time.monotonic() + deadline
         try:
@@ -66,10 +72,19 @@ def readiness(app: Flask) -> tuple[bool, dict[str, Check]]:
             checks["broker"] = reachable.result(timeout=max(0.0, end - time.monotonic()))
         except FutureTimeout:
             checks["broker"] = _fail(f"no answer within {deadline:g} s", deadline * 1000)
+        try:
+            behind = lagging.result(timeout=max(0.0, end - time.monotonic()))
+        except FutureTimeout:
+            behind = _fail(f"no answer within {deadline:g} s; reads go to the primary", 0)
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
     ordered = {name: checks[name] for name in CHECKS}
-    return all(check["ok"] for check in ordered.values()), ordered
+    ready = all(check["ok"] for check in ordered.values())
+    if behind is not None:
+        # Shown, not required: without the replica every read goes to the primary,
+        # so the node still serves (docs/scaling.md#read-replicas).
+        ordered["replica"] = behind
+    return ready, ordered
 
 
 def _in_app(app: Flask, check: Callable[[], Any]) -> Callable[[], Any]:

@@ -8,10 +8,12 @@ import logging
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from flask import current_app
 from sqlalchemy import func, select
 
+from workspace import replica
 from workspace.core.models import Account, Org
 from workspace.errors import ConflictError
 from workspace.extensions import db
@@ -65,6 +67,8 @@ class Overview:
     probes: list[Job] = field(default_factory=list)
     #: Why the broker's own queue lengths are missing, when they are.
     broker_note: str | None = None
+    #: The read replica's lag (``replica.lag()``), None when there is none.
+    replica: dict[str, Any] | None = None
 
 
 def overview() -> Overview:
@@ -88,6 +92,7 @@ def overview() -> Overview:
             )
         ),
         broker_note=note,
+        replica=replica.lag(),
     )
 
 

@@ -4,6 +4,12 @@ from workspace.core.models.accounts import Account, AccountKind
 from workspace.core.models.domains import DomainState, VerifiedDomain
 from workspace.core.models.enforced_sso import BreakGlassOwner, SsoEnforcement
 from workspace.core.models.events import Event
+from workspace.core.models.inbox import (
+    Notification,
+    NotificationKind,
+    SubscriptionReason,
+    TaskSubscription,
+)
 from workspace.core.models.orgs import Org, OrgMember, OrgRole
 from workspace.core.models.projects import (
     Cycle,
@@ -27,6 +33,8 @@ __all__ = [
     "Event",
     "MembershipSource",
     "Module",
+    "Notification",
+    "NotificationKind",
     "Org",
     "OrgMember",
     "OrgRole",
@@ -37,8 +45,10 @@ __all__ = [
     "SsoEnforcement",
     "State",
     "StateCategory",
+    "SubscriptionReason",
     "Task",
     "TaskActivity",
     "TaskKind",
+    "TaskSubscription",
     "VerifiedDomain",
 ]

@@ -10,7 +10,7 @@ import time
 import uuid
 from datetime import datetime, timedelta
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from tests.delivery.webhooks.conftest import run_deliveries
 from tests.factories import add_person, assert_problem, member_id, new_task, setup_project
@@ -331,3 +331,60 @@ def test_an_orgs_rate_is_bounded_and_the_rest_waits(app, client, acme, receiver,
         assert waiting[0].next_attempt_at > utcnow() + timedelta(seconds=50)
         endpoint_row = db.session.get(WebhookEndpoint, uuid.UUID(endpoint["id"]))
         assert endpoint_row.consecutive_failures == 0
+
+
+def test_a_hanging_endpoint_holds_one_try_and_other_orgs_go_on(app, client, acme, globex,
+                                                                receiver, embedded_worker,
+                                                                monkeypatch):  # fmt: skip
+    """Globex's receiver hangs past the deadline with 12 deliveries queued; the worker
+    has 2 threads. Once its first attempts failed, the endpoint backs off as a whole:
+    its other deliveries wait without a request, and Acme's event goes out at once
+    instead of after 12 deadlines shared by 2 threads (6 s)."""
+    from workspace.delivery.webhooks.models import WebhookDelivery
+    from workspace.jobs.models import Job, JobState
+
+    monkeypatch.setitem(app.config, "WEBHOOKS_DEADLINE", 1)
+    monkeypatch.setitem(app.config, "WEBHOOKS_RETRY_DELAYS", [60, 120, 600])
+    hanging, fine = receiver.path("slow"), receiver.path("ok")
+    register(client, globex, receiver, hanging, kinds=["scim.*"])
+    register(client, acme, receiver, fine, kinds=["scim.*"])
+    with app.app_context():
+        for n in range(12):
+            record_event(globex.org_id, "scim.user.provisioned", subject=f"p{n}@globex.test")
+        db.session.commit()
+    started = time.monotonic()
+    event(app, acme)
+    while not receiver.requests(fine) and time.monotonic() - started < 10:
+        time.sleep(0.05)
+    took = time.monotonic() - started
+    assert receiver.requests(fine), "Acme's delivery never came"
+    assert took < 4, f"Acme waited {took:.1f} s behind Globex's hanging receiver"
+
+    def busy() -> int:
+        with app.app_context():
+            try:
+                return db.session.scalar(
+                    select(func.count())
+                    .select_from(Job)
+                    .where(
+                        Job.kind == "webhooks.deliver",
+                        Job.state.in_((JobState.QUEUED, JobState.RUNNING)),
+                    )
+                )
+            finally:
+                db.session.remove()
+
+    while busy() and time.monotonic() - started < 20:
+        time.sleep(0.1)
+    assert len(receiver.requests(hanging)) <= 2  # the attempts already under way, no more
+    with app.app_context():
+        rows = db.session.scalars(
+            select(WebhookDelivery).where(WebhookDelivery.org_id == globex.org_id)
+        ).all()
+        waiting = [r for r in rows if r.status == "pending" and r.attempts == 0]
+        assert len(waiting) >= 10
+        assert min(r.next_attempt_at for r in waiting) > utcnow() + timedelta(seconds=40)
+        endpoint = db.session.scalar(
+            select(WebhookEndpoint).where(WebhookEndpoint.org_id == globex.org_id)
+        )
+        assert endpoint.consecutive_failures >= 1 and endpoint.active

@@ -40,6 +40,9 @@ class WebhookEndpoint(db.Model):
     #: Failed attempts in a row, and when the first of them happened (a 2xx resets both).
     consecutive_failures: Mapped[int] = mapped_column(Integer, default=0)
     failing_since: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    #: While failing: when the next attempt may be made. One attempt claims it (the
+    #: probe); the endpoint's other deliveries wait until it is known to answer.
+    retry_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     created_by_id: Mapped[uuid.UUID | None] = mapped_column(
         ForeignKey("accounts.id", ondelete="SET NULL")
     )

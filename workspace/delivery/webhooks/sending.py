@@ -13,7 +13,7 @@ import uuid
 from datetime import datetime, timedelta
 
 from flask import current_app
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.orm import Session
 from standardwebhooks import Webhook
 
@@ -30,6 +30,7 @@ from workspace.jobs.models import Job, JobState
 from workspace.jobs.registry import Progress, handler
 from workspace.jobs.service import enqueue, resend
 from workspace.security.outbound import OutboundError, fetch
+from workspace.transaction import commit_early
 from workspace.types import utcnow
 
 log = logging.getLogger(__name__)
@@ -42,6 +43,8 @@ QUEUE = "webhooks"
 DEFAULT_DELAYS = [30, 120, 600, 1800, 3600, 7200, 14400, 28800, 36000]
 #: A delivery whose job is on its way is not queued again by ``webhooks.due`` before.
 LEASE = timedelta(minutes=5)
+#: How long a delivery held back behind a failing endpoint's probe waits at least.
+PROBE_WAIT = timedelta(seconds=5)
 #: What the log keeps of an answer's body.
 RESPONSE_CAP = 2048
 
@@ -142,6 +145,12 @@ def attempt(delivery_id: uuid.UUID) -> WebhookDelivery | None:
         # in a minute. One org's bulk import cannot hold every worker's thread.
         delivery.next_attempt_at = now + timedelta(seconds=60)
         return delivery
+    if endpoint.consecutive_failures and not _claim_probe(endpoint, now):
+        # Not an attempt either: the endpoint is failing and another attempt is, or
+        # was lately, trying it. Waiting here keeps a receiver that hangs from holding
+        # a worker's thread per delivery, so other endpoints and orgs go on.
+        delivery.next_attempt_at = max(endpoint.retry_at or now, now + PROBE_WAIT)
+        return delivery
     headers = {
         "content-type": "application/json",
         "user-agent": "Workspace-Webhooks/1",
@@ -174,12 +183,34 @@ def attempt(delivery_id: uuid.UUID) -> WebhookDelivery | None:
         delivery.status, delivery.delivered_at = DeliveryStatus.DELIVERED, utcnow()
         delivery.error = delivery.next_attempt_at = None
         endpoint.consecutive_failures, endpoint.failing_since = 0, None
+        endpoint.retry_at = None
         return delivery
     reason = f"The endpoint answered HTTP {response.status_code}."
     if 300 <= response.status_code < 400:
         reason += " Redirects are not followed: register the final URL."
     _failed(delivery, endpoint, reason)
     return delivery
+
+
+def _claim_probe(endpoint: WebhookEndpoint, now: datetime) -> bool:
+    """Whether this attempt is the failing endpoint's one try now: a compare-and-set
+    on ``retry_at``, committed before the request so the other workers see it while
+    the receiver takes up to the deadline."""
+    deadline = float(current_app.config.get("WEBHOOKS_DEADLINE", 15))
+    claimed = db.session.execute(
+        update(WebhookEndpoint)
+        .where(
+            WebhookEndpoint.id == endpoint.id,
+            or_(WebhookEndpoint.retry_at.is_(None), WebhookEndpoint.retry_at <= now),
+        )
+        .values(retry_at=now + timedelta(seconds=deadline) + PROBE_WAIT)
+        .execution_options(synchronize_session=False)
+    )
+    if not claimed.rowcount:
+        db.session.refresh(endpoint, ["retry_at"])
+        return False
+    commit_early("the probe's claim must be seen before its request, which may be slow")
+    return True
 
 
 def _over_org_rate(org_id: uuid.UUID, now: datetime) -> bool:
@@ -210,6 +241,10 @@ def _failed(delivery: WebhookDelivery, endpoint: WebhookEndpoint, reason: str) -
         delivery.next_attempt_at = utcnow() + timedelta(seconds=delays[delivery.attempts - 1])
     endpoint.consecutive_failures += 1
     endpoint.failing_since = endpoint.failing_since or delivery.last_attempt_at
+    # The endpoint backs off as its deliveries do: its next try after the delay that
+    # follows this many failures in a row (the last delay once past the plan).
+    wait = delays[min(endpoint.consecutive_failures, len(delays)) - 1] if delays else 0
+    endpoint.retry_at = utcnow() + timedelta(seconds=wait)
     _maybe_disable(endpoint)
 
 

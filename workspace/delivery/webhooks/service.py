@@ -142,6 +142,7 @@ def update(
         active = bool(changes["active"])
         if active and not endpoint.active:
             endpoint.consecutive_failures, endpoint.failing_since = 0, None
+            endpoint.retry_at = None
             endpoint.disabled_reason = None
         elif not active and endpoint.active:
             endpoint.disabled_reason = "Disabled by an admin."
@@ -231,6 +232,7 @@ def redeliver(delivery: WebhookDelivery, actor_id: uuid.UUID | None) -> WebhookD
         raise ConflictError("The endpoint is disabled; enable it before redelivering.")
     if delivery.status == DeliveryStatus.PENDING and delivery.attempts == 0:
         raise ConflictError("This delivery has not been attempted yet.")
+    endpoint.retry_at = None  # an admin's "try again" goes now, not after the backoff
     delivery.status = DeliveryStatus.PENDING
     delivery.attempts = 0
     delivery.delivered_at = None
@@ -247,6 +249,7 @@ def ping(endpoint: WebhookEndpoint, actor_id: uuid.UUID | None) -> WebhookDelive
 
     if not endpoint.active:
         raise ConflictError("The endpoint is disabled; enable it before sending a test event.")
+    endpoint.retry_at = None  # as redeliver: the admin asks for a try now
     delivery = sending.test_delivery(endpoint, actor_id)
     db.session.flush()
     return delivery

@@ -133,13 +133,24 @@ def redeliver(org: str, endpoint_id: uuid.UUID, delivery_id: uuid.UUID, access: 
     return redirect(url_for("webhooks_pages.show", org=org, endpoint_id=endpoint_id), code=303)
 
 
+def _confirm_page(access: Access, endpoint_id: uuid.UUID, what: str):
+    """The page that asks before ``what`` (rotate, delete) changes anything."""
+    e = service.get_endpoint(access.org.id, endpoint_id)
+    return render("settings/webhook_confirm.html", e=e, what=what, nav_active="settings",
+                  settings_active="webhooks_pages.index")  # fmt: skip
+
+
+def _ask_again(org: str, endpoint_id: uuid.UUID, what: str):
+    """A POST without the confirmation box ticked goes back to the question."""
+    return redirect(url_for(f"webhooks_pages.confirm_{what}", org=org, endpoint_id=endpoint_id),
+                    code=303)  # fmt: skip
+
+
 @bp.get(ONE + "/rotate")
 @page(action=ACTION)
 def confirm_rotate(org: str, endpoint_id: uuid.UUID, access: Access):
     """What rotating changes, before anything does."""
-    e = service.get_endpoint(access.org.id, endpoint_id)
-    return render("settings/webhook_confirm.html", e=e, what="rotate", nav_active="settings",
-                  settings_active="webhooks_pages.index")  # fmt: skip
+    return _confirm_page(access, endpoint_id, "rotate")
 
 
 @bp.post(ONE + "/rotate")
@@ -147,8 +158,7 @@ def confirm_rotate(org: str, endpoint_id: uuid.UUID, access: Access):
 def rotate(org: str, endpoint_id: uuid.UUID, form: ConfirmForm, access: Access):
     """A new secret, shown this once; the old one signs beside it for the overlap."""
     if not form.confirm:
-        return redirect(url_for("webhooks_pages.confirm_rotate", org=org,
-                                endpoint_id=endpoint_id), code=303)  # fmt: skip
+        return _ask_again(org, endpoint_id, "rotate")
     endpoint = service.get_endpoint(access.org.id, endpoint_id)
     created = service.rotate(endpoint, access.account.id)
     return _no_store(_endpoint_page(org, endpoint_id, access, secret=created.secret))
@@ -158,9 +168,7 @@ def rotate(org: str, endpoint_id: uuid.UUID, form: ConfirmForm, access: Access):
 @page(action=ACTION)
 def confirm_delete(org: str, endpoint_id: uuid.UUID, access: Access):
     """What removing the endpoint loses, before anything does."""
-    e = service.get_endpoint(access.org.id, endpoint_id)
-    return render("settings/webhook_confirm.html", e=e, what="delete", nav_active="settings",
-                  settings_active="webhooks_pages.index")  # fmt: skip
+    return _confirm_page(access, endpoint_id, "delete")
 
 
 @bp.post(ONE + "/delete")
@@ -168,8 +176,7 @@ def confirm_delete(org: str, endpoint_id: uuid.UUID, access: Access):
 def delete(org: str, endpoint_id: uuid.UUID, form: ConfirmForm, access: Access):
     """Remove the endpoint and its log once confirmed."""
     if not form.confirm:
-        return redirect(url_for("webhooks_pages.confirm_delete", org=org,
-                                endpoint_id=endpoint_id), code=303)  # fmt: skip
+        return _ask_again(org, endpoint_id, "delete")
     endpoint = service.get_endpoint(access.org.id, endpoint_id)
     url = endpoint.url
     service.remove(endpoint, access.account.id)

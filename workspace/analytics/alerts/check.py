@@ -9,14 +9,11 @@ whose update matched sends.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from urllib.parse import urlsplit
 
-from flask import current_app, has_request_context
 from sqlalchemy import select, update
 
 from workspace.analytics.alerts import mailing, service
@@ -28,6 +25,7 @@ from workspace.analytics.dashboards.query import DashboardQuery
 from workspace.analytics.dashboards.ranges import DateRange
 from workspace.analytics.dashboards.service import get_widget, load_dashboard
 from workspace.core.models import Account, Org
+from workspace.delivery.links import absolute, link_context
 from workspace.errors import ForbiddenError, NotFoundError
 from workspace.extensions import db
 
@@ -67,15 +65,6 @@ def holds(condition: str, threshold: float, value: float, previous: float | None
     return abs(value - previous) / abs(previous) * 100 >= threshold
 
 
-def _link_context() -> contextlib.AbstractContextManager:
-    """Drill links are built with ``url_for``, which a worker has no request for: one
-    at BASE_URL's origin (as the subscriptions' mail does)."""
-    if has_request_context():
-        return contextlib.nullcontext()
-    parts = urlsplit(mailing.base_url())
-    return current_app.test_request_context("/", base_url=f"{parts.scheme}://{parts.netloc}")
-
-
 def figure(alert: Alert, creator: Account | None) -> Figure:
     """The widget's figure computed as the creator: their access to the dashboard
     (NotFoundError when they lost it), ``currentUser()`` the creator, the dashboard's
@@ -85,17 +74,17 @@ def figure(alert: Alert, creator: Account | None) -> Figure:
     widget = get_widget(dashboard, alert.widget_id)
     query = DashboardQuery(access.org, creator.id, dashboard.pql_filter,
                            dashboard_range=DateRange.of(dashboard))  # fmt: skip
-    with _link_context():
+    with link_context():
         (result,) = query.link(query.results([WidgetSpec.of(widget)]))
     view = present(result)
     if view.error:
         return Figure(None, None, widget.title, dashboard.name, error=view.error)
     if not alert.category:
-        return Figure(view.total, mailing.absolute(view.total_href), widget.title, dashboard.name)
+        return Figure(view.total, absolute(view.total_href), widget.title, dashboard.name)
     wanted = alert.category.casefold()
     for row in view.rows:
         if wanted in (str(row["label"]).casefold(), str(row["key"]).casefold()):
-            href = mailing.absolute(row.get("href"))
+            href = absolute(row.get("href"))
             return Figure(row["value"], href, widget.title, dashboard.name)
     return Figure(0, None, widget.title, dashboard.name)
 

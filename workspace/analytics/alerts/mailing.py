@@ -12,25 +12,18 @@ from __future__ import annotations
 import uuid
 from typing import TYPE_CHECKING
 
-from flask import current_app, render_template
+from flask import render_template
 
 from workspace.analytics.alerts.access import reader_access
 from workspace.analytics.alerts.models import Alert, Condition
 from workspace.core.models import Account, Org
+from workspace.delivery.links import base_url
 from workspace.delivery.mail import MailError, send_mail
 from workspace.errors import ForbiddenError, NotFoundError, ServiceError
 from workspace.extensions import db
 
 if TYPE_CHECKING:
     from workspace.analytics.alerts.check import Figure
-
-
-def base_url() -> str:
-    return current_app.config["BASE_URL"].rstrip("/")
-
-
-def absolute(href: str | None) -> str | None:
-    return f"{base_url()}{href}" if href else None
 
 
 def number(value: float | None) -> str:

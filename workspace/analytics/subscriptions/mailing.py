@@ -10,12 +10,10 @@ org, deactivated, or no longer able to see the dashboard raises the gate's
 
 from __future__ import annotations
 
-import contextlib
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
 
-from flask import current_app, has_request_context, render_template
+from flask import current_app, render_template
 from itsdangerous import BadSignature, URLSafeSerializer
 
 from workspace.analytics.dashboards import export, limits
@@ -26,6 +24,7 @@ from workspace.analytics.dashboards.ranges import DateRange
 from workspace.analytics.dashboards.service import load_dashboard
 from workspace.analytics.subscriptions.models import Subscription
 from workspace.core.models import Account
+from workspace.delivery.links import absolute, base_url, link_context
 from workspace.delivery.mail import Attachment
 from workspace.errors import ServiceError
 from workspace.security.permissions import authorize_route, org_access
@@ -57,10 +56,6 @@ def token_subscription_id(token: str) -> str:
         raise ServiceError("This unsubscribe link is not valid.") from exc
 
 
-def base_url() -> str:
-    return current_app.config["BASE_URL"].rstrip("/")
-
-
 def unsubscribe_url(subscription: Subscription) -> str:
     return f"{base_url()}/subscriptions/unsubscribe/{unsubscribe_token(subscription)}"
 
@@ -90,17 +85,13 @@ class Mail:
     headers: dict[str, str]
 
 
-def _absolute(href: str | None) -> str | None:
-    return f"{base_url()}{href}" if href else None
-
-
 def summarize(view: WidgetView) -> Line:
     """A widget's headline number, or its top rows with their links."""
-    line = Line(view.title, view.kind, view.total, _absolute(view.total_href), error=view.error)
+    line = Line(view.title, view.kind, view.total, absolute(view.total_href), error=view.error)
     if view.kind in ("table", "chart"):
         rows = view.rows
         line.rows = [
-            {"label": r["label"], "value": r.get("value", 0), "href": _absolute(r.get("href"))}
+            {"label": r["label"], "value": r.get("value", 0), "href": absolute(r.get("href"))}
             for r in rows[:TOP_ROWS]
         ]
         line.more = max(0, len(rows) - TOP_ROWS)
@@ -113,16 +104,6 @@ def _pdf(dashboard: Dashboard, views: list[WidgetView], view_filter: str | None)
     export.require_pdf()
     pdf = export.render_pdf(dashboard, views, view_filter)
     return (export.attachment_filename(dashboard.name, "pdf"), pdf, "application/pdf")
-
-
-def _link_context() -> contextlib.AbstractContextManager:
-    """The drill-down links are built with ``url_for``, which outside a request (a
-    worker) needs one: a request context at BASE_URL's origin, so the paths come out
-    as the pages' own (a path prefix of BASE_URL is added by :func:`_absolute`)."""
-    if has_request_context():
-        return contextlib.nullcontext()
-    parts = urlsplit(base_url())
-    return current_app.test_request_context("/", base_url=f"{parts.scheme}://{parts.netloc}")
 
 
 def compose(subscription: Subscription, recipient: Account, *, with_pdf: bool = True) -> Mail:
@@ -138,7 +119,7 @@ def compose(subscription: Subscription, recipient: Account, *, with_pdf: bool = 
         subscription.pql_filter,
         dashboard_range=DateRange.of(dashboard),
     )
-    with _link_context():
+    with link_context():
         results = query.link(query.results(specs(dashboard)))
     views = [present(result) for result in results]
     lines = [summarize(view) for view in views]

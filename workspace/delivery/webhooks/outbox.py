@@ -33,25 +33,36 @@ def install() -> None:
 def _before_flush(session: Session, flush_context: Any, instances: Any) -> None:
     if not has_app_context():
         return
-    messages: dict[uuid.UUID, list[tuple[str, str, dict[str, Any]]]] = defaultdict(list)
+    events: list[Event] = []
     task_changes: dict[uuid.UUID, list[TaskActivity]] = defaultdict(list)
     for obj in session.new:
         if isinstance(obj, Event):
-            messages[obj.org_id].append(_from_event(obj))
+            events.append(obj)
         elif isinstance(obj, TaskActivity):
             task_changes[obj.task_id].append(obj)
-    for rows in task_changes.values():
-        messages[rows[0].org_id].append(_from_task(session, rows))
-    if not messages:
+    orgs = {e.org_id for e in events} | {rows[0].org_id for rows in task_changes.values()}
+    if not orgs:
         return
-    from workspace.delivery.webhooks import sending  # sending imports the models
-
     with session.no_autoflush:
+        # Endpoints first: most orgs have none, and then no message is built (a task
+        # change's message reads the task and its states).
         endpoints = session.scalars(
             select(WebhookEndpoint).where(
-                WebhookEndpoint.org_id.in_(list(messages)), WebhookEndpoint.active.is_(True)
+                WebhookEndpoint.org_id.in_(list(orgs)), WebhookEndpoint.active.is_(True)
             )
         ).all()
+        if not endpoints:
+            return
+        from workspace.delivery.webhooks import sending  # sending imports the models
+
+        listening = {e.org_id for e in endpoints}
+        messages: dict[uuid.UUID, list[tuple[str, str, dict[str, Any]]]] = defaultdict(list)
+        for row in events:
+            if row.org_id in listening:
+                messages[row.org_id].append(_from_event(row))
+        for rows in task_changes.values():
+            if rows[0].org_id in listening:
+                messages[rows[0].org_id].append(_from_task(session, rows))
         for endpoint in endpoints:
             for message_id, kind, payload in messages[endpoint.org_id]:
                 if matches(endpoint.kinds, kind):

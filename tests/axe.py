@@ -25,3 +25,13 @@ def axe_problems(page, *, injected: bool = False) -> list[str]:
         for v in result["violations"]
         if v["impact"] in BLOCKING
     ]
+
+
+def check_page(page, width: int) -> None:
+    """At ``width`` px: no blocking axe finding, and no sideways scroll (a phone's 390
+    px included)."""
+    page.set_viewport_size({"width": width, "height": 900})
+    page.wait_for_load_state("networkidle")
+    assert axe_problems(page) == []
+    scroll = page.locator("html").evaluate("el => el.scrollWidth")
+    assert scroll <= width, f"the page scrolls sideways at {width} px ({scroll})"

@@ -9,18 +9,10 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.axe import axe_problems
+from tests.axe import check_page
 from tests.factories import browser_sign_in
 
 pytestmark = pytest.mark.browser
-
-
-def _check(page, width: int) -> None:
-    page.set_viewport_size({"width": width, "height": 900})
-    page.wait_for_load_state("networkidle")
-    assert axe_problems(page) == []
-    scroll = page.locator("html").evaluate("el => el.scrollWidth")
-    assert scroll <= width, f"the page scrolls sideways at {width} px ({scroll})"
 
 
 def test_the_mail_pages_are_accessible_and_work_by_keyboard(browser, live_server, operator):
@@ -32,7 +24,7 @@ def test_the_mail_pages_are_accessible_and_work_by_keyboard(browser, live_server
         page.get_by_role("link", name="Mail and outbox").click()
         expect(page.locator("main h1")).to_have_text("Mail")
         for width in (1440, 390):
-            _check(page, width)
+            check_page(page, width)
 
         # A bad port is refused beside its field.
         page.get_by_label("Host").fill("smtp.example.com")
@@ -40,7 +32,7 @@ def test_the_mail_pages_are_accessible_and_work_by_keyboard(browser, live_server
         page.get_by_label("From address").fill("ws@acme.test")
         page.get_by_label("From address").press("Enter")
         expect(page.locator("#f-port-error")).to_be_visible()
-        _check(page, 390)
+        check_page(page, 390)
 
         # With no server saved, the test mail goes to the outbox (keyboard only).
         page.goto(f"{live_server.url}/system/mail")
@@ -52,15 +44,15 @@ def test_the_mail_pages_are_accessible_and_work_by_keyboard(browser, live_server
         page.keyboard.press("Enter")
         expect(page.locator("main h1")).to_have_text("Workspace test mail")
         for width in (1440, 390):
-            _check(page, width)
+            check_page(page, width)
 
         page.get_by_role("link", name="Outbox").first.click()
         expect(page.locator("main h1")).to_have_text("Outbox")
         for width in (1440, 390):
-            _check(page, width)
+            check_page(page, width)
         page.get_by_role("link", name="Clear the outbox…").click()
         expect(page.locator("main h1")).to_have_text("Clear the outbox")
-        _check(page, 390)
+        check_page(page, 390)
         page.get_by_role("button", name="Clear the outbox").click()
         expect(page).to_have_url(re.compile(r"/system/mail/outbox$"))
         expect(page.locator("main")).to_contain_text("The outbox is empty.")

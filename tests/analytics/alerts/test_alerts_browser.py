@@ -10,18 +10,10 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.analytics.alerts.conftest import Team
-from tests.axe import axe_problems
+from tests.axe import check_page
 from tests.factories import browser_sign_in
 
 pytestmark = pytest.mark.browser
-
-
-def _check(page, width: int) -> None:
-    page.set_viewport_size({"width": width, "height": 900})
-    page.wait_for_load_state("networkidle")
-    assert axe_problems(page) == []
-    scroll = page.locator("html").evaluate("el => el.scrollWidth")
-    assert scroll <= width, f"the page scrolls sideways at {width} px ({scroll})"
 
 
 def test_create_and_mute_an_alert_by_keyboard(browser, live_server, team: Team):
@@ -35,14 +27,14 @@ def test_create_and_mute_an_alert_by_keyboard(browser, live_server, team: Team):
         page.keyboard.press("Enter")
         expect(page.locator("main h1")).to_have_text("Create an alert")
         for width in (1440, 390):
-            _check(page, width)
+            check_page(page, width)
 
         # A threshold that is no number is refused beside its field.
         page.get_by_label("Threshold").focus()
         page.keyboard.type("lots")
         page.keyboard.press("Enter")
         expect(page.locator("#f-threshold-error")).to_be_visible()
-        _check(page, 390)
+        check_page(page, 390)
         page.get_by_label("Threshold").fill("")
         page.get_by_label("Threshold").focus()
         page.keyboard.type("10")
@@ -52,7 +44,7 @@ def test_create_and_mute_an_alert_by_keyboard(browser, live_server, team: Team):
         expect(page).to_have_url(re.compile(r"/alerts$"))
         expect(page.locator("main")).to_contain_text("Open urgent bugs: above 10")
         for width in (1440, 390):
-            _check(page, width)
+            check_page(page, width)
 
         page.get_by_label("Mute Open urgent bugs for").focus()
         page.keyboard.press("End")  # "Until unmuted"
@@ -63,6 +55,6 @@ def test_create_and_mute_an_alert_by_keyboard(browser, live_server, team: Team):
         page.keyboard.press("Enter")
         expect(page.locator("main h1")).to_have_text("Open urgent bugs")
         for width in (1440, 390):
-            _check(page, width)
+            check_page(page, width)
     finally:
         context.close()

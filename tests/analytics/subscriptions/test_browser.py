@@ -10,18 +10,10 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.analytics.subscriptions.conftest import Team
-from tests.axe import axe_problems
+from tests.axe import check_page
 from tests.factories import browser_sign_in
 
 pytestmark = pytest.mark.browser
-
-
-def _check(page, width: int) -> None:
-    page.set_viewport_size({"width": width, "height": 900})
-    page.wait_for_load_state("networkidle")
-    assert axe_problems(page) == []
-    scroll = page.locator("html").evaluate("el => el.scrollWidth")
-    assert scroll <= width, f"the page scrolls sideways at {width} px ({scroll})"
 
 
 def test_subscribing_by_keyboard_on_an_accessible_page(browser, live_server, team: Team):
@@ -35,7 +27,7 @@ def test_subscribing_by_keyboard_on_an_accessible_page(browser, live_server, tea
         page.keyboard.press("Enter")
         expect(page.locator("main h1")).to_have_text("Subscriptions")
         for width in (1440, 390):
-            _check(page, width)
+            check_page(page, width)
 
         page.get_by_label("How often").focus()
         page.keyboard.press("End")  # Daily, Weekly, Monthly: the last
@@ -45,7 +37,7 @@ def test_subscribing_by_keyboard_on_an_accessible_page(browser, live_server, tea
         page.get_by_label("Hour").fill("25")
         page.get_by_label("Hour").press("Enter")
         expect(page.locator("#f-hour-error")).to_be_visible()
-        _check(page, 390)
+        check_page(page, 390)
 
         page.get_by_label("Hour").fill("9")
         page.get_by_label("Hour").press("Enter")
@@ -54,12 +46,12 @@ def test_subscribing_by_keyboard_on_an_accessible_page(browser, live_server, tea
         page.keyboard.press("Enter")
         expect(page.locator("main")).to_contain_text("(on request)")
         for width in (1440, 390):
-            _check(page, width)
+            check_page(page, width)
 
         page.get_by_role("link", name=re.compile("^Remove…")).focus()
         page.keyboard.press("Enter")
         expect(page.locator("main h1")).to_have_text("Remove a subscription")
-        _check(page, 390)
+        check_page(page, 390)
         page.once("dialog", lambda dialog: dialog.accept())
         page.get_by_role("button", name="Remove the subscription").focus()
         page.keyboard.press("Enter")

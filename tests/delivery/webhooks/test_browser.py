@@ -8,18 +8,10 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.axe import axe_problems
+from tests.axe import check_page
 from tests.factories import browser_sign_in
 
 pytestmark = pytest.mark.browser
-
-
-def _check(page, width: int) -> None:
-    page.set_viewport_size({"width": width, "height": 900})
-    page.wait_for_load_state("networkidle")
-    assert axe_problems(page) == []
-    scroll = page.locator("html").evaluate("el => el.scrollWidth")
-    assert scroll <= width, f"the page scrolls sideways at {width} px ({scroll})"
 
 
 def test_the_webhook_pages_are_accessible_and_work_by_keyboard(browser, live_server, acme,
@@ -32,7 +24,7 @@ def test_the_webhook_pages_are_accessible_and_work_by_keyboard(browser, live_ser
         page.get_by_role("link", name="Webhooks").first.click()
         expect(page.locator("main h1")).to_have_text("Webhooks")
         for width in (1440, 390):
-            _check(page, width)
+            check_page(page, width)
 
         page.get_by_label("URL (https)").fill(receiver.url("/ok/browser"))
         page.get_by_label("Description").fill("SIEM")
@@ -42,18 +34,18 @@ def test_the_webhook_pages_are_accessible_and_work_by_keyboard(browser, live_ser
         page.keyboard.press("Enter")
         expect(page.locator("#secret")).to_contain_text("whsec_")
         for width in (1440, 390):
-            _check(page, width)
+            check_page(page, width)
 
         page.get_by_role("button", name="Send test event").focus()
         page.keyboard.press("Enter")
         expect(page.locator("main")).to_contain_text("webhook.test")
         expect(page.locator("#secret")).to_have_count(0)  # shown once only
         for width in (1440, 390):
-            _check(page, width)
+            check_page(page, width)
 
         page.get_by_role("link", name="Rotate secret…").focus()
         page.keyboard.press("Enter")
         expect(page.locator("main h1")).to_have_text("Rotate the signing secret")
-        _check(page, 390)
+        check_page(page, 390)
     finally:
         context.close()

@@ -29,6 +29,7 @@ import subprocess
 import threading
 import time
 import uuid
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -114,10 +115,12 @@ class Run:
 
     def line(self, label: str) -> str:
         ok = [s for _, status, s in self.results if 200 <= status < 300]
-        failed = len(self.results) - len(ok)
-        q = statistics.quantiles(ok, n=100) if len(ok) > 1 else [0.0] * 99
+        q = statistics.quantiles(ok, n=100, method="inclusive") if len(ok) > 1 else [0.0] * 99
+        failed = Counter(f"{m} {status or 'no answer'}" for m, status, _ in self.results
+                         if not 200 <= status < 300)  # fmt: skip
         return (f"{label:34} {len(ok) / self.seconds:7.1f} req/s  p50 {q[49] * 1000:6.0f} ms  "
-                f"p99 {q[98] * 1000:6.0f} ms  failed {failed}  (load {load1():.1f})")  # fmt: skip
+                f"p99 {q[98] * 1000:6.0f} ms  failed {dict(failed) or 0}  "
+                f"(load {load1():.1f})")  # fmt: skip
 
     def rate(self) -> float:
         return sum(1 for _, status, _ in self.results if 200 <= status < 300) / self.seconds
@@ -157,9 +160,9 @@ class LagSampler:
                 self.lag_ms.append(float(lag))
 
     def line(self) -> str:
-        if not self.bytes:
+        if len(self.bytes) < 2:
             return "replica lag: no sample (is the standby streaming?)"
-        q = statistics.quantiles(self.lag_ms, n=100) if len(self.lag_ms) > 1 else self.lag_ms * 99
+        q = statistics.quantiles(self.lag_ms, n=100, method="inclusive")
         return (f"replica lag under the mixed load: replay_lag p50 {q[49]:.0f} ms, "
                 f"p99 {q[98]:.0f} ms, max {max(self.lag_ms):.0f} ms; WAL behind max "
                 f"{max(self.bytes) / 1024:.0f} KiB ({len(self.bytes)} samples)")  # fmt: skip

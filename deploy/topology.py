@@ -126,8 +126,6 @@ def database_up(base: Path, synchronous: bool) -> None:
     with open(primary / "postgresql.conf", "a") as conf:
         conf.write("wal_level = replica\nmax_wal_senders = 10\nhot_standby = on\n")
         conf.write("fsync = off\n")  # one disk shared by every host: spare it, not a prod setting
-        if synchronous:
-            conf.write("synchronous_standby_names = 'db2'\n")
     pg_ctl("db1", primary, "start", primary.parent / "postgres.log")
     sh(str(PG_BIN / "psql"), "-h", HOSTS["db1"], "-U", "postgres", "-c",
        "CREATE DATABASE workspace")  # fmt: skip
@@ -142,6 +140,12 @@ def database_up(base: Path, synchronous: bool) -> None:
         conf.write("hot_standby_feedback = on\n")  # rollup scans not cancelled by vacuum
         conf.write(f"primary_conninfo = 'host={HOSTS['db1']} user=postgres application_name=db2'\n")
     pg_ctl("db2", standby, "start", standby.parent / "postgres.log")
+    if synchronous:
+        # Only now: with it set before the standby exists, the primary's first commit
+        # (CREATE DATABASE above) would wait for a standby that is never there.
+        for statement in ("ALTER SYSTEM SET synchronous_standby_names = 'db2'",
+                          "SELECT pg_reload_conf()"):  # fmt: skip
+            sh(str(PG_BIN / "psql"), "-h", HOSTS["db1"], "-U", "postgres", "-c", statement)
 
 
 def failover(base: Path) -> None:

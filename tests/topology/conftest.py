@@ -69,8 +69,9 @@ def topology() -> Iterator[Topology]:
         pytest.fail("the topology tests need root (ip netns): run them as root")
     module = _load_topology()
     base = Path("/tmp/ws-topology-tests")
-    if base.exists():
-        module.down(base)
+    # Whatever topology a killed run or a bench left on this host goes first: the
+    # hosts' names, addresses and bridge are fixed, so two cannot be up at once.
+    module.down(base)
     # Jobs whose message was lost (Redis down) are sent again after 5 s, not 30.
     os.environ.update(JOBS_SWEEP_SECONDS="5", JOBS_RESEND_AFTER_SECONDS="5")
     module.up(base, demo=False)

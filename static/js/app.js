@@ -20,6 +20,24 @@
      the bulk bar shows (class has-selection) while something is selected.
    The pages' Content-Security-Policy runs no inline handler (onsubmit=, hx-on), so
    behaviour lives here. */
+/* One listbox's "active option" for every combobox we draw (the mention picker, the
+   PQL autocomplete, the people picker): option ``index`` of ``list`` is selected, and
+   ``box`` (the text input) points at it with aria-activedescendant; -1 selects none.
+   Defined before the pages' own scripts, which are deferred after this one. */
+window.Workspace = window.Workspace || {};
+window.Workspace.highlightOption = function (box, list, index) {
+  var options = list.querySelectorAll("[role=option]");
+  for (var i = 0; i < options.length; i++) {
+    options[i].setAttribute("aria-selected", i === index ? "true" : "false");
+  }
+  if (index >= 0 && options[index]) {
+    box.setAttribute("aria-activedescendant", options[index].id);
+    options[index].scrollIntoView({ block: "nearest" });
+  } else {
+    box.removeAttribute("aria-activedescendant");
+  }
+};
+
 (function () {
   "use strict";
 

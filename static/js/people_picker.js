@@ -76,17 +76,8 @@
 
   function highlight(picker, index) {
     var p = parts(picker);
-    var options = p.list.querySelectorAll("[role=option]");
     p.state.active = index;
-    for (var i = 0; i < options.length; i++) {
-      options[i].setAttribute("aria-selected", i === index ? "true" : "false");
-    }
-    if (options[index]) {
-      p.box.setAttribute("aria-activedescendant", options[index].id);
-      options[index].scrollIntoView({ block: "nearest" });
-    } else {
-      p.box.removeAttribute("aria-activedescendant");
-    }
+    window.Workspace.highlightOption(p.box, p.list, index);
   }
 
   function show(picker, query, found) {

@@ -90,16 +90,7 @@
 
   function highlight(index) {
     active = index;
-    var options = list.querySelectorAll("[role=option]");
-    for (var i = 0; i < options.length; i++) {
-      options[i].setAttribute("aria-selected", i === index ? "true" : "false");
-    }
-    if (index >= 0 && options[index]) {
-      box.setAttribute("aria-activedescendant", options[index].id);
-      options[index].scrollIntoView({ block: "nearest" });
-    } else {
-      box.removeAttribute("aria-activedescendant");
-    }
+    window.Workspace.highlightOption(box, list, index);
   }
 
   function render() {

@@ -179,6 +179,46 @@ def test_concurrent_asks_never_spend_past_the_pool(
     assert len(fake_model.requests) == calls
 
 
+def test_asks_that_wait_do_not_starve_the_connection_pool(client, app, acme, fake_model):
+    """Eight asks at once on a pool of ten connections. Each waiting request answers
+    its own job inline; had it kept its connection while the job took two more (its
+    unit of work and its progress reports), the pool ran dry and every ask hung until
+    the pool's timeout (seen in CI as 8 asks, 0 answers)."""
+    from werkzeug.serving import make_server
+
+    make_project(client, acme)
+    configure_model(client, acme, fake_model)
+    fake_model.behaviour.delay = 0.3
+    tight = rate_limited_app(
+        app,
+        RATELIMIT_ENABLED=False,
+        JOBS_EMBEDDED_WORKER=False,
+        ASK_MAX_IN_FLIGHT_PER_ORG=50,
+        SQLALCHEMY_ENGINE_OPTIONS={"pool_size": 1, "max_overflow": 9, "pool_timeout": 5},
+    )
+    server = make_server("127.0.0.1", 0, tight, threaded=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    served = type("Served", (), {"url": f"http://127.0.0.1:{server.server_port}"})
+    answers: list[int] = []
+    start = threading.Barrier(8)
+
+    def one() -> None:
+        start.wait()
+        answers.append(ask_over_http(served, acme).status_code)
+
+    try:
+        threads = [threading.Thread(target=one) for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        server.shutdown()
+        with tight.app_context():
+            db.engine.dispose()
+    assert answers == [200] * 8
+
+
 # -- numbers from the provider ----------------------------------------------------------
 
 

@@ -13,6 +13,7 @@ from workspace.errors import BusyError, ServiceError
 from workspace.extensions import db
 from workspace.jobs import broker, runner, service
 from workspace.jobs.models import Job
+from workspace.transaction import commit_early
 
 log = logging.getLogger(__name__)
 
@@ -24,13 +25,17 @@ def run_to_end(job_id: uuid.UUID, *, wait_seconds: float, still_running: str) ->
     job's row must be committed first."""
     if broker.embedded(current_app):
         app = current_app._get_current_object()  # type: ignore[attr-defined]
-        for _ in range(service.get_job(job_id).max_attempts):
+        attempts = service.get_job(job_id).max_attempts
+        _hand_back_connection()
+        for _ in range(attempts):
             try:
                 runner.run(app, str(job_id))
             except Exception:  # recorded on the job: its state says whether to go on
                 log.warning("job %s: an attempt failed", job_id, exc_info=True)
             db.session.expire_all()
-            if service.get_job(job_id).job_state.finished:
+            finished = service.get_job(job_id).job_state.finished
+            _hand_back_connection()
+            if finished:
                 break
     deadline = time.monotonic() + wait_seconds
     while True:
@@ -40,7 +45,16 @@ def run_to_end(job_id: uuid.UUID, *, wait_seconds: float, still_running: str) ->
             return job
         if time.monotonic() > deadline:
             raise BusyError(still_running)
+        _hand_back_connection()
         time.sleep(0.05)
+
+
+def _hand_back_connection() -> None:
+    """End the waiting request's read so its connection goes back to the pool while
+    the job runs or the worker works. Held, a burst of waiting requests deadlocked the
+    pool: each held one connection and the job it ran inline needed two more (its unit
+    of work and its progress reports)."""
+    commit_early("a request that waits on a job holds no connection while it waits")
 
 
 def refusal(job: Job, fallback: str) -> ServiceError:

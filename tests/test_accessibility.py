@@ -33,7 +33,7 @@ from tests.factories import (
     new_task,
 )
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.markup_only]
 
 
 #: Pages the side nav does not link to but a person reaches in one click from it.

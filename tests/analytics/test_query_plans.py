@@ -51,6 +51,8 @@ def plans_db(app_session: Flask) -> Iterator[plan_data.PlanData]:
     with app_session.app_context():
         data = plan_data.load(TASKS)
     yield data
+    with app_session.app_context():
+        plan_data.unload()
     _clean(app_session)
 
 

@@ -129,7 +129,16 @@ def test_permissions_are_read_on_the_primary(replicated, pg_pair, resume):
     client = replicated.test_client()
     org, reader = _org(replicated, "Gateco")
     _pause(pg_pair)
-    assert _total(client, reader) == 0
+    on_replica: list[str] = []
+    engine = replicated.extensions["replica"].engine
+    seen = lambda conn, cursor, statement, *args: on_replica.append(statement)  # noqa: E731
+    event.listen(engine, "before_cursor_execute", seen)
+    try:
+        assert _total(client, reader) == 0
+    finally:
+        event.remove(engine, "before_cursor_execute", seen)
+    # The read did go to the standby (so the refusal below is not just "no replica").
+    assert any("task" in s for s in on_replica), on_replica
     gone = member_id(replicated, org.org_id, "reader@gateco.test")
     resp = client.patch(org.url(f"/members/{gone}"), json={"active": False}, headers=org.headers)
     assert resp.status_code == 200, resp.get_data(as_text=True)
@@ -151,6 +160,8 @@ def test_an_unreachable_replica_means_the_primary_not_an_error(pg_pair, tmp_path
     started = time.monotonic()
     assert _total(client, org) == 1
     assert time.monotonic() - started < 3
+    # The read tried the standby, found it down and now leaves it alone for a while.
+    assert app.extensions["replica"].resting_until > time.monotonic()
     with app.app_context():
         seen = replica.lag()
     assert seen["ok"] is False and "primary" in seen["reason"]

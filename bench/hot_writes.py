@@ -251,6 +251,11 @@ def _report(writers: int, rounds: dict) -> None:
         f"p99 {best('baseline', 'p99'):.0f} ms; throughput ratio {with_rollups / without:.2f}, "
         f"p99 ratio {best('rollups', 'p99') / best('baseline', 'p99'):.2f}"
     )
+    # On shared cores the writes are bound by CPU once they no longer wait on locks:
+    # the ratio the CPU per write alone allows, to read the throughput ratio against.
+    cpu = {m: rounds[m][-1]["app_ms"] + rounds[m][-1]["pg_ms"] for m in ("rollups", "baseline")}
+    print(f"  CPU per write (app + PostgreSQL) {cpu['rollups']:.1f} vs {cpu['baseline']:.1f} ms: "
+          f"a CPU-bound ratio of {cpu['baseline'] / cpu['rollups']:.2f}")  # fmt: skip
     for mode in ("rollups", "baseline"):
         errors: dict[int, int] = {}
         for r in rounds[mode]:

@@ -64,6 +64,8 @@ def pytest_generate_tests(metafunc):
         # reads markup no database changes: it runs once, on the embedded default.
         markup_only = metafunc.definition.get_closest_marker("markup_only") is not None
         backends = BACKENDS[:1] if markup_only else BACKENDS
+        if metafunc.definition.get_closest_marker("postgres_only") is not None:
+            backends = BACKENDS[1:]
         metafunc.parametrize("database_url", backends, indirect=True, scope="session")
 
 

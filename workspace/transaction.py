@@ -57,6 +57,17 @@ def commit_early(why: str) -> None:
     db.session.info[_COMMITTED_EARLY] = True
 
 
+def run_deferred_triggers() -> None:
+    """Run now the triggers this transaction queued for its COMMIT, and every later one
+    at once. PostgreSQL runs most rollup triggers at COMMIT (migration 0036, so writers
+    hold the shared rows only that long); a read of the rollups inside the writing
+    transaction, or a delete whose cascade takes the rows they would write to, needs
+    them run first. On the primary's connection (where they wait), and past the ORM,
+    which would count the statement as a write."""
+    if db.session.get_bind().dialect.name == "postgresql":
+        db.session.connection().exec_driver_sql("SET CONSTRAINTS ALL IMMEDIATE")
+
+
 @contextlib.contextmanager
 def unit_of_work() -> Iterator[None]:
     """Work outside a request as one unit, as the request wrappers run a request: commit

@@ -9,5 +9,8 @@ from workspace.analytics import cli
 
 
 def init_app(app: Flask) -> None:
-    """Register ``flask analytics`` (the reports and dashboards register themselves)."""
+    """Register ``flask analytics`` and the slot fold's schedule (the reports and
+    dashboards register themselves)."""
+    from workspace.analytics import slot_fold  # noqa: F401  (registers its job)
+
     app.cli.add_command(cli.analytics_group)

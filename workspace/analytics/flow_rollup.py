@@ -21,6 +21,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    SmallInteger,
     String,
     Table,
     Uuid,
@@ -47,7 +48,10 @@ def _table(name: str, unit: str) -> Table:
         Column("project_id", Uuid, ForeignKey("projects.id", ondelete="CASCADE"), nullable=False),
         Column("category", String(16), nullable=False),
         Column("n", Integer, nullable=False),
-        Index(f"ux_{name}_bucket", "org_id", unit, "project_id", "category", unique=True),
+        # Each PostgreSQL writer adds into a slot of its own (migration 0036): readers
+        # sum a bucket's slots.
+        Column("slot", SmallInteger, nullable=False, server_default=text("0")),
+        Index(f"ux_{name}_bucket", "org_id", unit, "project_id", "category", "slot", unique=True),
         Index(
             f"ix_{name}_zero",
             "org_id",

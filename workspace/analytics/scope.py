@@ -26,6 +26,7 @@ from workspace.core.models.tasks import counted_rule
 from workspace.core.projects import get_project
 from workspace.errors import NotFoundError
 from workspace.extensions import db
+from workspace.transaction import run_deferred_triggers
 
 #: Built once: an expression is immutable, and every rollup statement starts from it.
 _COUNTED = and_(*counted_rule(Task))
@@ -122,6 +123,7 @@ def tune_for_analytics() -> None:
         return
     for statement in POSTGRES_READ_SETTINGS:
         session.execute(text(statement))
+    run_deferred_triggers()  # this transaction's own writes count (migration 0036)
     session.info[_TUNED] = session.get_transaction()
 
 

@@ -30,6 +30,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    SmallInteger,
     String,
     Table,
     Uuid,
@@ -190,7 +191,10 @@ task_done_counts = Table(
     Column("hour_start", UTCDateTime(), nullable=False),
     Column("project_id", Uuid, ForeignKey("projects.id", ondelete="CASCADE"), nullable=False),
     Column("n", Integer, nullable=False),
-    Index("ux_task_done_counts_bucket", "org_id", "hour_start", "project_id", unique=True),
+    # Each PostgreSQL writer adds into a slot of its own (migration 0036): readers sum
+    # a bucket's slots, and a slot may hold a negative count.
+    Column("slot", SmallInteger, nullable=False, server_default=text("0")),
+    Index("ux_task_done_counts_bucket", "org_id", "hour_start", "project_id", "slot", unique=True),
 )
 
 

@@ -24,6 +24,7 @@ from workspace.core.models import (
 from workspace.dbfunctions import unicode_lower
 from workspace.errors import ConflictError, NotFoundError, ServiceError
 from workspace.extensions import db
+from workspace.transaction import run_deferred_triggers
 from workspace.types import utcnow
 
 #: The workflow every new project starts with; admins add more later.
@@ -155,6 +156,8 @@ def delete_project(project: Project, actor_id: uuid.UUID) -> None:
     # task out of its project's rows, which the project's own delete would have
     # removed already when the cascade reached the tasks (a foreign key failure).
     db.session.execute(delete(Task).where(Task.project_id == project.id))
+    # PostgreSQL queues those triggers for the COMMIT (migration 0036): run them now.
+    run_deferred_triggers()
     db.session.delete(project)
 
 

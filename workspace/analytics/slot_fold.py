@@ -1,0 +1,64 @@
+"""The slots of the rollups that writers add into side by side, folded back into one row
+per bucket (migration 0036, docs/scaling.md#hot-writes).
+
+Each PostgreSQL backend adds its deltas to its own slot of a bucket, so concurrent
+writers of one project do not queue on a row. Left alone, a busy bucket keeps up to
+eight rows, some negative, and every read sums them. The fold, on a schedule, moves
+every row outside slot 0 into slot 0 and drops what sums to zero: reads then find one
+row per bucket again, except for what was written since. SQLite has one writer and only
+slot 0: nothing to fold."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy import Table, text
+
+from workspace.analytics.flow_rollup import task_flow_days, task_flow_hours
+from workspace.analytics.task_counts import task_done_counts
+from workspace.extensions import db
+from workspace.jobs import schedule
+from workspace.jobs.models import Job
+from workspace.jobs.registry import Progress, handler
+
+KIND = "analytics.fold_slots"
+SLOTTED: tuple[Table, ...] = (task_flow_hours, task_flow_days, task_done_counts)
+
+
+def fold() -> dict[str, int]:
+    """Per slotted table, how many rows outside slot 0 were folded in. The caller
+    commits."""
+    if db.engine.dialect.name != "postgresql":
+        return {}
+    folded = {}
+    for table in SLOTTED:
+        keys = ", ".join(c.name for c in table.c if c.name not in ("slot", "n"))
+        name = table.name
+        # One statement: the rows leave their slots and their sums join slot 0 together,
+        # so a concurrent reader sees either all of a bucket's slots or its folded row.
+        moved = db.session.execute(
+            text(
+                f"WITH moved AS (DELETE FROM {name} WHERE slot != 0 RETURNING {keys}, n), "
+                f"summed AS (INSERT INTO {name} ({keys}, slot, n) "
+                f"SELECT {keys}, 0, sum(n) FROM moved GROUP BY {keys} "
+                f"ON CONFLICT ({keys}, slot) DO UPDATE SET n = {name}.n + excluded.n "
+                "RETURNING 1) SELECT (SELECT count(*) FROM moved)"
+            )
+        ).scalar_one()
+        db.session.execute(text(f"DELETE FROM {name} WHERE slot = 0 AND n = 0"))
+        folded[name] = int(moved)
+    return folded
+
+
+def _period(config: Mapping[str, Any]) -> timedelta:
+    return timedelta(seconds=float(config.get("ROLLUP_FOLD_SECONDS", 3600)))
+
+
+schedule.every(_period, KIND, KIND)
+
+
+@handler(KIND, max_attempts=1)
+def run(job: Job, progress: Progress) -> None:
+    job.result = {"folded": fold()}

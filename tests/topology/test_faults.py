@@ -27,8 +27,13 @@ def test_kill_9_of_an_app_node(topology, load):
     print(f"\nkill -9 app1: {len(running.outcomes)} requests, {len(failed)} failed "
           f"({len(running.failures('GET'))} GET), last error {last_error:.2f} s after the kill, "
           f"{len(after)} after it, slowest read {running.slowest('GET'):.2f} s")  # fmt: skip
-    # Reads are retried on the other node by the balancer: none fails.
-    assert running.failures("GET") == []
+    # Reads are retried on the other node by the balancer: none sent after the kill
+    # fails. One in flight at the kill may (once in about eight CI runs, a read that
+    # started 0.03 s before it): HAProxy replays a read the node dropped before
+    # answering, not one whose answer it had begun to pass on (docs/deploy.md).
+    in_flight = [o for o in running.failures("GET") if o.at - o.seconds <= killed_at]
+    assert [o for o in running.failures("GET") if o not in in_flight] == []
+    assert len(in_flight) <= 1
     # The balancer stops sending to the dead node within seconds.
     assert last_error < 3.0
     assert sum(1 for o in after if o.status in (200, 201)) > 20  # the other node served

@@ -302,7 +302,9 @@ def test_two_schedulers_fire_each_sweep_period_once(faults, show_logs):
         late = time.time() - 3 * SWEEP_SECONDS
         assert all(j.state == "done" for j in jobs if j.created_at.timestamp() < late)
         schedulers = {r.claimed_by for r in runs}
-    won = sum(len(names) for names in started)
+    # The sweep's periods only: the other schedules (alerts, the hourly slot fold) have
+    # periods of their own, which a contender may claim once as well.
+    won = sum(names.count("jobs.sweep") for names in started)
     assert won <= boundaries
     print(
         f"{len(runs)} sweep periods over {starts[-1] - starts[0] + SWEEP_SECONDS:.0f}s, one run "

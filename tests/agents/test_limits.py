@@ -13,7 +13,7 @@ import requests
 from sqlalchemy import func, select
 
 from tests.agents.conftest import configure_model, make_project
-from tests.conftest import add_person, login
+from tests.conftest import LiveServer, add_person, login
 from tests.factories import rate_limited_app
 from workspace.agents import ask, credits
 from workspace.agents.models import AiRun
@@ -198,7 +198,7 @@ def test_asks_that_wait_do_not_starve_the_connection_pool(client, app, acme, fak
     )
     server = make_server("127.0.0.1", 0, tight, threaded=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    served = type("Served", (), {"url": f"http://127.0.0.1:{server.server_port}"})
+    served = LiveServer(url=f"http://127.0.0.1:{server.server_port}", app=tight)
     answers: list[int] = []
     start = threading.Barrier(8)
 

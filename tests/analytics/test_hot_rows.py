@@ -98,4 +98,3 @@ def test_concurrent_writers_use_their_own_slots_and_the_fold_joins_them(app, cli
         )
         assert total == 2
         assert db.session.scalar(select(func.count()).where(Task.org_id == org.org_id)) == 6
-        engine.dispose()

@@ -99,6 +99,8 @@ class _LockWaits:
         self._engine = create_engine(self.url, isolation_level="AUTOCOMMIT")
         self._stop = threading.Event()
         self.samples: list[int] = []
+        #: What the waiting backends were running (its first words) -> how often seen.
+        self.waiting_in: dict[str, int] = {}
 
     def __enter__(self) -> _LockWaits:
         self._thread = threading.Thread(target=self._sample, daemon=True)
@@ -114,12 +116,15 @@ class _LockWaits:
         from sqlalchemy import text
 
         query = text(
-            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
-            "AND wait_event_type = 'Lock'"
+            "SELECT left(regexp_replace(query, '\\s+', ' ', 'g'), 40) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND wait_event_type = 'Lock'"
         )
         with self._engine.connect() as conn:
             while not self._stop.wait(0.05):
-                self.samples.append(int(conn.execute(query).scalar()))
+                waiting = conn.execute(query).scalars().all()
+                self.samples.append(len(waiting))
+                for statement in waiting:
+                    self.waiting_in[statement] = self.waiting_in.get(statement, 0) + 1
 
     @property
     def mean(self) -> float:
@@ -175,6 +180,7 @@ def _run(url: str, port: int, org_id: str, token: str, cycle, tasks, writers: in
         "app_ms": app_cpu * 1000 / max(done, 1),
         "pg_ms": pg_cpu * 1000 / max(done, 1),
         "lock_waits": waits.mean,
+        "waiting_in": waits.waiting_in,
     }
 
 
@@ -271,6 +277,10 @@ def _report(writers: int, rounds: dict) -> None:
             f"PostgreSQL {cpu['pg_ms']:.1f} ms; backends waiting on a lock "
             f"{cpu['lock_waits']:.1f} on average; {failed or 'no failed writes'}{exact}"
         )
+        waited = sorted(cpu["waiting_in"].items(), key=lambda kv: -kv[1])[:3]
+        if waited:
+            total = sum(cpu["waiting_in"].values())
+            print("    waiting in: " + "; ".join(f"{q!r} {n / total:.0%}" for q, n in waited))
 
 
 def _verify(org_id: str, repair: bool) -> bool:

@@ -95,8 +95,17 @@ class _Replace:
         op.execute(sql)
 
 
-def _flow(dialect, slotted):
+def _flow(dialect, slotted, drop_zeros=True):
     """0021's flow triggers again, adding into the writer's slot when ``slotted``."""
+    flow = flow_module(dialect, slotted, drop_zeros)
+    flow.op = _Replace(dialect, "task_flow_on_")
+    flow._create_triggers(dialect)
+
+
+def flow_module(dialect, slotted, drop_zeros=True):
+    """0021's trigger code, adding into the writer's slot when ``slotted`` and, unless
+    ``drop_zeros`` is false, deleting the rows that fell to zero (0037 leaves that to
+    the fold)."""
     flow = _revision("0021_flow_days.py")
     if slotted:
         slot = _slot(dialect)
@@ -115,12 +124,12 @@ def _flow(dialect, slotted):
                     f"HAVING sum(delta) != 0 "
                     f"ON CONFLICT ({key}, slot) DO UPDATE SET n = {table}.n + excluded.n"
                 )
-                statements.append(f"DELETE FROM {table} WHERE n = 0")
+                if drop_zeros:
+                    statements.append(f"DELETE FROM {table} WHERE n = 0")
             return "; ".join(statements)
 
         flow._apply = _apply
-    flow.op = _Replace(dialect, "task_flow_on_")
-    flow._create_triggers(dialect)
+    return flow
 
 
 def _done(dialect, slotted):

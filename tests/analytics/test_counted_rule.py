@@ -36,7 +36,11 @@ TRIGGERS = (
     "0021_flow_days",
     "0023_time_counts",
     "0030_cycle_upsert",
+    "0036_hot_rollup_rows",
+    "0037_flow_append_path",
 )
+#: Revisions that change PostgreSQL's trigger functions only.
+POSTGRESQL_ONLY = ("0037_flow_append_path",)
 #: The columns the rule reads: an update of any of them can move a task in or out.
 RULE_COLUMNS = set(re.findall(r"(\w+) (?:!=|=|IS) ", counted_sql("sqlite")))
 
@@ -51,7 +55,11 @@ class Recorder:
         self.predicates: dict[str, str] = {}
 
     def get_bind(self) -> Any:
-        return SimpleNamespace(dialect=SimpleNamespace(name=self.dialect))
+        # A query of the live schema (0036 reads the triggers it re-creates) finds none.
+        return SimpleNamespace(
+            dialect=SimpleNamespace(name=self.dialect),
+            execute=lambda *args, **kwargs: SimpleNamespace(all=lambda: []),
+        )
 
     def execute(self, statement: Any, *args: Any, **kwargs: Any) -> None:
         self.sql.append(str(statement))
@@ -120,6 +128,9 @@ def rule_departures(sql: str, dialect: str) -> tuple[int, list[str]]:
 @pytest.mark.parametrize("revision", TRIGGERS)
 def test_trigger_sql_states_the_counted_rule(revision, dialect, monkeypatch):
     recorder = emitted(revision, dialect, monkeypatch)
+    if revision in POSTGRESQL_ONLY and dialect == "sqlite":
+        assert recorder.sql == []
+        return
     created = re.compile(r"\bCREATE (OR REPLACE )?(TRIGGER|FUNCTION)\b")
     bodies = [s for s in recorder.sql if created.search(s)]
     assert bodies, f"{revision} creates no trigger on {dialect}"
@@ -127,7 +138,7 @@ def test_trigger_sql_states_the_counted_rule(revision, dialect, monkeypatch):
         stated, problems = rule_departures(statement, dialect)
         assert problems == [], (revision, dialect, statement)
         # Every trigger body (SQLite's trigger, PostgreSQL's function) decides with it.
-        function = re.search(r"\bCREATE (OR REPLACE )?FUNCTION\b", statement)
+        function = re.search(r"\bCREATE (OR REPLACE )?FUNCTION\b.* RETURNS trigger\b", statement)
         if statement in bodies and (dialect == "sqlite" or function):
             assert stated, (revision, dialect, statement)
 

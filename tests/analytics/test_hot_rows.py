@@ -35,16 +35,9 @@ def test_a_read_in_the_writing_transaction_counts_its_own_writes(app, client):
 
 
 def _two_writers(engine):
-    """Two connections whose backends write into different slots (pid % 8)."""
-    spare, found = [], {}
-    while len(found) < 2:
-        conn = engine.connect()
-        slot = conn.execute(text("SELECT pg_backend_pid() % 8")).scalar_one()
-        conn.rollback()
-        (spare if slot in found else found.setdefault(slot, [])).append(conn)
-    for conn in spare:
-        conn.close()
-    return [conns[0] for conns in found.values()]
+    """Two connections of their own: each open transaction claims a slot no other
+    holds (``rollup_slot()``, migration 0037), whatever their backends' pids."""
+    return [engine.connect(), engine.connect()]
 
 
 @pytest.mark.postgres_only  # SQLite has one writer at a time, and only slot 0
@@ -98,3 +91,60 @@ def test_concurrent_writers_use_their_own_slots_and_the_fold_joins_them(app, cli
         )
         assert total == 2
         assert db.session.scalar(select(func.count()).where(Task.org_id == org.org_id)) == 6
+
+
+@pytest.mark.postgres_only  # HOT updates and row locks are PostgreSQL's
+def test_flow_rows_update_in_place_and_the_fold_skips_rows_a_writer_holds(app, client):
+    """No index names a flow row's count (migration 0037), so a state change updates
+    its slot's rows in place (HOT, no new index entries); zero rows wait for the fold,
+    which leaves a row an open transaction holds for its next run instead of waiting."""
+    org = make_org(app, "Acme", "owner@acme.test")
+    project, states = setup_project(client, org)
+    started, todo = state_in(states, "started"), state_in(states, "unstarted")
+    tasks = [new_task(client, org, project, title=f"t{i}")["id"] for i in range(3)]
+    with app.app_context():
+        engine = db.engine
+    with engine.connect() as conn:
+        hot = text(
+            "SELECT pg_stat_get_xact_tuples_updated(CAST('task_flow_hours' AS regclass)), "
+            "pg_stat_get_xact_tuples_hot_updated(CAST('task_flow_hours' AS regclass))"
+        )
+        for step, task_id in enumerate(tasks * 2):
+            old, new = ("unstarted", "started") if step < 3 else ("started", "unstarted")
+            conn.execute(
+                text("INSERT INTO task_activity (id, org_id, task_id, field, old_value, "
+                     "new_value, old_category, new_category, created_at) VALUES "
+                     "(gen_random_uuid(), :org, :task, 'state', :old, :new, :old, :new, "
+                     "clock_timestamp() AT TIME ZONE 'utc')"),
+                {"org": org.org_id, "task": task_id, "old": old, "new": new},
+            )  # fmt: skip
+            conn.execute(
+                text("UPDATE tasks SET state_id = :s, state_category = :c WHERE id = :t"),
+                {"s": started if step < 3 else todo, "c": new, "t": task_id},
+            )
+        updated, in_place = conn.execute(hot).one()
+        assert updated >= 8 and in_place == updated
+        # In and out of started this hour: the writer's slot row stays, at zero.
+        zeros = conn.execute(
+            text("SELECT count(*) FROM task_flow_hours WHERE org_id = :o AND n = 0 "
+                 "AND category = 'started' AND slot = rollup_slot()"),
+            {"o": org.org_id},
+        ).scalar_one()  # fmt: skip
+        assert zeros == 1
+        # Held by this open transaction: the fold must neither wait nor take them.
+        with app.app_context():
+            db.session.execute(text("SET LOCAL lock_timeout = '2s'"))
+            slot_fold.fold()
+            db.session.commit()
+        conn.commit()
+    with app.app_context():
+        assert consistency.verify(org.org_id).ok
+        slot_fold.fold()
+        db.session.commit()
+        rows = db.session.execute(
+            select(task_flow_days.c.slot, task_flow_days.c.n).where(
+                task_flow_days.c.org_id == org.org_id
+            )
+        ).all()
+        assert rows and {slot for slot, _ in rows} == {0} and all(n for _, n in rows)
+        assert consistency.verify(org.org_id).ok

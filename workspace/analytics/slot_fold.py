@@ -1,12 +1,14 @@
 """The slots of the rollups that writers add into side by side, folded back into one row
 per bucket (migration 0036, docs/scaling.md#hot-writes).
 
-Each PostgreSQL backend adds its deltas to its own slot of a bucket, so concurrent
-writers of one project do not queue on a row. Left alone, a busy bucket keeps up to
-eight rows, some negative, and every read sums them. The fold, on a schedule, moves
-every row outside slot 0 into slot 0 and drops what sums to zero: reads then find one
-row per bucket again, except for what was written since. SQLite has one writer and only
-slot 0: nothing to fold."""
+Each PostgreSQL backend adds its deltas to its own slot of a bucket (1 to 8, migration
+0037), so concurrent writers of one project do not queue on a row. Left alone, a busy
+bucket keeps up to eight rows, some negative or zero, and every read sums them. The
+fold, on a schedule, moves every row outside slot 0 into slot 0, which no writer uses,
+and drops what sums to zero: reads then find one row per bucket again, except for what
+was written since. It skips the rows a writer holds (``SKIP LOCKED``, folded next
+time): taking them in its own order while writers take theirs deadlocked (a bench run
+saw it). SQLite has one writer and only slot 0: nothing to fold."""
 
 from __future__ import annotations
 
@@ -40,7 +42,10 @@ def fold() -> dict[str, int]:
         # so a concurrent reader sees either all of a bucket's slots or its folded row.
         moved = db.session.execute(
             text(
-                f"WITH moved AS (DELETE FROM {name} WHERE slot != 0 RETURNING {keys}, n), "
+                f"WITH picked AS (SELECT ctid AS row_id FROM {name} WHERE slot != 0 "
+                "FOR UPDATE SKIP LOCKED), "
+                f"moved AS (DELETE FROM {name} USING picked WHERE {name}.ctid = picked.row_id "
+                f"RETURNING {keys}, n), "
                 f"summed AS (INSERT INTO {name} ({keys}, slot, n) "
                 f"SELECT {keys}, 0, sum(n) FROM moved GROUP BY {keys} "
                 f"ON CONFLICT ({keys}, slot) DO UPDATE SET n = {name}.n + excluded.n "

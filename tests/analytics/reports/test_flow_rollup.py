@@ -295,3 +295,47 @@ def test_a_completion_writes_its_cycle_time_once(app, client):
         _drop_cycle_writes(app)
     assert writes == [["INSERT"], ["DELETE"]]
     assert _differences(app) == []
+
+
+def test_history_appended_backdated_or_batched_keeps_the_flow_exact(app, client):
+    """A state change after the task's first one takes the triggers' short path (its own
+    move only, migration 0037); a task's first change, a row backdated before it and a
+    statement holding both must take the general one. Each is compared to the scan."""
+    org = make_org(app, "Acme", "owner@acme.test")
+    project, states = setup_project(client, org)
+    started, done = state_in(states, "started"), state_in(states, "completed")
+    walked, fresh, other = (new_task(client, org, project, title=t)["id"] for t in "WFO")
+    for state in (started, done, started):  # the short path, through the API
+        resp = client.patch(org.url(f"/tasks/{walked}"), json={"state_id": state},
+                            headers=org.headers)  # fmt: skip
+        assert resp.status_code == 200
+    assert _differences(app) == []
+    now = datetime.now(UTC).replace(tzinfo=None)
+
+    def history(task_id: str, old: str, new: str, at: datetime) -> TaskActivity:
+        return TaskActivity(
+            org_id=org.org_id, task_id=uuid.UUID(task_id), field="state", old_value=old,
+            new_value=new, old_category=old, new_category=new, created_at=at,
+        )  # fmt: skip
+
+    statements = [
+        # Appended after the task's changes, with no write to the task (an import).
+        [history(walked, "started", "completed", now + timedelta(minutes=1))],
+        # A task's first two changes in one statement: the creation moves.
+        [
+            history(fresh, "backlog", "started", now - timedelta(hours=3)),
+            history(fresh, "started", "completed", now - timedelta(hours=2)),
+        ],
+        # Backdated before the walked task's first change: its creation moves.
+        [history(walked, "cancelled", "unstarted", now - timedelta(days=30))],
+        # One appended row and one first row in the same statement.
+        [
+            history(walked, "completed", "started", now + timedelta(minutes=2)),
+            history(other, "triage", "unstarted", now - timedelta(days=2)),
+        ],
+    ]
+    for rows in statements:
+        with app.app_context():
+            db.session.add_all(rows)
+            db.session.commit()
+        assert _differences(app) == [], rows

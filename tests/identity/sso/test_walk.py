@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+from tests.factories import create_project
 from tests.identity.conftest import _local
-from tests.identity.sso.test_sso_signin import _map, _project
 from tests.walks import walk
 
 
 def test_a_first_sso_callback_stays_within_its_walk(app, client, sso):
     """The longest callback: a new person, provisioned, with a mapped group."""
-    web = _project(client, sso.org, "Website", "WEB")
-    _map(client, sso.org, "engineering", web, "member")
+    web = create_project(client, sso.org, "Website", "WEB")["id"]
+    mapping = {"idp_group": "engineering", "project_id": web, "role": "member"}
+    resp = client.post(sso.org.url("/sso/group-mappings"), headers=sso.org.headers, json=mapping)
+    assert resp.status_code == 201, resp.get_json()
     browser = app.test_client()
     sso.provider.set_user(
         "walker", email="walker@acme.test", email_verified=True, groups=["engineering"]

@@ -88,6 +88,12 @@ def _flushed(session: Session, _context: Any) -> None:
         session.info[_WROTE] = True
 
 
+def wrote(session: Session) -> bool:
+    """Whether the session wrote in this request (or unit of work), as the listeners
+    above saw it."""
+    return bool(session.info.get(_WROTE))
+
+
 @event.listens_for(RoutingSession, "do_orm_execute")
 def _executed(state: Any) -> None:
     """Bulk statements (``update(Task)…``, text DML) write without a flush."""

@@ -20,6 +20,7 @@ from sqlalchemy import BigInteger, ColumnElement, and_, literal_column, text
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.functions import FunctionElement
 
+from workspace import replica
 from workspace.core.models import Org, Project, Task
 from workspace.core.models.projects import CLOSED_CATEGORIES, StateCategory
 from workspace.core.models.tasks import counted_rule
@@ -108,6 +109,8 @@ POSTGRES_READ_SETTINGS = (
     "SET LOCAL enable_seqscan = off",
 )
 _TUNED = "analytics_tuned_transaction"
+#: ``session.info`` key: the transaction whose queued triggers run at once.
+_IMMEDIATE = "analytics_immediate_transaction"
 
 
 def tune_for_analytics() -> None:
@@ -119,12 +122,16 @@ def tune_for_analytics() -> None:
         return
     session = db.session()
     transaction = session.get_transaction()
-    if transaction is not None and session.info.get(_TUNED) is transaction:
-        return
-    for statement in POSTGRES_READ_SETTINGS:
-        session.execute(text(statement))
-    run_deferred_triggers()  # this transaction's own writes count (migration 0036)
-    session.info[_TUNED] = session.get_transaction()
+    if transaction is None or session.info.get(_TUNED) is not transaction:
+        for statement in POSTGRES_READ_SETTINGS:
+            session.execute(text(statement))
+        transaction = session.info[_TUNED] = session.get_transaction()
+    if replica.wrote(session) and session.info.get(_IMMEDIATE) is not transaction:
+        # Its own writes count (migration 0036). Only once it wrote: a read-only
+        # transaction has nothing queued, and a read sent to the standby would open a
+        # primary connection for nothing.
+        run_deferred_triggers()
+        session.info[_IMMEDIATE] = transaction
 
 
 def counted_tasks(

@@ -1,9 +1,10 @@
 """The slots of the rollups that writers add into side by side, folded back into one row
 per bucket (migration 0036, docs/scaling.md#hot-writes).
 
-Each PostgreSQL backend adds its deltas to its own slot of a bucket (1 to 8, migration
-0037), so concurrent writers of one project do not queue on a row. Left alone, a busy
-bucket keeps up to eight rows, some negative or zero, and every read sums them. The
+Each PostgreSQL writing transaction adds its deltas to a slot of a bucket no other
+open transaction holds (1 to 32, ``rollup_slot()``, migration 0037), so concurrent
+writers of one project do not queue on a row. Left alone, a busy bucket keeps up to
+32 rows, some negative or zero, and every read sums them. The
 fold, on a schedule, moves every row outside slot 0 into slot 0, which no writer uses,
 and drops what sums to zero: reads then find one row per bucket again, except for what
 was written since. It skips the rows a writer holds (``SKIP LOCKED``, folded next

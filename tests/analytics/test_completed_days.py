@@ -24,13 +24,14 @@ from workspace.extensions import db
 
 
 def _held(app, org_id: uuid.UUID) -> dict[uuid.UUID, int]:
-    """What the rollup holds for the org, per assignee, whatever the day."""
+    """What the rollup holds for the org, per assignee, whatever the day and slot."""
     with app.app_context():
         table = task_counts.task_completed_days
         rows = db.session.execute(
             select(table.c.assignee_id, func.sum(table.c.n))
             .where(table.c.org_id == org_id)
             .group_by(table.c.assignee_id)
+            .having(func.sum(table.c.n) != 0)  # a slot emptied on PostgreSQL (0038)
         )
         return {assignee: int(n) for assignee, n in rows}
 

@@ -38,9 +38,13 @@ TRIGGERS = (
     "0030_cycle_upsert",
     "0036_hot_rollup_rows",
     "0037_flow_append_path",
+    "0038_slot_task_rollups",
 )
 #: Revisions that change PostgreSQL's trigger functions only.
 POSTGRESQL_ONLY = ("0037_flow_append_path",)
+#: Triggers on another rollup, whose rows are counted tasks already: the cycle-time
+#: histogram follows ``task_cycle_times`` (0028, slotted by 0038).
+ON_A_ROLLUP = re.compile(r"\bCREATE (OR REPLACE )?(TRIGGER|FUNCTION) task_cycle_weeks_")
 #: The columns the rule reads: an update of any of them can move a task in or out.
 RULE_COLUMNS = set(re.findall(r"(\w+) (?:!=|=|IS) ", counted_sql("sqlite")))
 
@@ -139,6 +143,8 @@ def test_trigger_sql_states_the_counted_rule(revision, dialect, monkeypatch):
         assert problems == [], (revision, dialect, statement)
         # Every trigger body (SQLite's trigger, PostgreSQL's function) decides with it.
         function = re.search(r"\bCREATE (OR REPLACE )?FUNCTION\b.* RETURNS trigger\b", statement)
+        if ON_A_ROLLUP.search(statement):
+            continue
         if statement in bodies and (dialect == "sqlite" or function):
             assert stated, (revision, dialect, statement)
 

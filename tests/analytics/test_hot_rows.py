@@ -1,6 +1,6 @@
-"""Writers of one project do not queue on shared rollup rows (migration 0036,
-docs/scaling.md#hot-writes): on PostgreSQL the arithmetic rollups run at COMMIT and
-the flow and completion rollups take a slot per writer; reads stay exact either way."""
+"""Writers of one project do not queue on shared rollup rows (migrations 0036-0038,
+docs/scaling.md#hot-writes): on PostgreSQL the arithmetic rollups run at COMMIT, and
+every rollup takes a slot per writing transaction; reads stay exact either way."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from tests.factories import make_org, new_task, setup_project, state_in
 from workspace.analytics import consistency, rollups, slot_fold
 from workspace.analytics.flow_rollup import task_flow_days
 from workspace.analytics.scope import make_scope
-from workspace.analytics.task_counts import task_done_counts
+from workspace.analytics.task_counts import task_counts, task_done_counts, task_totals
+from workspace.analytics.time_rollup import task_time_counts
 from workspace.core.models import Org, Project, Task
 from workspace.core.tasks import create_task
 from workspace.extensions import db
@@ -46,6 +47,9 @@ def test_concurrent_writers_use_their_own_slots_and_the_fold_joins_them(app, cli
     project, states = setup_project(client, org)
     done = state_in(states, "completed")
     tasks = [new_task(client, org, project, title=f"t{i}")["id"] for i in range(6)]
+    with app.app_context():  # the setup's writes in slot 0: what follows is the writers'
+        slot_fold.fold()
+        db.session.commit()
     # Two connections complete tasks of the same project in open transactions at once:
     # with one row per bucket the second would wait for the first's commit.
     with app.app_context():
@@ -66,26 +70,34 @@ def test_concurrent_writers_use_their_own_slots_and_the_fold_joins_them(app, cli
                      "completed_at = now() AT TIME ZONE 'utc' WHERE id = :t"),
                 {"s": done, "t": task_id},
             )  # fmt: skip
+            # The arithmetic rollups' deferred triggers now, not at COMMIT: with one
+            # row per bucket the second writer would wait on the first's rows.
+            conn.execute(text("SET CONSTRAINTS ALL IMMEDIATE"))
         first.commit()
         second.commit()
     finally:
         first.close()
         second.close()
     with app.app_context():
-        slots = db.session.scalar(
-            select(func.count(func.distinct(task_done_counts.c.slot))).where(
-                task_done_counts.c.org_id == org.org_id
+        written = (task_done_counts, task_flow_days, task_totals, task_counts, task_time_counts)
+        for table in written:
+            slots = db.session.scalar(
+                select(func.count(func.distinct(table.c.slot))).where(
+                    table.c.org_id == org.org_id, table.c.slot != 0
+                )
             )
-        )
-        assert slots == 2  # one per writer, neither waited for the other
+            assert slots == 2, table.name  # one per writer, neither waited for the other
         assert consistency.verify(org.org_id).ok
+        scope = make_scope(db.session.get(Org, org.org_id), None)
+        assert rollups.overview(scope)["completed"] == 2
         slot_fold.fold()
         db.session.commit()
-        for table in (task_done_counts, task_flow_days):
+        for table in written:
             assert set(
                 db.session.scalars(select(table.c.slot).where(table.c.org_id == org.org_id))
-            ) == {0}
+            ) == {0}, table.name
         assert consistency.verify(org.org_id).ok
+        assert rollups.overview(scope)["completed"] == 2
         total = db.session.scalar(
             select(func.sum(task_done_counts.c.n)).where(task_done_counts.c.org_id == org.org_id)
         )
@@ -147,4 +159,29 @@ def test_flow_rows_update_in_place_and_the_fold_skips_rows_a_writer_holds(app, c
             )
         ).all()
         assert rows and {slot for slot, _ in rows} == {0} and all(n for _, n in rows)
+        assert consistency.verify(org.org_id).ok
+
+
+def test_a_bucket_a_writer_emptied_is_not_a_group(app, client):
+    """On PostgreSQL a slot row that falls to zero stays until the fold (migration
+    0038): a grouped read of the rollups must not turn it into a group of zero, as a
+    scan of the tasks never would (workload lists assignees with a task that counts)."""
+    org = make_org(app, "Acme", "owner@acme.test")
+    project, _ = setup_project(client, org)
+    task = new_task(client, org, project, title="Handed over")
+    url = org.url(f"/tasks/{task['id']}")
+    body = {"assignee_id": str(org.owner_id)}
+    assert client.patch(url, json=body, headers=org.headers).status_code == 200
+    with app.app_context():
+        scope = make_scope(db.session.get(Org, org.org_id), None)
+        assert [p["assignee_id"] for p in rollups.workload(scope)] == [org.owner_id]
+    body = {"assignee_id": None}
+    assert client.patch(url, json=body, headers=org.headers).status_code == 200
+    with app.app_context():
+        scope = make_scope(db.session.get(Org, org.org_id), None)
+        assert rollups.workload(scope) == []
+        assert rollups.overview(scope)["total"] == 1
+        slot_fold.fold()
+        db.session.commit()
+        assert rollups.workload(scope) == []
         assert consistency.verify(org.org_id).ok

@@ -21,6 +21,7 @@ from sqlalchemy import (
     cast,
     func,
     literal_column,
+    or_,
     select,
     text,
     type_coerce,
@@ -229,17 +230,16 @@ def _compare(rollup: _Rollup, org_id: uuid.UUID | None, result: Verification) ->
 
 def _held(rollup: _Rollup, values: tuple[str, ...], org_id: uuid.UUID | None) -> Any:
     """What the table holds per bucket: its rows, or where writers add into slots of
-    their own (migration 0036), the slots summed and the buckets that sum to zero left
-    out, as the scan leaves them out."""
+    their own (migrations 0036, 0038), the slots summed and the buckets that sum to
+    zero left out, as the scan leaves them out."""
     table = rollup.table
     query = select(table)
     if "slot" in table.c:
         keys = [table.c[k] for k in rollup.keys]
-        total = func.sum(table.c.n)
         query = (
             select(*keys, *(func.sum(table.c[v]).label(v) for v in values))
             .group_by(*keys)
-            .having(total != 0)
+            .having(or_(*(func.sum(table.c[v]) != 0 for v in values)))
         )
     if org_id is not None:
         query = query.where(table.c.org_id == org_id)

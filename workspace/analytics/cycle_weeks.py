@@ -35,6 +35,7 @@ from sqlalchemy.sql.functions import FunctionElement
 
 from workspace.analytics.cycle_rollup import BUCKET_US, task_cycle_times
 from workspace.analytics.scope import tune_for_analytics
+from workspace.analytics.task_counts import slot_column
 from workspace.extensions import db
 
 #: The bucket of a completion that was never started.
@@ -50,7 +51,9 @@ task_cycle_weeks = Table(
     #: Hours of cycle time (cycle_us // BUCKET_US), or NOT_STARTED.
     Column("bucket", Integer, nullable=False),
     Column("n", Integer, nullable=False),
-    PrimaryKeyConstraint("org_id", "week", "bucket", postgresql_include=["n"]),
+    # PostgreSQL writers add into slots of their own (migration 0038): reads sum them.
+    slot_column(),
+    PrimaryKeyConstraint("org_id", "week", "bucket", "slot", postgresql_include=["n"]),
     sqlite_with_rowid=False,
 )
 
@@ -134,6 +137,7 @@ def histogram(
             select(w.c.bucket.label("b"), func.sum(w.c.n).label("n"))
             .where(w.c.org_id == org_id, w.c.week >= first, w.c.week <= last)
             .group_by(w.c.bucket)
+            .having(func.sum(w.c.n) != 0)  # a bucket whose slots cancel out
         )
         parts = [whole, completions(lo, week_start(first)), completions(week_start(last + 1), hi)]
     counts: dict[int | None, int] = {}

@@ -19,7 +19,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Executable, Table, false, func, null
+from sqlalchemy import Executable, Select, Table, false, func, null
 from sqlalchemy.engine import Result
 from sqlalchemy.sql import functions, visitors
 from sqlalchemy.sql.expression import ColumnClause, FunctionFilter, TableClause
@@ -142,6 +142,11 @@ def onto_rollup(statement: Executable) -> Rewrite:
             rewritten = visitors.replacement_traverse(statement, {}, rewriter)
             if rewriter.blocked:
                 return as_written(statement, *rewriter.blocked)
+            if isinstance(rewritten, Select) and rewritten._group_by_clauses:
+                # A group exists over the tasks when a task matches; on the rollup, when
+                # its rows sum to more than zero: a slot's row, or a bucket a writer
+                # emptied, may hold zero (migration 0038).
+                rewritten = rewritten.having(func.sum(table.c.n) > 0)
             return Rewrite(rewritten, table.name)
     # Columns no rollup keeps, else (say an assignee with a cycle) no one keeps them all.
     unkept = touched - {name for _, kept in COUNT_TABLES for name in kept}

@@ -1,5 +1,5 @@
 """The slots of the rollups that writers add into side by side, folded back into one row
-per bucket (migration 0036, docs/scaling.md#hot-writes).
+per bucket (migrations 0036 and 0038, docs/scaling.md#hot-writes).
 
 Each PostgreSQL writing transaction adds its deltas to a slot of a bucket no other
 open transaction holds (1 to 32, ``rollup_slot()``, migration 0037), so concurrent
@@ -19,15 +19,51 @@ from typing import Any
 
 from sqlalchemy import Table, text
 
+from workspace.analytics.cycle_weeks import task_cycle_weeks
 from workspace.analytics.flow_rollup import task_flow_days, task_flow_hours
-from workspace.analytics.task_counts import task_done_counts
+from workspace.analytics.task_counts import (
+    task_assignee_counts,
+    task_completed_days,
+    task_counts,
+    task_done_counts,
+    task_due_counts,
+    task_plan_counts,
+    task_totals,
+)
+from workspace.analytics.time_rollup import task_time_counts
 from workspace.extensions import db
 from workspace.jobs import schedule
 from workspace.jobs.models import Job
 from workspace.jobs.registry import Progress, handler
 
 KIND = "analytics.fold_slots"
-SLOTTED: tuple[Table, ...] = (task_flow_hours, task_flow_days, task_done_counts)
+SLOTTED: tuple[Table, ...] = (
+    task_flow_hours,
+    task_flow_days,
+    task_done_counts,
+    # The arithmetic rollups (migration 0038).
+    task_counts,
+    task_totals,
+    task_assignee_counts,
+    task_due_counts,
+    task_plan_counts,
+    task_completed_days,
+    task_time_counts,
+    task_cycle_weeks,
+)
+#: The columns a bucket sums; every other column but the slot is its key.
+SUMMED = ("n", "entered_ms", "created", "completed")
+
+
+def _conflict(table: Table) -> str:
+    """The unique key the triggers upsert on, slot included: the unique index (some
+    name ``coalesce`` over a nullable id), else the primary key."""
+    for index in table.indexes:
+        if index.unique:
+            return ", ".join(
+                str(e) if not hasattr(e, "name") else e.name for e in index.expressions
+            )
+    return ", ".join(c.name for c in table.primary_key.columns)
 
 
 def fold() -> dict[str, int]:
@@ -37,8 +73,12 @@ def fold() -> dict[str, int]:
         return {}
     folded = {}
     for table in SLOTTED:
-        keys = ", ".join(c.name for c in table.c if c.name not in ("slot", "n"))
+        keys = ", ".join(c.name for c in table.c if c.name != "slot" and c.name not in SUMMED)
+        values = [c.name for c in table.c if c.name in SUMMED]
         name = table.name
+        sums = ", ".join(f"sum({v})" for v in values)
+        adds = ", ".join(f"{v} = {name}.{v} + excluded.{v}" for v in values)
+        zero = " AND ".join(f"{v} = 0" for v in values)
         # One statement: the rows leave their slots and their sums join slot 0 together,
         # so a concurrent reader sees either all of a bucket's slots or its folded row.
         moved = db.session.execute(
@@ -46,14 +86,14 @@ def fold() -> dict[str, int]:
                 f"WITH picked AS (SELECT ctid AS row_id FROM {name} WHERE slot != 0 "
                 "FOR UPDATE SKIP LOCKED), "
                 f"moved AS (DELETE FROM {name} USING picked WHERE {name}.ctid = picked.row_id "
-                f"RETURNING {keys}, n), "
-                f"summed AS (INSERT INTO {name} ({keys}, slot, n) "
-                f"SELECT {keys}, 0, sum(n) FROM moved GROUP BY {keys} "
-                f"ON CONFLICT ({keys}, slot) DO UPDATE SET n = {name}.n + excluded.n "
+                f"RETURNING {keys}, {', '.join(values)}), "
+                f"summed AS (INSERT INTO {name} ({keys}, slot, {', '.join(values)}) "
+                f"SELECT {keys}, 0, {sums} FROM moved GROUP BY {keys} "
+                f"ON CONFLICT ({_conflict(table)}) DO UPDATE SET {adds} "
                 "RETURNING 1) SELECT (SELECT count(*) FROM moved)"
             )
         ).scalar_one()
-        db.session.execute(text(f"DELETE FROM {name} WHERE slot = 0 AND n = 0"))
+        db.session.execute(text(f"DELETE FROM {name} WHERE slot = 0 AND {zero}"))
         folded[name] = int(moved)
     return folded
 

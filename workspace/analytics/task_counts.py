@@ -5,9 +5,14 @@ and the reads they answer; :mod:`workspace.analytics.consistency` checks and rep
 with how many counted tasks fall there and the sum of their state-entry times (whole
 milliseconds since 2020-01-01). Database triggers written by migration
 ``0007_task_counts`` keep it exact in the same transaction as every insert, update and
-delete of a task, on SQLite and PostgreSQL alike, so no code path can forget it and
-concurrent writers serialize on the one row they change. Rows that fall to zero are
-deleted, so the table never holds more rows than there are combinations in use.
+delete of a task, on SQLite and PostgreSQL alike, so no code path can forget it.
+
+Each bucket is split into slots (migrations 0036 and 0038, docs/scaling.md#hot-writes):
+on PostgreSQL every writing transaction adds its signed deltas to a slot no other open
+transaction holds, so writers of one project do not queue on a row; a slot may hold
+zero or a negative count, every read sums a bucket's slots, and an hourly job folds
+them back into slot 0. SQLite has one writer, slot 0, and deletes a row that falls to
+zero.
 
 A rollup statement written over ``Task`` reads these tables instead when every column it
 touches is kept in one of them and its only aggregate is ``count(*)``: that rewrite is
@@ -54,6 +59,11 @@ NO_ID = "'00000000-0000-0000-0000-000000000000'"
 COMPLETED = StateCategory.COMPLETED.value
 
 
+def slot_column() -> Column:
+    """The slot a writer added into (0 on SQLite and after the fold)."""
+    return Column("slot", SmallInteger, nullable=False, server_default=text("0"))
+
+
 def _bucket_keys() -> list[Column]:
     """The keys every state-bucket table starts with: org, project, state (and its
     category) and priority."""
@@ -78,7 +88,8 @@ def _state_buckets(name: str, *extra: Column, unique: tuple[Any, ...]) -> Table:
         *extra,
         Column("n", Integer, nullable=False),
         Column("entered_ms", BigInteger, nullable=False),
-        Index(f"ux_{name}_bucket", *unique, unique=True),
+        slot_column(),
+        Index(f"ux_{name}_bucket", *unique, "slot", unique=True),
     )
 
 
@@ -106,10 +117,12 @@ task_assignee_counts = Table(
     *_bucket_keys(),
     Column("assignee_id", Uuid, ForeignKey("accounts.id", ondelete="CASCADE")),
     Column("n", Integer, nullable=False),
+    slot_column(),
     Index(
         "ux_task_assignee_counts_bucket",
         *ASSIGNEE_KEPT[:-1],
         text(f"coalesce(assignee_id, {NO_ID})"),
+        "slot",
         unique=True,
     ),
 )
@@ -127,6 +140,7 @@ task_plan_counts = Table(
     Column("cycle_id", Uuid, ForeignKey("cycles.id", ondelete="CASCADE")),
     Column("module_id", Uuid, ForeignKey("modules.id", ondelete="CASCADE")),
     Column("n", Integer, nullable=False),
+    slot_column(),
     Index(
         "ux_task_plan_counts_bucket",
         "org_id",
@@ -134,6 +148,7 @@ task_plan_counts = Table(
         "state_category",
         text(f"coalesce(cycle_id, {NO_ID})"),
         text(f"coalesce(module_id, {NO_ID})"),
+        "slot",
         unique=True,
     ),
 )
@@ -169,7 +184,8 @@ task_due_counts = Table(
     Column("project_id", Uuid, ForeignKey("projects.id", ondelete="CASCADE"), nullable=False),
     Column("due_date", Date, nullable=False),
     Column("n", Integer, nullable=False),
-    Index("ux_task_due_counts_bucket", "org_id", "project_id", "due_date", unique=True),
+    slot_column(),
+    Index("ux_task_due_counts_bucket", "org_id", "project_id", "due_date", "slot", unique=True),
 )
 
 
@@ -191,9 +207,7 @@ task_done_counts = Table(
     Column("hour_start", UTCDateTime(), nullable=False),
     Column("project_id", Uuid, ForeignKey("projects.id", ondelete="CASCADE"), nullable=False),
     Column("n", Integer, nullable=False),
-    # Each PostgreSQL writer adds into a slot of its own (migration 0036): readers sum
-    # a bucket's slots, and a slot may hold a negative count.
-    Column("slot", SmallInteger, nullable=False, server_default=text("0")),
+    slot_column(),
     Index("ux_task_done_counts_bucket", "org_id", "hour_start", "project_id", "slot", unique=True),
 )
 
@@ -244,7 +258,15 @@ task_completed_days = Table(
     Column("completed_on", Date, nullable=False),
     Column("assignee_id", Uuid, ForeignKey("accounts.id", ondelete="CASCADE"), nullable=False),
     Column("n", Integer, nullable=False),
-    Index("ux_task_completed_days_bucket", "org_id", "completed_on", "assignee_id", unique=True),
+    slot_column(),
+    Index(
+        "ux_task_completed_days_bucket",
+        "org_id",
+        "completed_on",
+        "assignee_id",
+        "slot",
+        unique=True,
+    ),
 )
 
 

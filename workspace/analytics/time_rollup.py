@@ -43,6 +43,7 @@ from sqlalchemy import (
 )
 
 from workspace.analytics.scope import Scope, counted_predicate, tune_for_analytics
+from workspace.analytics.task_counts import slot_column
 from workspace.core.models import StateCategory, Task
 from workspace.extensions import db
 from workspace.types import UTCDateTime
@@ -62,9 +63,16 @@ task_time_counts = Table(
     Column("created", Integer, nullable=False),
     #: Tasks that count, completed now, whose completion time falls in the span.
     Column("completed", Integer, nullable=False),
+    # PostgreSQL writers add into slots of their own (migration 0038): reads sum them.
+    slot_column(),
     # The table itself on SQLite; on PostgreSQL it holds the counts, for index-only reads.
     PrimaryKeyConstraint(
-        "org_id", "grain", "starts_at", "project_id", postgresql_include=["created", "completed"]
+        "org_id",
+        "grain",
+        "starts_at",
+        "project_id",
+        "slot",
+        postgresql_include=["created", "completed"],
     ),
     sqlite_with_rowid=False,
 )
@@ -219,7 +227,7 @@ def counts(
 
     def read(grain: str, *where: Any) -> Any:
         where = (*base, t.c.grain == grain, *where)
-        if by_project:  # one row per hour (day) and project already: nothing to add up
+        if by_project:  # a row per hour (day), project and slot: add() sums the slots
             return db.session.execute(select(starts, project, value).where(*where)).all()
         query = select(starts, project, func.sum(value)).where(*where).group_by(t.c.starts_at)
         return db.session.execute(query).all()

@@ -2,7 +2,7 @@
 once, through the API on PostgreSQL, with the rollup triggers and without them (the
 baseline: the same writes with every trigger on tasks and task_activity dropped).
 
-    python bench/hot_writes.py [--writers 8 32] [--seconds 15] [--workers 4]
+    python bench/hot_writes.py [--writers 8 32] [--seconds 15] [--workers 4] [--split-cores]
 
 Each writer owns its own tasks and moves each round the workflow (todo → in progress →
 done → todo ...) with ``PATCH /tasks/<id>``, as agents working a queue do. Printed per
@@ -15,6 +15,7 @@ write). After the runs with triggers the rollups are checked exact
 from __future__ import annotations
 
 import argparse
+import contextlib
 import http.client
 import json
 import os
@@ -89,8 +90,11 @@ def _setup(url: str, writers: int):
 
 
 class _LockWaits:
-    """Samples, every 50 ms, how many of the database's backends wait for a lock: the
-    writers that serialize on shared rollup rows show up here."""
+    """Samples, every 50 ms, what the database's busy backends are doing: how many wait
+    for a lock (the writers that serialize on shared rollup rows show up here), and per
+    wait event (``IO:WALSync``, ``LWLock:WALWrite``, ``Client:ClientRead`` inside a
+    transaction, ``CPU`` when running) how many on average: where a write's time goes
+    inside PostgreSQL."""
 
     def __init__(self, url: str) -> None:
         from sqlalchemy import create_engine, make_url
@@ -101,6 +105,8 @@ class _LockWaits:
         self.samples: list[int] = []
         #: What the waiting backends were running (its first words) -> how often seen.
         self.waiting_in: dict[str, int] = {}
+        #: "type:event" (or "CPU") -> backends seen in it, over all samples.
+        self.states: dict[str, int] = {}
 
     def __enter__(self) -> _LockWaits:
         self._thread = threading.Thread(target=self._sample, daemon=True)
@@ -116,19 +122,96 @@ class _LockWaits:
         from sqlalchemy import text
 
         query = text(
-            "SELECT left(regexp_replace(query, '\\s+', ' ', 'g'), 40) FROM pg_stat_activity "
-            "WHERE datname = current_database() AND wait_event_type = 'Lock'"
+            "SELECT coalesce(wait_event_type || ':' || wait_event, 'CPU'), "
+            "left(regexp_replace(query, '\\s+', ' ', 'g'), 40) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid != pg_backend_pid() "
+            "AND state IN ('active', 'idle in transaction')"
         )
         with self._engine.connect() as conn:
             while not self._stop.wait(0.05):
-                waiting = conn.execute(query).scalars().all()
+                busy = conn.execute(query).all()
+                waiting = [q for state, q in busy if state.startswith("Lock:")]
                 self.samples.append(len(waiting))
                 for statement in waiting:
                     self.waiting_in[statement] = self.waiting_in.get(statement, 0) + 1
+                for state, _ in busy:
+                    self.states[state] = self.states.get(state, 0) + 1
 
     @property
     def mean(self) -> float:
         return statistics.fmean(self.samples) if self.samples else 0.0
+
+    def busy(self, most: int = 5) -> list[tuple[str, float]]:
+        """The commonest states, each with the mean number of backends in it."""
+        n = max(len(self.samples), 1)
+        top = sorted(self.states.items(), key=lambda kv: -kv[1])[:most]
+        return [(state, seen / n) for state, seen in top]
+
+
+@contextlib.contextmanager
+def _split_cores(split: bool):
+    """With ``split``, PostgreSQL (the postmaster, so every backend it forks, and its
+    running processes) on the first core and this process with what it starts (gunicorn,
+    the client) on the others: a database on cores of its own, as docs/deploy.md lays
+    the hosts out, on one machine. Every process's cores are given back after."""
+    if not split:
+        yield "shared cores"
+        return
+    cores = sorted(os.sched_getaffinity(0))
+    if len(cores) < 2:
+        raise SystemExit("--split-cores needs two cores")
+    postgres = [
+        int(pid)
+        for pid in filter(str.isdigit, os.listdir("/proc"))
+        if _command(pid).startswith(("postgres", "/usr/lib/postgresql/"))
+    ]
+    try:
+        for pid in postgres:
+            os.sched_setaffinity(pid, {cores[0]})
+        os.sched_setaffinity(0, set(cores[1:]))
+        yield f"PostgreSQL on core {cores[0]}, app and client on {cores[1:]}"
+    finally:
+        os.sched_setaffinity(0, set(cores))
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            if _command(pid).startswith(("postgres", "/usr/lib/postgresql/")):
+                with contextlib.suppress(OSError):
+                    os.sched_setaffinity(int(pid), set(cores))
+
+
+def _command(pid: str) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+def _track_functions(url: str) -> None:
+    """The scratch database's backends count the time of each PL/pgSQL function."""
+    from sqlalchemy import create_engine, make_url, text
+
+    engine = create_engine(url, isolation_level="AUTOCOMMIT")
+    try:
+        with engine.connect() as conn:
+            name = make_url(url).database
+            conn.execute(text(f"ALTER DATABASE \"{name}\" SET track_functions = 'pl'"))
+    finally:
+        engine.dispose()
+
+
+def _function_times(url: str) -> dict[str, tuple[int, float]]:
+    """PL/pgSQL function (the triggers') -> calls and milliseconds of its own time so
+    far (``track_functions = 'pl'``, set on the scratch database)."""
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(url, isolation_level="AUTOCOMMIT")
+    try:
+        with engine.connect() as conn:
+            rows = conn.execute(
+                text("SELECT funcname, calls, self_time FROM pg_stat_user_functions")
+            ).all()
+    finally:
+        engine.dispose()
+    return {name: (int(calls), float(ms)) for name, calls, ms in rows}
 
 
 def _run(url: str, port: int, org_id: str, token: str, cycle, tasks, writers: int, seconds: float):
@@ -166,16 +249,23 @@ def _run(url: str, port: int, org_id: str, token: str, cycle, tasks, writers: in
     # The client shares the cores: its CPU (this process, the lock sampler included)
     # is part of what a round can afford.
     client_cpu = sum(os.times()[:2])
+    functions = _function_times(url)
     with _LockWaits(url) as waits:
         for t in threads:
             t.start()
         for t in threads:
             t.join()
+    time.sleep(1.2)  # backends report their function times at most once a second
+    functions = {
+        name: (calls - functions.get(name, (0, 0.0))[0], ms - functions.get(name, (0, 0.0))[1])
+        for name, (calls, ms) in _function_times(url).items()
+    }
     app_cpu, pg_cpu = _cpu_since(app_cpu, is_app), _cpu_since(pg_cpu, is_pg)
     client_cpu = sum(os.times()[:2]) - client_cpu
     done = len(samples)
     return {
         "rate": done / seconds,
+        "seconds": seconds,
         "p50": statistics.median(samples) if samples else float("nan"),
         "p99": statistics.quantiles(samples, n=100, method="inclusive")[-1]
         if done > 1
@@ -186,6 +276,8 @@ def _run(url: str, port: int, org_id: str, token: str, cycle, tasks, writers: in
         "client_ms": client_cpu * 1000 / max(done, 1),
         "lock_waits": waits.mean,
         "waiting_in": waits.waiting_in,
+        "busy": waits.busy(),
+        "functions": functions,
     }
 
 
@@ -217,6 +309,11 @@ def main() -> None:
     parser.add_argument("--writers", type=int, nargs="+", default=[8, 32])
     parser.add_argument("--seconds", type=float, default=15.0)
     parser.add_argument("--workers", type=int, default=4, help="gunicorn workers")
+    parser.add_argument(
+        "--split-cores",
+        action="store_true",
+        help="PostgreSQL on a core of its own, the app and client on the rest (as root)",
+    )
     parser.add_argument("--pg", default=os.environ.get("TEST_DATABASE_URL",
                         "postgresql://postgres@127.0.0.1:5432/test"))  # fmt: skip
     args = parser.parse_args()
@@ -226,13 +323,18 @@ def main() -> None:
         instance = str(work / "instance")
         env = {**os.environ, "DATABASE_URL": url, "WORKSPACE_INSTANCE": instance}
         flask(["db", "upgrade"], env)
+        _track_functions(url)
         os.environ["WORKSPACE_INSTANCE"] = instance
         app, org_id, token, cycle, tasks = _setup(url, args.writers)
         with app.app_context():
             print(f"statements per PATCH (state change): "
                   f"{_statements_per_patch(app, org_id, token, cycle, tasks[0][0])}")  # fmt: skip
         extra = ("-k", "gthread", "--threads", "8")
-        with gunicorn(url, instance, *extra, workers=args.workers) as port:
+        with (
+            _split_cores(args.split_cores) as cores,
+            gunicorn(url, instance, *extra, workers=args.workers) as port,
+        ):
+            print(f"cores: {cores}")
             for writers in args.writers:
                 rounds: dict[str, list[dict]] = {}
                 for mode in ("rollups", "baseline", "rollups", "baseline"):
@@ -285,6 +387,14 @@ def _report(writers: int, rounds: dict) -> None:
             "backends waiting on a lock "
             f"{cpu['lock_waits']:.1f} on average; {failed or 'no failed writes'}{exact}"
         )
+        done = cpu["rate"] * cpu["seconds"]
+        spent = sorted(cpu["functions"].items(), key=lambda kv: -kv[1][1])
+        if spent and done:
+            total = sum(ms for _, ms in cpu["functions"].values()) / done
+            top = "; ".join(f"{name} {ms / done:.2f}" for name, (_, ms) in spent[:6])
+            print(f"    trigger functions {total:.2f} ms a write, of which: {top}")
+        busy = "; ".join(f"{state} {n:.2f}" for state, n in cpu["busy"])
+        print(f"    backends busy, mean per state: {busy or 'none seen'}")
         waited = sorted(cpu["waiting_in"].items(), key=lambda kv: -kv[1])[:3]
         if waited:
             total = sum(cpu["waiting_in"].values())

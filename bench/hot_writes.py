@@ -310,6 +310,9 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=15.0)
     parser.add_argument("--workers", type=int, default=4, help="gunicorn workers")
     parser.add_argument(
+        "--revision", default="head", help="migrate the scratch database only this far (A/B)"
+    )
+    parser.add_argument(
         "--split-cores",
         action="store_true",
         help="PostgreSQL on a core of its own, the app and client on the rest (as root)",
@@ -322,7 +325,7 @@ def main() -> None:
     with work_dir(None, "hot-writes-") as work, database(work) as (url, _):
         instance = str(work / "instance")
         env = {**os.environ, "DATABASE_URL": url, "WORKSPACE_INSTANCE": instance}
-        flask(["db", "upgrade"], env)
+        flask(["db", "upgrade", args.revision], env)
         _track_functions(url)
         os.environ["WORKSPACE_INSTANCE"] = instance
         app, org_id, token, cycle, tasks = _setup(url, args.writers)

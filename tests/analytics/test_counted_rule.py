@@ -39,10 +39,9 @@ TRIGGERS = (
     "0036_hot_rollup_rows",
     "0037_flow_append_path",
     "0038_slot_task_rollups",
-    "0039_cycle_first_moves",
 )
 #: Revisions that change PostgreSQL's trigger functions only.
-POSTGRESQL_ONLY = ("0037_flow_append_path", "0039_cycle_first_moves")
+POSTGRESQL_ONLY = ("0037_flow_append_path",)
 #: Triggers on another rollup, whose rows are counted tasks already: the cycle-time
 #: histogram follows ``task_cycle_times`` (0028, slotted by 0038).
 ON_A_ROLLUP = re.compile(r"\bCREATE (OR REPLACE )?(TRIGGER|FUNCTION) task_cycle_weeks_")

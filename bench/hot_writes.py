@@ -31,17 +31,27 @@ from common import flask, gunicorn, load1, machine, scratch_database, work_dir
 TASKS_PER_WRITER = 6
 
 
+def _pids(match) -> list[int]:
+    """Every process whose command line ``match`` accepts."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:  # it ended meanwhile
+            continue
+        if match(command):
+            found.append(int(pid))
+    return found
+
+
 def _cpu_by_pid(match) -> dict[int, float]:
     """User + system CPU seconds of every process whose command line ``match`` accepts."""
     found: dict[int, float] = {}
     tick = os.sysconf("SC_CLK_TCK")
-    for pid in filter(str.isdigit, os.listdir("/proc")):
+    for pid in _pids(match):
         try:
-            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-            if not match(cmd):
-                continue
             fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            found[int(pid)] = (int(fields[11]) + int(fields[12])) / tick
+            found[pid] = (int(fields[11]) + int(fields[12])) / tick
         except (FileNotFoundError, ProcessLookupError, IndexError):
             continue
     return found
@@ -160,29 +170,20 @@ def _split_cores(split: bool):
     cores = sorted(os.sched_getaffinity(0))
     if len(cores) < 2:
         raise SystemExit("--split-cores needs two cores")
-    postgres = [
-        int(pid)
-        for pid in filter(str.isdigit, os.listdir("/proc"))
-        if _command(pid).startswith(("postgres", "/usr/lib/postgresql/"))
-    ]
+    is_postgres = lambda c: c.startswith(("postgres", "/usr/lib/postgresql/"))  # noqa: E731
+
+    def pin(pids: list[int], to: set[int]) -> None:
+        for pid in pids:
+            with contextlib.suppress(OSError):  # it ended meanwhile
+                os.sched_setaffinity(pid, to)
+
     try:
-        for pid in postgres:
-            os.sched_setaffinity(pid, {cores[0]})
+        pin(_pids(is_postgres), {cores[0]})
         os.sched_setaffinity(0, set(cores[1:]))
         yield f"PostgreSQL on core {cores[0]}, app and client on {cores[1:]}"
     finally:
         os.sched_setaffinity(0, set(cores))
-        for pid in filter(str.isdigit, os.listdir("/proc")):
-            if _command(pid).startswith(("postgres", "/usr/lib/postgresql/")):
-                with contextlib.suppress(OSError):
-                    os.sched_setaffinity(int(pid), set(cores))
-
-
-def _command(pid: str) -> str:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-    except OSError:
-        return ""
+        pin(_pids(is_postgres), set(cores))
 
 
 def _track_functions(url: str) -> None:

@@ -95,47 +95,49 @@ def _upsert(name, dialect, columns, values, sets, guard):
     )
 
 
+def _as_deltas(module, delta):
+    """``module``'s ``_add`` and ``_remove`` as ``delta(..., sign=...)`` into the writer's
+    slot; SQLite keeps its removal (one slot: the row is there to take from)."""
+    removal = module._remove
+
+    def remove(*args, **kwargs):
+        if op.get_bind().dialect.name == "postgresql":
+            return delta(*args, sign="-", **kwargs)
+        return removal(*args, **kwargs)
+
+    module._add = lambda *args, **kwargs: delta(*args, sign="", **kwargs)
+    module._remove = remove
+    return module
+
+
 def _counts(slotted):
-    """0007's trigger code with 0010's table; ``slotted``, each change a signed delta
-    into the writer's slot (SQLite: slot 0, its removal as before)."""
+    """0007's trigger code with 0010's table; ``slotted``, each change a signed delta."""
     counts = _revision("0010_task_assignee_counts.py")._counts_revision()
     counts.op = op
     if not slotted:
         return counts
 
-    def delta(name, dialect, r, sign, guard=None):
+    def delta(name, dialect, r, guard=None, *, sign):
         keys, _, _, sums, _ = counts.ROLLUPS[name]
         values = [f"{r}.{k}" for k in keys]
         values += [f"{sign}1", *(f"{sign}({e[dialect].format(r=r)})" for e in sums.values())]
         columns = ", ".join([*keys, "n", *sums])
         return _upsert(name, dialect, columns, ", ".join(values), ["n", *sums], guard)
 
-    removal = counts._remove
-    counts._add = lambda name, dialect, r, guard=None: delta(name, dialect, r, "", guard)
-    counts._remove = lambda name, dialect, r, guard=None: (
-        delta(name, dialect, r, "-", guard)
-        if dialect == "postgresql"
-        else removal(name, dialect, r, guard)
-    )
-    return counts
+    return _as_deltas(counts, delta)
 
 
 def _completed_days(slotted):
+    """0011's trigger code; ``slotted``, each change a signed delta."""
     days = _revision("0011_task_completed_days.py")
     if not slotted:
         return days
-    name = days.NAME
 
-    def delta(dialect, r, sign, guard="true"):
+    def delta(dialect, r, guard="true", *, sign):
         values = f"{r}.org_id, {days.DAY[dialect].format(r=r)}, {r}.assignee_id, {sign}1"
-        return _upsert(name, dialect, f"{days.KEY}, n", values, ["n"], guard)
+        return _upsert(days.NAME, dialect, f"{days.KEY}, n", values, ["n"], guard)
 
-    removal = days._remove
-    days._add = lambda dialect, r, guard="true": delta(dialect, r, "", guard)
-    days._remove = lambda dialect, r, guard="true": (
-        delta(dialect, r, "-", guard) if dialect == "postgresql" else removal(dialect, r, guard)
-    )
-    return days
+    return _as_deltas(days, delta)
 
 
 def _time_counts(slotted):
@@ -146,12 +148,15 @@ def _time_counts(slotted):
 
     def _apply(dialect, *parts):
         statement = apply(dialect, *parts)
-        return statement.replace(
+        slotted = statement.replace(
             f"INSERT INTO {TIME} ({TIME_KEY}, created, completed) "
             "SELECT org_id, grain, starts_at, project_id, ",
             f"INSERT INTO {TIME} ({TIME_KEY}, slot, created, completed) "
             f"SELECT org_id, grain, starts_at, project_id, {_slot(dialect)}, ",
         ).replace(f"ON CONFLICT ({TIME_KEY})", f"ON CONFLICT ({TIME_KEY}, slot)")
+        assert f"({TIME_KEY}, slot, created" in slotted, "0023's upsert is not as expected"
+        assert f"ON CONFLICT ({TIME_KEY}, slot)" in slotted, "0023's upsert is not as expected"
+        return slotted
 
     time._apply = _apply
     # PostgreSQL leaves the zero rows to the fold, so an update stays in its slot's row

@@ -19,38 +19,15 @@ from typing import Any
 
 from sqlalchemy import Table, text
 
-from workspace.analytics.cycle_weeks import task_cycle_weeks
-from workspace.analytics.flow_rollup import task_flow_days, task_flow_hours
-from workspace.analytics.task_counts import (
-    task_assignee_counts,
-    task_completed_days,
-    task_counts,
-    task_done_counts,
-    task_due_counts,
-    task_plan_counts,
-    task_totals,
-)
-from workspace.analytics.time_rollup import task_time_counts
+from workspace.analytics.consistency import ROLLUPS
 from workspace.extensions import db
 from workspace.jobs import schedule
 from workspace.jobs.models import Job
 from workspace.jobs.registry import Progress, handler
 
 KIND = "analytics.fold_slots"
-SLOTTED: tuple[Table, ...] = (
-    task_flow_hours,
-    task_flow_days,
-    task_done_counts,
-    # The arithmetic rollups (migration 0038).
-    task_counts,
-    task_totals,
-    task_assignee_counts,
-    task_due_counts,
-    task_plan_counts,
-    task_completed_days,
-    task_time_counts,
-    task_cycle_weeks,
-)
+#: Every rollup that writers add into by slot (0036, 0038): the ones with a slot column.
+SLOTTED: tuple[Table, ...] = tuple(r.table for r in ROLLUPS if "slot" in r.table.c)
 #: The columns a bucket sums; every other column but the slot is its key.
 SUMMED = ("n", "entered_ms", "created", "completed")
 
@@ -58,12 +35,8 @@ SUMMED = ("n", "entered_ms", "created", "completed")
 def _conflict(table: Table) -> str:
     """The unique key the triggers upsert on, slot included: the unique index (some
     name ``coalesce`` over a nullable id), else the primary key."""
-    for index in table.indexes:
-        if index.unique:
-            return ", ".join(
-                str(e) if not hasattr(e, "name") else e.name for e in index.expressions
-            )
-    return ", ".join(c.name for c in table.primary_key.columns)
+    unique = next((i.expressions for i in table.indexes if i.unique), table.primary_key.columns)
+    return ", ".join(getattr(e, "name", None) or str(e) for e in unique)
 
 
 def fold() -> dict[str, int]:

@@ -185,3 +185,28 @@ def test_a_bucket_a_writer_emptied_is_not_a_group(app, client):
         db.session.commit()
         assert rollups.workload(scope) == []
         assert consistency.verify(org.org_id).ok
+
+
+@pytest.mark.postgres_only
+def test_a_transaction_claims_one_slot_and_triggers_read_it_inline(app):
+    """Migration 0039: every rollup upsert names ``rollup_slot()``; the planner inlines
+    it (a PL/pgSQL call per upsert was a measurable part of a write) and it claims a
+    slot once per transaction, one no concurrent transaction holds."""
+    with app.app_context():
+        engine = db.engine
+    first, second = _two_writers(engine)
+    try:
+        plan = first.execute(text("EXPLAIN VERBOSE SELECT rollup_slot()")).scalars().all()
+        assert "current_setting('workspace.rollup_slot'" in " ".join(plan)
+        mine = [first.execute(text("SELECT rollup_slot()")).scalar() for _ in range(3)]
+        theirs = second.execute(text("SELECT rollup_slot()")).scalar()
+        assert len(set(mine)) == 1 and 1 <= mine[0] <= 32
+        assert theirs != mine[0]
+        first.commit()
+        # The claim ends with the transaction: its advisory lock is released.
+        assert second.execute(
+            text("SELECT pg_try_advisory_xact_lock(31, :slot)"), {"slot": mine[0]}
+        ).scalar()
+    finally:
+        first.close()
+        second.close()

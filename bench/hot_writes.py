@@ -218,6 +218,21 @@ def _vacuum_analyze(url: str) -> None:
         engine.dispose()
 
 
+def _wal(url: str) -> tuple[int, int, int]:
+    """WAL records, full-page images and bytes written so far, instance-wide (the bench
+    is the only writer of this machine's PostgreSQL while it runs)."""
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(url, isolation_level="AUTOCOMMIT")
+    try:
+        with engine.connect() as conn:
+            row = conn.execute(text("SELECT wal_records, wal_fpi, wal_bytes FROM pg_stat_wal"))
+            records, fpi, size = row.one()
+    finally:
+        engine.dispose()
+    return int(records), int(fpi), int(size)
+
+
 def _function_times(url: str) -> dict[str, tuple[int, float]]:
     """PL/pgSQL function (the triggers') -> calls and milliseconds of its own time so
     far (``track_functions = 'pl'``, set on the scratch database)."""
@@ -270,6 +285,7 @@ def _run(url: str, port: int, org_id: str, token: str, cycle, tasks, writers: in
     # is part of what a round can afford.
     client_cpu = sum(os.times()[:2])
     functions = _function_times(url)
+    wal = _wal(url)
     with _LockWaits(url) as waits:
         for t in threads:
             t.start()
@@ -280,6 +296,7 @@ def _run(url: str, port: int, org_id: str, token: str, cycle, tasks, writers: in
         name: (calls - functions.get(name, (0, 0.0))[0], ms - functions.get(name, (0, 0.0))[1])
         for name, (calls, ms) in _function_times(url).items()
     }
+    wal = [after - before for after, before in zip(_wal(url), wal, strict=True)]
     app_cpu, pg_cpu = _cpu_since(app_cpu, is_app), _cpu_since(pg_cpu, is_pg)
     client_cpu = sum(os.times()[:2]) - client_cpu
     done = len(samples)
@@ -298,6 +315,7 @@ def _run(url: str, port: int, org_id: str, token: str, cycle, tasks, writers: in
         "waiting_in": waits.waiting_in,
         "busy": waits.busy(),
         "functions": functions,
+        "wal": [n / max(done, 1) for n in wal],
     }
 
 
@@ -440,6 +458,9 @@ def _report(writers: int, rounds: dict) -> None:
             total = sum(ms for _, ms in cpu["functions"].values()) / done
             top = "; ".join(f"{name} {ms / done:.2f}" for name, (_, ms) in spent[:6])
             print(f"    trigger functions {total:.2f} ms a write, of which: {top}")
+        records, images, size = cpu["wal"]
+        print(f"    WAL per write: {records:.1f} records, {images:.2f} full-page images, "
+              f"{size / 1024:.1f} KiB")  # fmt: skip
         busy = "; ".join(f"{state} {n:.2f}" for state, n in cpu["busy"])
         print(f"    backends busy, mean per state: {busy or 'none seen'}")
         waited = sorted(cpu["waiting_in"].items(), key=lambda kv: -kv[1])[:3]

@@ -193,60 +193,66 @@ def _split_cores(split: bool):
         pin(_pids(is_postgres), set(cores))
 
 
-def _track_functions(url: str) -> None:
-    """The scratch database's backends count the time of each PL/pgSQL function."""
-    from sqlalchemy import create_engine, make_url, text
-
-    engine = create_engine(url, isolation_level="AUTOCOMMIT")
-    try:
-        with engine.connect() as conn:
-            name = make_url(url).database
-            conn.execute(text(f"ALTER DATABASE \"{name}\" SET track_functions = 'pl'"))
-    finally:
-        engine.dispose()
-
-
-def _vacuum_analyze(url: str) -> None:
-    """What autovacuum would have done by now on a production database."""
+def _outside_a_transaction(url: str, sql: str) -> list:
+    """``sql`` on a connection of its own in autocommit (VACUUM and ALTER DATABASE need
+    one), its rows if any."""
     from sqlalchemy import create_engine, text
 
     engine = create_engine(url, isolation_level="AUTOCOMMIT")
     try:
         with engine.connect() as conn:
-            conn.execute(text("VACUUM ANALYZE"))
+            result = conn.execute(text(sql))
+            return result.all() if result.returns_rows else []
     finally:
         engine.dispose()
+
+
+def _track_functions(url: str) -> None:
+    """The scratch database's backends count the time of each PL/pgSQL function."""
+    from sqlalchemy import make_url
+
+    name = make_url(url).database
+    _outside_a_transaction(url, f"ALTER DATABASE \"{name}\" SET track_functions = 'pl'")
+
+
+def _vacuum_analyze(url: str) -> None:
+    """What autovacuum would have done by now on a production database."""
+    _outside_a_transaction(url, "VACUUM ANALYZE")
 
 
 def _wal(url: str) -> tuple[int, int, int]:
     """WAL records, full-page images and bytes written so far, instance-wide (the bench
     is the only writer of this machine's PostgreSQL while it runs)."""
-    from sqlalchemy import create_engine, text
-
-    engine = create_engine(url, isolation_level="AUTOCOMMIT")
-    try:
-        with engine.connect() as conn:
-            row = conn.execute(text("SELECT wal_records, wal_fpi, wal_bytes FROM pg_stat_wal"))
-            records, fpi, size = row.one()
-    finally:
-        engine.dispose()
+    sql = "SELECT wal_records, wal_fpi, wal_bytes FROM pg_stat_wal"
+    ((records, fpi, size),) = _outside_a_transaction(url, sql)
     return int(records), int(fpi), int(size)
 
 
 def _function_times(url: str) -> dict[str, tuple[int, float]]:
     """PL/pgSQL function (the triggers') -> calls and milliseconds of its own time so
     far (``track_functions = 'pl'``, set on the scratch database)."""
-    from sqlalchemy import create_engine, text
+    sql = "SELECT funcname, calls, self_time FROM pg_stat_user_functions"
+    return {name: (int(calls), float(ms)) for name, calls, ms in _outside_a_transaction(url, sql)}
 
-    engine = create_engine(url, isolation_level="AUTOCOMMIT")
-    try:
-        with engine.connect() as conn:
-            rows = conn.execute(
-                text("SELECT funcname, calls, self_time FROM pg_stat_user_functions")
-            ).all()
-    finally:
-        engine.dispose()
-    return {name: (int(calls), float(ms)) for name, calls, ms in rows}
+
+@contextlib.contextmanager
+def scratch_org(pg: str, revision: str, prefix: str, writers: list[int]):
+    """A scratch database migrated to ``revision``, counting its functions' time, with
+    :func:`_setup`'s org: yields its URL and the setup's app, org, token, states and
+    tasks. Dropped after."""
+    with (
+        work_dir(None, prefix) as work,
+        scratch_database("postgresql", work, pg, False, False) as (
+            url,
+            _,
+        ),
+    ):
+        instance = str(work / "instance")
+        env = {**os.environ, "DATABASE_URL": url, "WORKSPACE_INSTANCE": instance}
+        flask(["db", "upgrade", revision], env)
+        _track_functions(url)
+        os.environ["WORKSPACE_INSTANCE"] = instance
+        yield (url, *_setup(url, writers))
 
 
 def _run(url: str, port: int, org_id: str, token: str, cycle, tasks, writers: int, seconds: float):
@@ -367,21 +373,21 @@ def main() -> None:
                         "postgresql://postgres@127.0.0.1:5432/test"))  # fmt: skip
     args = parser.parse_args()
     print(f"bench/hot_writes.py --writers {' '.join(map(str, args.writers))}: {machine()}")
-    database = lambda work: scratch_database("postgresql", work, args.pg, False, False)  # noqa: E731
-    with work_dir(None, "hot-writes-") as work, database(work) as (url, _):
-        instance = str(work / "instance")
-        env = {**os.environ, "DATABASE_URL": url, "WORKSPACE_INSTANCE": instance}
-        flask(["db", "upgrade", args.revision], env)
-        _track_functions(url)
-        os.environ["WORKSPACE_INSTANCE"] = instance
-        app, org_id, token, cycle, tasks = _setup(url, args.writers)
+    with scratch_org(args.pg, args.revision, "hot-writes-", args.writers) as (
+        url,
+        app,
+        org_id,
+        token,
+        cycle,
+        tasks,
+    ):
         with app.app_context():
             print(f"statements per PATCH (state change): "
                   f"{_statements_per_patch(app, org_id, token, cycle, tasks[0][0])}")  # fmt: skip
         extra = ("-k", "gthread", "--threads", "8")
         with (
             _split_cores(args.split_cores) as cores,
-            gunicorn(url, instance, *extra, workers=args.workers) as port,
+            gunicorn(url, os.environ["WORKSPACE_INSTANCE"], *extra, workers=args.workers) as port,
         ):
             print(f"cores: {cores}")
             for writers in args.writers:

@@ -22,8 +22,8 @@ import time
 import uuid
 
 from analytics_time import triggers_off
-from common import flask, machine, scratch_database, work_dir
-from hot_writes import _function_times, _setup, _track_functions, _vacuum_analyze, _verify
+from common import machine
+from hot_writes import _function_times, _vacuum_analyze, _verify, scratch_org
 
 
 def _backend_cpu(pid: int) -> float:
@@ -87,14 +87,14 @@ def main() -> None:
     args = parser.parse_args()
     print(f"bench/trigger_cost.py --writes {args.writes} --tasks {args.tasks} "
           f"--revision {args.revision}: {machine()}")  # fmt: skip
-    database = lambda work: scratch_database("postgresql", work, args.pg, False, False)  # noqa: E731
-    with work_dir(None, "trigger-cost-") as work, database(work) as (url, _):
-        instance = str(work / "instance")
-        env = {**os.environ, "DATABASE_URL": url, "WORKSPACE_INSTANCE": instance}
-        flask(["db", "upgrade", args.revision], env)
-        _track_functions(url)
-        os.environ["WORKSPACE_INSTANCE"] = instance
-        app, org_id, _, cycle, tasks = _setup(url, [8])
+    with scratch_org(args.pg, args.revision, "trigger-cost-", [8]) as (
+        url,
+        app,
+        org_id,
+        _,
+        cycle,
+        tasks,
+    ):
         mine = [task for writer in tasks for task in writer][: args.tasks]
         plain = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
         rounds: dict[str, list[dict]] = {"triggers": [], "none": []}

@@ -393,6 +393,9 @@
     "close",
     function (event) {
       if (event.target !== menu()) return;
+      // The close event is queued: when Escape closes the menu and Enter opens it again
+      // for a card before the event runs, the menu is open and its card must stay.
+      if (event.target.open) return;
       var card = openCard;
       openCard = null;
       if (card && card.isConnected) card.focus();

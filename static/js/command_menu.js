@@ -114,14 +114,22 @@
     }
   }
 
+  // A close event is queued: when the dialog is open again by the time it runs (closed and
+  // reopened in one keystroke's work), it belongs to the earlier opening and is ignored.
   menu.addEventListener("close", function () {
+    if (menu.open) return;
     if (controller) controller.abort();
     window.clearTimeout(timer);
     pending = enterWaiting = false;
     showPanel("search");
     restoreFocus();
   });
-  if (shortcuts) shortcuts.addEventListener("close", restoreFocus);
+  if (shortcuts) {
+    shortcuts.addEventListener("close", function () {
+      // Closed to open the menu: the menu's own close gives the focus back.
+      if (!anyDialogOpen()) restoreFocus();
+    });
+  }
 
   document.addEventListener("click", function (event) {
     var target = event.target instanceof Element ? event.target : null;

@@ -168,6 +168,34 @@ def test_moving_assigning_and_prioritising_by_keyboard_through_the_one_menu(
     assert len(_state_moves(live_server.app, tasks["Alpha login bug"]["id"])) == 1
 
 
+def test_the_menu_opened_again_before_its_close_event_still_applies(page, live_server, board):
+    """A slow machine: Escape closes the menu and Enter opens it again before the queued
+    close event runs. That late event once forgot the open card, and Apply did nothing."""
+    org, project, _by_cat, tasks = board
+    _open(page, live_server, org, project, "?view=board")
+    _ready(page)
+    card = _card(page, "WEB-1")
+    card.focus()
+    page.keyboard.press("Enter")
+    menu = page.get_by_role("dialog", name=re.compile("WEB-1 Alpha login bug"))
+    expect(menu).to_be_visible()
+    # Close and open again in one task, so the close event is dispatched after the open.
+    card.evaluate(
+        """card => {
+            document.getElementById("board-menu").close();
+            card.dispatchEvent(new KeyboardEvent("keydown", {key: "Enter", bubbles: true}));
+        }"""
+    )
+    expect(menu).to_be_visible()
+    menu.get_by_label("Priority").select_option("low")
+    menu.get_by_role("button", name="Apply").click()
+    expect(menu).to_be_hidden()
+    expect(_card(page, "WEB-1")).to_contain_text("low")
+    with live_server.app.app_context():
+        task = db.session.get(Task, uuid.UUID(tasks["Alpha login bug"]["id"]))
+        assert task.priority == "low"
+
+
 def test_assigning_and_prioritising_with_the_mouse_keeps_the_card_in_place(
     page, live_server, board
 ):

@@ -139,3 +139,29 @@ def test_the_menu_by_mouse_with_no_serious_axe_finding(browser, site, width):
         expect(page.get_by_role("dialog", name="Keyboard shortcuts")).to_be_hidden()
     finally:
         context.close()
+
+
+def test_the_menu_closed_and_opened_again_at_once_still_lists(page, site):
+    """A close event is queued; on a slow machine the menu can be open again before it
+    runs. It once stopped the new opening's first search, and the list stayed empty."""
+    server, org, project = site
+    browser_sign_in(page, server.url, org.owner_email, org.password)
+    page.goto(f"{server.url}/o/{org.slug}/projects/{project['id']}")
+    menu = page.get_by_role("dialog", name="Command menu")
+    page.keyboard.press("Control+k")
+    expect(menu).to_be_visible()
+    page.keyboard.press("Escape")
+    expect(menu).to_be_hidden()
+    # Close and open again in one task, so the close event is dispatched after the open;
+    # the earlier opening's list is cleared so only the new search can fill it.
+    page.evaluate(
+        """() => {
+            document.getElementById("command-menu-list").replaceChildren();
+            document.getElementById("command-menu").showModal();
+            document.getElementById("command-menu").close();
+            document.dispatchEvent(new KeyboardEvent("keydown", {key: "k", ctrlKey: true}));
+        }"""
+    )
+    expect(menu).to_be_visible()
+    options = page.get_by_role("listbox", name="Results").get_by_role("option")
+    expect(options.first).to_contain_text("Web App")

@@ -210,3 +210,77 @@ def test_a_transaction_claims_one_slot_and_triggers_read_it_inline(app):
     finally:
         first.close()
         second.close()
+
+
+def _cycle_row(conn, task_id: str):
+    return conn.execute(
+        text("SELECT started_at, completed_at FROM task_cycle_times WHERE task_id = :t"),
+        {"t": task_id},
+    ).one_or_none()
+
+
+def _recomputes(conn) -> int:
+    """This transaction's calls of the cycle-time recompute so far (its deferred
+    triggers run first)."""
+    conn.execute(text("SET CONSTRAINTS ALL IMMEDIATE"))
+    return conn.execute(
+        text("SELECT coalesce(pg_stat_get_xact_function_calls("
+             "'task_cycle_recompute'::regproc), 0)")
+    ).scalar()  # fmt: skip
+
+
+@pytest.mark.postgres_only  # the recompute is one function on PostgreSQL (0040)
+def test_a_completion_reads_its_cycle_time_once_and_a_later_change_again(app, client):
+    """Migration 0040: a completion writes the history and the task, and both fired a
+    recompute of the cycle time at COMMIT, reading the task's history twice. Now the
+    second is skipped when nothing it reads changed, and anything that does change it
+    (a backdated start, a new completion moment) is recomputed."""
+    org = make_org(app, "Acme", "owner@acme.test")
+    project, states = setup_project(client, org)
+    done = state_in(states, "completed")
+    task_id = new_task(client, org, project, title="Ship it")["id"]
+    with app.app_context():
+        conn = db.engine.connect()
+    history = text(
+        "INSERT INTO task_activity (id, org_id, task_id, field, old_value, new_value, "
+        "old_category, new_category, created_at) VALUES (gen_random_uuid(), :org, :task, "
+        "'state', 'a', 'b', :old, :new, :at)"
+    )
+    try:
+        conn.execute(text("SET track_functions = 'pl'"))
+        start = conn.execute(text("SELECT now() AT TIME ZONE 'utc' - interval '3 days'")).scalar()
+        finish = conn.execute(text("SELECT now() AT TIME ZONE 'utc'")).scalar()
+        row = {"org": org.org_id, "task": task_id}
+        conn.execute(history, {**row, "old": "backlog", "new": "started", "at": start})
+        conn.execute(history, {**row, "old": "started", "new": "completed", "at": finish})
+        conn.execute(
+            text("UPDATE tasks SET state_id = :s, state_category = 'completed', "
+                 "completed_at = :at WHERE id = :t"),
+            {"s": done, "t": task_id, "at": finish},
+        )  # fmt: skip
+        # Two history rows and the task's update: two recomputes, not three.
+        assert _recomputes(conn) == 2
+        assert _cycle_row(conn, task_id) == (start, finish)
+        # A start written later but dated earlier moves the cycle's start.
+        earlier = start - (finish - start)
+        conn.execute(history, {**row, "old": "backlog", "new": "started", "at": earlier})
+        assert _recomputes(conn) == 3
+        assert _cycle_row(conn, task_id) == (earlier, finish)
+        # The task's completion moment changes with no history: its own trigger runs.
+        later = finish + (finish - start)
+        conn.execute(text("UPDATE tasks SET completed_at = :at WHERE id = :t"),
+                     {"at": later, "t": task_id})  # fmt: skip
+        assert _recomputes(conn) == 4
+        assert _cycle_row(conn, task_id) == (earlier, later)
+        # Reopened: the row goes, without reading the history.
+        conn.execute(
+            text("UPDATE tasks SET state_category = 'started', completed_at = NULL "
+                 "WHERE id = :t"), {"t": task_id}
+        )  # fmt: skip
+        assert _recomputes(conn) == 5
+        assert _cycle_row(conn, task_id) is None
+        conn.commit()
+    finally:
+        conn.close()
+    with app.app_context():
+        assert consistency.verify(org.org_id).ok

@@ -304,10 +304,17 @@ def test_history_appended_backdated_or_batched_keeps_the_flow_exact(app, client)
     org = make_org(app, "Acme", "owner@acme.test")
     project, states = setup_project(client, org)
     started, done = state_in(states, "started"), state_in(states, "completed")
-    walked, fresh, other = (new_task(client, org, project, title=t)["id"] for t in "WFO")
-    for state in (started, done, started):  # the short path, through the API
-        resp = client.patch(org.url(f"/tasks/{walked}"), json={"state_id": state},
-                            headers=org.headers)  # fmt: skip
+    walked, fresh, other, shelved = (
+        new_task(client, org, project, title=t)["id"] for t in ("W", "F", "O", "S")
+    )
+    for task_id, body in [
+        *(  # the short path, through the API
+            (walked, {"state_id": state}) for state in (started, done, started)
+        ),
+        (shelved, {"state_id": started}),
+        (shelved, {"archived": True}),  # no longer counted, its history stays
+    ]:
+        resp = client.patch(org.url(f"/tasks/{task_id}"), json=body, headers=org.headers)
         assert resp.status_code == 200
     assert _differences(app) == []
     now = datetime.now(UTC).replace(tzinfo=None)
@@ -321,6 +328,9 @@ def test_history_appended_backdated_or_batched_keeps_the_flow_exact(app, client)
     statements = [
         # Appended after the task's changes, with no write to the task (an import).
         [history(walked, "started", "completed", now + timedelta(minutes=1))],
+        # Appended, one row each: within one category (no move); an archived task's.
+        [history(walked, "completed", "completed", now + timedelta(minutes=1, seconds=30))],
+        [history(shelved, "started", "completed", now)],
         # A task's first two changes in one statement: the creation moves.
         [
             history(fresh, "backlog", "started", now - timedelta(hours=3)),

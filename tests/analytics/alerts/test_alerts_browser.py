@@ -56,5 +56,20 @@ def test_create_and_mute_an_alert_by_keyboard(browser, live_server, team: Team):
         expect(page.locator("main h1")).to_have_text("Open urgent bugs")
         for width in (1440, 390):
             check_page(page, width)
+
+        # Changed from its history page, the form filled in as the alert is.
+        page.get_by_role("link", name="Change this alert").focus()
+        page.keyboard.press("Enter")
+        expect(page.locator("main h1")).to_have_text("Change an alert")
+        expect(page.get_by_label("Threshold")).to_have_value("10")
+        expect(page.get_by_label("Also mail when it stops holding")).to_be_checked()
+        for width in (1440, 390):
+            check_page(page, width)
+        page.get_by_label("Threshold").fill("")
+        page.get_by_label("Threshold").focus()
+        page.keyboard.type("12")
+        page.keyboard.press("Enter")
+        expect(page).to_have_url(re.compile(r"/alerts$"))
+        expect(page.locator("main")).to_contain_text("Open urgent bugs: above 12")
     finally:
         context.close()

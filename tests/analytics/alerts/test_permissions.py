@@ -21,34 +21,37 @@ API = [
     ("get", "/alerts", None),
     ("post", "/alerts", "new"),
     ("get", "/alerts/{alert}", None),
+    ("put", "/alerts/{alert}", "change"),
     ("post", "/alerts/{alert}/mute", {"period": "hour"}),
     ("post", "/alerts/{alert}/unmute", None),
     ("delete", "/alerts/{alert}", None),
 ]
 API_TABLE = {
-    "owner": [200, 201, 200, 200, 200, 204],
-    "admin": [200, 201, 404, 404, 404, 404],
-    "member": [200, 201, 404, 404, 404, 404],
-    "other_org": [404, 404, 404, 404, 404, 404],
-    "agent": [403, 403, 403, 403, 403, 403],
-    "anonymous": [401, 401, 401, 401, 401, 401],
+    "owner": [200, 201, 200, 200, 200, 200, 204],
+    "admin": [200, 201, 404, 404, 404, 404, 404],
+    "member": [200, 201, 404, 404, 404, 404, 404],
+    "other_org": [404, 404, 404, 404, 404, 404, 404],
+    "agent": [403, 403, 403, 403, 403, 403, 403],
+    "anonymous": [401, 401, 401, 401, 401, 401, 401],
 }
 PAGES = [
     ("get", "/alerts", None),
     ("get", "/dashboards/{dashboard}/alerts/new", None),
     ("post", "/dashboards/{dashboard}/alerts/new", "new"),
     ("get", "/alerts/{alert}", None),
+    ("get", "/alerts/{alert}/edit", None),
+    ("post", "/alerts/{alert}/edit", "change"),
     ("post", "/alerts/{alert}/mute", {"period": "week"}),
     ("post", "/alerts/{alert}/unmute", {}),
     ("get", "/alerts/{alert}/remove", None),
     ("post", "/alerts/{alert}/remove", {}),
 ]
 PAGE_TABLE = {
-    "owner": [200, 200, 303, 200, 303, 303, 200, 303],
-    "admin": [200, 200, 303, 404, 404, 404, 404, 404],
-    "member": [200, 200, 303, 404, 404, 404, 404, 404],
-    "other_org": [404, 404, 404, 404, 404, 404, 404, 404],
-    "anonymous": [302, 302, 302, 302, 302, 302, 302, 302],
+    "owner": [200, 200, 303, 200, 200, 303, 303, 303, 200, 303],
+    "admin": [200, 200, 303, 404, 404, 404, 404, 404, 404, 404],
+    "member": [200, 200, 303, 404, 404, 404, 404, 404, 404, 404],
+    "other_org": [404, 404, 404, 404, 404, 404, 404, 404, 404, 404],
+    "anonymous": [302, 302, 302, 302, 302, 302, 302, 302, 302, 302],
 }
 
 
@@ -78,8 +81,9 @@ def test_api_permission_table(app, client, team: Team, role):
     got = []
     for method, path, body in API:
         url = team.world.acme.url(path.format(alert=_owners_alert(client, team)))
-        answer = getattr(client, method)(url, json=new if body == "new" else body,
-                                         headers=headers)  # fmt: skip
+        if isinstance(body, str):
+            body = {"new": new, "change": {**new, "threshold": 5}}[body]
+        answer = getattr(client, method)(url, json=body, headers=headers)
         got.append(answer.status_code)
     assert got == API_TABLE[role]
 
@@ -102,7 +106,9 @@ def test_page_permission_table(app, client, team: Team, role):
         )
         if role != "anonymous":
             login(client, email)
-        answer = getattr(client, method)(url, data=new if form == "new" else form)
+        if isinstance(form, str):
+            form = {"new": new, "change": {**new, "threshold": "5"}}[form]
+        answer = getattr(client, method)(url, data=form)
         got.append(answer.status_code)
         client.post("/signout")
     assert got == PAGE_TABLE[role]

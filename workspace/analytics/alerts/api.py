@@ -7,7 +7,13 @@ from __future__ import annotations
 import uuid
 
 from workspace.analytics.alerts import service
-from workspace.analytics.alerts.schemas import AlertDetail, AlertIn, AlertOut, MuteIn
+from workspace.analytics.alerts.schemas import (
+    AlertChange,
+    AlertDetail,
+    AlertIn,
+    AlertOut,
+    MuteIn,
+)
 from workspace.api import operation
 from workspace.api.blueprints import api_blueprint
 from workspace.security.permissions import Access
@@ -46,6 +52,23 @@ def create_alert(org_id: uuid.UUID, access: Access, body: AlertIn):
            action="alert.read")  # fmt: skip
 def read_alert(org_id: uuid.UUID, alert_id: uuid.UUID, access: Access):
     return service.detail(service.load_alert(access, alert_id))
+
+
+@bp.put("/alerts/<uuid:alert_id>")
+@operation(
+    "Change an alert: every field as given (a new rule starts again at ok)",
+    tag=TAG,
+    body=AlertChange,
+    response=AlertOut,
+    errors=WRITE_ERRORS,
+    action="alert.write",
+)
+def update_alert(org_id: uuid.UUID, alert_id: uuid.UUID, access: Access, body: AlertChange):
+    """The widget must be on the alert's dashboard, which you still read (else 404);
+    another ``dashboard_id`` is a 422. Another widget, category, condition or threshold
+    starts the alert again (state ok, checked at the next run); a paused alert resumes."""
+    alert = service.load_alert(access, alert_id)
+    return service.describe(service.update(access, alert, body, body.dashboard_id))
 
 
 @bp.delete("/alerts/<uuid:alert_id>")

@@ -46,6 +46,13 @@ class AlertIn(AlertFields):
     dashboard_id: uuid.UUID
 
 
+class AlertChange(AlertFields):
+    """Every field as the alert should be (what was left out takes its default). The
+    dashboard may be named, as at creation, but not changed."""
+
+    dashboard_id: uuid.UUID | None = None
+
+
 class MuteIn(InputModel):
     """``hour``, ``day``, ``week``, or ``forever`` (until unmuted)."""
 
@@ -54,7 +61,7 @@ class MuteIn(InputModel):
 
 class EventOut(OutputModel):
     at: datetime
-    kind: str = Field(description="fired, resolved, paused or error")
+    kind: str = Field(description="fired, resolved, paused, error, edited or resumed")
     state: str
     value: float | None
     previous: float | None

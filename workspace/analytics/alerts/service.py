@@ -57,16 +57,22 @@ def _check(data: AlertFields, spec: WidgetSpec) -> None:
         )
 
 
+def _recipients(access: Access, dashboard: Dashboard, data: AlertFields) -> list[str]:
+    """The other members to mail, each checked, once each, the caller left out."""
+    return [
+        str(_reader(access, dashboard, account_id).id)
+        for account_id in dict.fromkeys(data.recipient_ids)
+        if account_id != access.account.id
+    ]
+
+
 def create(access: Access, dashboard_id: uuid.UUID, data: AlertFields) -> Alert:
     """An alert of the caller's on a widget of a dashboard they read (someone's
     private dashboard, another org's, or a widget not on it: 404)."""
     dashboard = load_dashboard(access, dashboard_id, "dashboard.read")
     widget = get_widget(dashboard, data.widget_id)
     _check(data, WidgetSpec.of(widget))
-    others = []
-    for account_id in dict.fromkeys(data.recipient_ids):
-        if account_id != access.account.id:
-            others.append(str(_reader(access, dashboard, account_id).id))
+    others = _recipients(access, dashboard, data)
     mine = db.session.scalar(select(func.count()).where(Alert.account_id == access.account.id))
     cap = int(current_app.config.get("ALERTS_MAX_PER_MEMBER", MAX_PER_MEMBER))
     if mine >= cap:
@@ -93,6 +99,61 @@ def create(access: Access, dashboard_id: uuid.UUID, data: AlertFields) -> Alert:
     db.session.flush()
     record_event(access.org.id, "alert.created", actor_id=access.account.id,
                  subject=str(alert.id), dashboard_id=str(dashboard.id))  # fmt: skip
+    return alert
+
+
+#: What an edit may change, in the order the history's note names them.
+EDITABLE = ("widget_id", "category", "condition", "threshold", "name", "interval_minutes",
+            "notify_resolved", "recipients")  # fmt: skip
+#: A change of any of these makes the alert a new rule: its state starts again at ok.
+RULE = ("widget_id", "category", "condition", "threshold")
+
+
+def update(
+    access: Access, alert: Alert, data: AlertFields, dashboard_id: uuid.UUID | None = None
+) -> Alert:
+    """The caller's alert with every field as ``data`` gives it, checked as a new one
+    is (a widget of the same dashboard, which the caller still reads: else 404).
+
+    A new rule (another widget, category, condition or threshold) starts again: state
+    ok, so the next check mails if it holds; another widget or category also forgets
+    the last value (a "changes by" alert compares like with like). A paused alert
+    resumes (its creator reads the dashboard again, or this would be a 404). The next
+    check is the schedule's next run. ``dashboard_id``, if named, must be the alert's."""
+    if dashboard_id not in (None, alert.dashboard_id):
+        raise ServiceError(
+            "An alert stays on its dashboard: create one on the other dashboard instead.",
+            field="dashboard_id",
+        )
+    dashboard = load_dashboard(access, alert.dashboard_id, "dashboard.read")
+    widget = get_widget(dashboard, data.widget_id)
+    _check(data, WidgetSpec.of(widget))
+    given = {
+        "widget_id": widget.id,
+        "category": data.category or None,
+        "condition": data.condition,
+        "threshold": data.threshold,
+        "name": (data.name or widget.title)[:200],
+        "interval_minutes": data.interval_minutes,
+        "notify_resolved": data.notify_resolved,
+        "recipients": _recipients(access, dashboard, data),
+    }
+    changed = [field for field in EDITABLE if getattr(alert, field) != given[field]]
+    for field in changed:
+        setattr(alert, field, given[field])
+    resumed = alert.state == AlertState.PAUSED
+    if resumed or set(changed) & set(RULE):
+        alert.state, alert.paused_reason = AlertState.OK, None
+    if {"widget_id", "category"} & set(changed):
+        alert.last_value = alert.last_checked_at = alert.last_error = None
+    alert.next_check_at = utcnow()
+    db.session.flush()
+    if changed or resumed:
+        note = "Changed: " + ", ".join(f.replace("_", " ") for f in changed) if changed else None
+        record(alert, "resumed" if resumed else "edited", utcnow(),
+               previous=alert.last_value, note=note)  # fmt: skip
+    record_event(access.org.id, "alert.updated", actor_id=access.account.id,
+                 subject=str(alert.id), changed=",".join(changed))  # fmt: skip
     return alert
 
 

@@ -41,13 +41,15 @@ def _helpers(access: Access) -> dict:
 
 
 def _form(org: str, dashboard_id: uuid.UUID, access: Access, form: NewAlertQuery | None = None,
-          *, errors=None, values=None, status: int = 200):  # fmt: skip
+          *, errors=None, values=None, status: int = 200, alert=None):  # fmt: skip
+    """The alert form: a new alert on the dashboard, or ``alert`` to change."""
     dashboard = load_dashboard(access, dashboard_id, "dashboard.read")
     widgets = [(w.id, w.title) for w in dashboard.widgets]
     return render(
         "alerts/new.html",
         status=status,
         dashboard=dashboard,
+        alert=alert,
         widgets=widgets,
         widget_id=form.widget_id if form is not None else None,
         conditions=CONDITIONS,
@@ -55,6 +57,13 @@ def _form(org: str, dashboard_id: uuid.UUID, access: Access, form: NewAlertQuery
         errors=errors or {},
         values=values or {},
     )
+
+
+def _edit_form(org: str, alert_id: uuid.UUID, access: Access, *, errors=None, values=None,
+               status: int = 200):  # fmt: skip
+    alert = service.load_alert(access, alert_id)
+    return _form(org, alert.dashboard_id, access, errors=errors, values=values, status=status,
+                 alert=alert)  # fmt: skip
 
 
 @bp.get(NEW)
@@ -70,6 +79,22 @@ def new(org: str, dashboard_id: uuid.UUID, access: Access, form: NewAlertQuery):
 def create(org: str, dashboard_id: uuid.UUID, form: AlertFields, access: Access):
     alert = service.create(access, dashboard_id, form)
     flash(f"Alert “{alert.name}” created: the next check sets its first value.", "success")
+    return redirect(url_for(".index", org=org), 303)
+
+
+@bp.get(f"{PATH}/<uuid:alert_id>/edit")
+@page(action="alert.write")
+def edit(org: str, alert_id: uuid.UUID, access: Access):
+    """The alert's form, filled in."""
+    return _edit_form(org, alert_id, access)
+
+
+@bp.post(f"{PATH}/<uuid:alert_id>/edit")
+@page(action="alert.write", form=AlertFields, checkboxes=("notify_resolved",),
+      invalid=form_again(_edit_form, "alert", url_ids=True))  # fmt: skip
+def update(org: str, alert_id: uuid.UUID, form: AlertFields, access: Access):
+    alert = service.update(access, service.load_alert(access, alert_id), form)
+    flash(f"Alert “{alert.name}” saved: the next check uses it.", "success")
     return redirect(url_for(".index", org=org), 303)
 
 

@@ -71,6 +71,11 @@ VALID_BODIES = {
     ("PUT", "/enforced-sso"): {"confirm": True},
     ("POST", "/subscriptions"): {"frequency": "daily", "hour": 8},
     ("POST", "/mute"): {"period": "day"},
+    ("PUT", "/alerts/<uuid:alert_id>"): {
+        "widget_id": str(uuid.uuid4()),
+        "condition": "above",
+        "threshold": 1,
+    },
 }
 
 

@@ -1,7 +1,7 @@
 """The demo's delivery story (docs/delivery.md): the owner gets "Delivery overview" by
 mail every Monday at eight and a colleague her own rows of it each morning; a second
 colleague tried a subscription and left it; the owner watches the open bugs with an
-alert, and removed a first try at one.
+alert (changed once), and removed a first try at one.
 
 Webhooks are left out: the demo has no receiver to send to, and an endpoint nobody
 answers would only fill the log with failures (tests/delivery covers each kind)."""
@@ -61,4 +61,6 @@ def delivery(demo: Demo) -> None:
             widget_id=bugs.id, name="Urgent bugs pile up", category="Urgent",
             condition="above", threshold=20, notify_resolved=True,
         )  # fmt: skip
-        alerts.create(owner, overview.id, watch)
+        piling = alerts.create(owner, overview.id, watch.model_copy(update={"threshold": 10}))
+    with demo.at(4, 2):  # the first threshold was too low: changed, not made again
+        alerts.update(owner, piling, watch)

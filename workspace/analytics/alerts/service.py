@@ -57,22 +57,43 @@ def _check(data: AlertFields, spec: WidgetSpec) -> None:
         )
 
 
-def _recipients(access: Access, dashboard: Dashboard, data: AlertFields) -> list[str]:
-    """The other members to mail, each checked, once each, the caller left out."""
-    return [
+#: The settings a person chooses, in the order a change's history note names them.
+SETTINGS = ("widget_id", "category", "condition", "threshold", "name", "interval_minutes",
+            "notify_resolved", "recipients")  # fmt: skip
+#: A change of any of these makes the alert a new rule: its state starts again at ok.
+RULE = {"widget_id", "category", "condition", "threshold"}
+#: A change of any of these is another figure: its last value means nothing now.
+FIGURE = {"widget_id", "category"}
+
+
+def _settings(access: Access, dashboard_id: uuid.UUID, data: AlertFields) -> dict:
+    """``data`` checked against the dashboard (which the caller must read: else 404)
+    and turned into the alert's :data:`SETTINGS`: the widget on that dashboard, the
+    name defaulting to its title, the other members to mail, each once."""
+    dashboard = load_dashboard(access, dashboard_id, "dashboard.read")
+    widget = get_widget(dashboard, data.widget_id)
+    _check(data, WidgetSpec.of(widget))
+    recipients = [
         str(_reader(access, dashboard, account_id).id)
         for account_id in dict.fromkeys(data.recipient_ids)
         if account_id != access.account.id
     ]
+    return {
+        "widget_id": widget.id,
+        "category": data.category or None,
+        "condition": data.condition,
+        "threshold": data.threshold,
+        "name": (data.name or widget.title)[:200],
+        "interval_minutes": data.interval_minutes,
+        "notify_resolved": data.notify_resolved,
+        "recipients": recipients,
+    }
 
 
 def create(access: Access, dashboard_id: uuid.UUID, data: AlertFields) -> Alert:
     """An alert of the caller's on a widget of a dashboard they read (someone's
     private dashboard, another org's, or a widget not on it: 404)."""
-    dashboard = load_dashboard(access, dashboard_id, "dashboard.read")
-    widget = get_widget(dashboard, data.widget_id)
-    _check(data, WidgetSpec.of(widget))
-    others = _recipients(access, dashboard, data)
+    settings = _settings(access, dashboard_id, data)
     mine = db.session.scalar(select(func.count()).where(Alert.account_id == access.account.id))
     cap = int(current_app.config.get("ALERTS_MAX_PER_MEMBER", MAX_PER_MEMBER))
     if mine >= cap:
@@ -80,15 +101,8 @@ def create(access: Access, dashboard_id: uuid.UUID, data: AlertFields) -> Alert:
     alert = Alert(
         org_id=access.org.id,
         account_id=access.account.id,
-        dashboard_id=dashboard.id,
-        widget_id=widget.id,
-        name=(data.name or widget.title)[:200],
-        category=data.category or None,
-        condition=data.condition,
-        threshold=data.threshold,
-        interval_minutes=data.interval_minutes,
-        notify_resolved=data.notify_resolved,
-        recipients=others,
+        dashboard_id=dashboard_id,
+        **settings,
         state=AlertState.OK,
         muted=False,
         # The first check is the next run of the schedule: it sets the value a
@@ -98,21 +112,14 @@ def create(access: Access, dashboard_id: uuid.UUID, data: AlertFields) -> Alert:
     db.session.add(alert)
     db.session.flush()
     record_event(access.org.id, "alert.created", actor_id=access.account.id,
-                 subject=str(alert.id), dashboard_id=str(dashboard.id))  # fmt: skip
+                 subject=str(alert.id), dashboard_id=str(dashboard_id))  # fmt: skip
     return alert
-
-
-#: What an edit may change, in the order the history's note names them.
-EDITABLE = ("widget_id", "category", "condition", "threshold", "name", "interval_minutes",
-            "notify_resolved", "recipients")  # fmt: skip
-#: A change of any of these makes the alert a new rule: its state starts again at ok.
-RULE = ("widget_id", "category", "condition", "threshold")
 
 
 def update(
     access: Access, alert: Alert, data: AlertFields, dashboard_id: uuid.UUID | None = None
 ) -> Alert:
-    """The caller's alert with every field as ``data`` gives it, checked as a new one
+    """The caller's alert with every setting as ``data`` gives it, checked as a new one
     is (a widget of the same dashboard, which the caller still reads: else 404).
 
     A new rule (another widget, category, condition or threshold) starts again: state
@@ -125,33 +132,22 @@ def update(
             "An alert stays on its dashboard: create one on the other dashboard instead.",
             field="dashboard_id",
         )
-    dashboard = load_dashboard(access, alert.dashboard_id, "dashboard.read")
-    widget = get_widget(dashboard, data.widget_id)
-    _check(data, WidgetSpec.of(widget))
-    given = {
-        "widget_id": widget.id,
-        "category": data.category or None,
-        "condition": data.condition,
-        "threshold": data.threshold,
-        "name": (data.name or widget.title)[:200],
-        "interval_minutes": data.interval_minutes,
-        "notify_resolved": data.notify_resolved,
-        "recipients": _recipients(access, dashboard, data),
-    }
-    changed = [field for field in EDITABLE if getattr(alert, field) != given[field]]
-    for field in changed:
-        setattr(alert, field, given[field])
+    settings = _settings(access, alert.dashboard_id, data)
+    changed = [name for name in SETTINGS if getattr(alert, name) != settings[name]]
     resumed = alert.state == AlertState.PAUSED
-    if resumed or set(changed) & set(RULE):
+    if not changed and not resumed:
+        return alert
+    for name in changed:
+        setattr(alert, name, settings[name])
+    if resumed or RULE.intersection(changed):
         alert.state, alert.paused_reason = AlertState.OK, None
-    if {"widget_id", "category"} & set(changed):
+    if FIGURE.intersection(changed):
         alert.last_value = alert.last_checked_at = alert.last_error = None
-    alert.next_check_at = utcnow()
+    now = utcnow()
+    alert.next_check_at = now
     db.session.flush()
-    if changed or resumed:
-        note = "Changed: " + ", ".join(f.replace("_", " ") for f in changed) if changed else None
-        record(alert, "resumed" if resumed else "edited", utcnow(),
-               previous=alert.last_value, note=note)  # fmt: skip
+    note = "Changed: " + ", ".join(n.replace("_", " ") for n in changed) if changed else None
+    record(alert, "resumed" if resumed else "edited", now, previous=alert.last_value, note=note)
     record_event(access.org.id, "alert.updated", actor_id=access.account.id,
                  subject=str(alert.id), changed=",".join(changed))  # fmt: skip
     return alert

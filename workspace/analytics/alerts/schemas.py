@@ -59,7 +59,7 @@ class MuteIn(InputModel):
     period: Literal["hour", "day", "week", "forever"]
 
 
-class EventOut(OutputModel):
+class AlertEventOut(OutputModel):
     at: datetime
     kind: str = Field(description="fired, resolved, paused, error, edited or resumed")
     state: str
@@ -91,4 +91,4 @@ class AlertOut(OutputModel):
 
 
 class AlertDetail(AlertOut):
-    events: list[EventOut] = Field(description="The newest first (at most 200)")
+    events: list[AlertEventOut] = Field(description="The newest first (at most 200)")

@@ -15,7 +15,7 @@ from flask import current_app
 from sqlalchemy import delete, func, select
 
 from workspace.analytics.alerts.models import Alert, AlertEvent, AlertState, Condition
-from workspace.analytics.alerts.schemas import AlertDetail, AlertFields, AlertOut, EventOut
+from workspace.analytics.alerts.schemas import AlertDetail, AlertEventOut, AlertFields, AlertOut
 from workspace.analytics.dashboards.compute import WidgetSpec
 from workspace.analytics.dashboards.models import Dashboard, Visibility
 from workspace.analytics.dashboards.service import get_widget, load_dashboard
@@ -233,7 +233,7 @@ def describe(alert: Alert) -> AlertOut:
 def detail(alert: Alert) -> AlertDetail:
     return AlertDetail(
         **describe(alert).model_dump(),
-        events=[EventOut.model_validate(e) for e in events(alert)],
+        events=[AlertEventOut.model_validate(e) for e in events(alert)],
     )
 
 

@@ -52,6 +52,8 @@ from common import (
     prepare,
     save_twelve,
     scratch_database,
+    unfolded,
+    unfolded_argument,
 )
 from sqlalchemy import func, select, text
 
@@ -361,6 +363,7 @@ def main() -> None:
         action="store_true",
         help="With --keep: measure the data a previous run left, no reload.",
     )
+    unfolded_argument(parser)
     args = parser.parse_args()
     work = Path(args.keep or tempfile.mkdtemp(prefix="bench-analytics-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -373,7 +376,8 @@ def main() -> None:
         reuse = bool(args.keep and args.reuse)
         with scratch_database(backend, work, args.pg_url, bool(args.keep), reuse) as (url, ok):
             loaded = "" if ok else f"; loaded in {prepare(url, args.tasks, str(instance)):.0f}s"
-            lines = measure(url, str(instance), args.runs, not args.no_duckdb)
+            with unfolded(args, url, str(instance)):
+                lines = measure(url, str(instance), args.runs, not args.no_duckdb)
             if args.clients:
                 import throughput
 

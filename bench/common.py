@@ -218,6 +218,56 @@ def data_arguments(parser: argparse.ArgumentParser, tasks: int = 1_000_000) -> N
         action="store_true",
         help="With --keep: measure the data a previous run left, no reload.",
     )
+    unfolded_argument(parser)
+
+
+def unfolded_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--unfolded-slots",
+        type=int,
+        default=0,
+        metavar="N",
+        help="PostgreSQL: measure with every rollup bucket spread over N slots, as "
+        "writers leave them before the fold (at most 32; bench/unfolded.py).",
+    )
+    parser.add_argument(
+        "--hot-seconds",
+        type=float,
+        default=0,
+        metavar="S",
+        help="PostgreSQL: before measuring, S seconds of state changes by --hot-writers "
+        "connections with no fold (what a read meets just before a fold of period S).",
+    )
+    parser.add_argument("--hot-writers", type=int, default=8)
+    parser.add_argument(
+        "--hot-rate",
+        type=float,
+        default=0,
+        metavar="W",
+        help="With --hot-seconds: at most W state changes a second (default: as fast as "
+        "the database takes them, several times what the API reaches).",
+    )
+
+
+@contextmanager
+def unfolded(args: argparse.Namespace, url: str, instance: str) -> Iterator[None]:
+    """With ``--unfolded-slots``: the rollups spread before the block, folded after."""
+    spread, hot = getattr(args, "unfolded_slots", 0), getattr(args, "hot_seconds", 0)
+    if not (spread or hot) or not url.startswith("postgresql"):
+        yield
+        return
+    import unfolded as slots
+
+    if spread:
+        print("  " + slots.spread(url, instance, spread), flush=True)
+    if hot:
+        left = slots.hot_minute(url, instance, hot, args.hot_writers, args.hot_rate)
+        print("  " + left, flush=True)
+    try:
+        yield
+    finally:
+        # Kept data starts the next run folded (the fold's own time: bench/unfolded.py).
+        slots.fold_time(url, instance)
 
 
 def datasets(args: argparse.Namespace, prefix: str) -> Iterator[tuple[str, str, str, bool]]:
@@ -236,12 +286,19 @@ def datasets(args: argparse.Namespace, prefix: str) -> Iterator[tuple[str, str, 
             ):
                 if not ok:
                     prepare(url, args.tasks, str(instance))
-                yield backend, url, str(instance), not ok
+                with unfolded(args, url, str(instance)):
+                    yield backend, url, str(instance), not ok
 
 
 def header(script: str, args: argparse.Namespace) -> str:
     """A run's first line: the script, the data it measures and the machine."""
     data = "--reuse" if args.keep and args.reuse else f"--tasks {args.tasks}"
+    if getattr(args, "unfolded_slots", 0):
+        data += f" --unfolded-slots {args.unfolded_slots}"
+    if getattr(args, "hot_seconds", 0):
+        data += f" --hot-seconds {args.hot_seconds:g} --hot-writers {args.hot_writers}"
+        if args.hot_rate:
+            data += f" --hot-rate {args.hot_rate:g}"
     return f"bench/{script} {data}: {machine()}"
 
 

@@ -5,6 +5,7 @@ every rollup takes a slot per writing transaction; reads stay exact either way."
 from __future__ import annotations
 
 import uuid
+from datetime import date
 
 import pytest
 from sqlalchemy import func, select, text
@@ -13,7 +14,12 @@ from tests.factories import make_org, new_task, setup_project, state_in
 from workspace.analytics import consistency, rollups, slot_fold
 from workspace.analytics.flow_rollup import task_flow_days
 from workspace.analytics.scope import make_scope
-from workspace.analytics.task_counts import task_counts, task_done_counts, task_totals
+from workspace.analytics.task_counts import (
+    task_counts,
+    task_done_counts,
+    task_due_counts,
+    task_totals,
+)
 from workspace.analytics.time_rollup import task_time_counts
 from workspace.core.models import Org, Project, Task
 from workspace.core.tasks import create_task
@@ -284,3 +290,57 @@ def test_a_completion_reads_its_cycle_time_once_and_a_later_change_again(app, cl
         conn.close()
     with app.app_context():
         assert consistency.verify(org.org_id).ok
+
+
+@pytest.mark.postgres_only  # SQLite has only slot 0: nothing to fold
+def test_the_fold_reads_only_what_writers_added_and_drops_buckets_it_brought_to_zero(app, client):
+    """Migration 0041: the fold runs every minute, so it must not read a big rollup
+    whole each time. It finds the rows outside slot 0 through their partial index, sums
+    them into slot 0, and deletes the buckets that came to zero, and only those."""
+    org = make_org(app, "Acme", "owner@acme.test")
+    project, _ = setup_project(client, org)
+    days = 2000
+    with app.app_context():
+        slot_fold.fold()
+        db.session.execute(
+            text("INSERT INTO task_due_counts (org_id, project_id, due_date, n, slot) "
+                 "SELECT :org, :project, DATE '2020-01-01' + d, 2, 0 "
+                 "FROM generate_series(0, :days - 1) AS d"),
+            {"org": org.org_id, "project": project["id"], "days": days},
+        )  # fmt: skip
+        # What two writers left: one bucket back to zero, one up by three, one new.
+        db.session.execute(
+            text("INSERT INTO task_due_counts (org_id, project_id, due_date, n, slot) VALUES "
+                 "(:org, :project, DATE '2020-01-01', -1, 3), "
+                 "(:org, :project, DATE '2020-01-01', -1, 7), "
+                 "(:org, :project, DATE '2020-01-02', 3, 3), "
+                 "(:org, :project, DATE '2030-01-01', 1, 7)"),
+            {"org": org.org_id, "project": project["id"]},
+        )  # fmt: skip
+        db.session.commit()
+        db.session.execute(text("ANALYZE task_due_counts"))
+        db.session.commit()
+        # This backend's counts not yet reported (a second or so of transactions).
+        scans = text(
+            "SELECT seq_scan, idx_scan FROM pg_stat_xact_user_tables "
+            "WHERE relname = 'task_due_counts'"
+        )
+        before = db.session.execute(scans).one()
+        folded = slot_fold.fold()
+        after = db.session.execute(scans).one()
+        db.session.commit()
+        assert folded["task_due_counts"] == 4
+        assert after.seq_scan == before.seq_scan and after.idx_scan > before.idx_scan
+        rows = dict(
+            db.session.execute(
+                select(task_due_counts.c.due_date, task_due_counts.c.n).where(
+                    task_due_counts.c.org_id == org.org_id
+                )
+            ).all()
+        )
+        slots = set(db.session.scalars(select(task_due_counts.c.slot)))
+    assert slots == {0}
+    assert len(rows) == days  # 2020-01-01 is gone, 2030-01-01 is new
+    assert date(2020, 1, 1) not in rows
+    assert rows[date(2020, 1, 2)] == 5 and rows[date(2030, 1, 1)] == 1
+    assert sum(rows.values()) == 2 * days - 2 + 3 + 1

@@ -53,7 +53,7 @@ def _table(name: str, unit: str) -> Table:
         Column("slot", SmallInteger, nullable=False, server_default=text("0")),
         Index(f"ux_{name}_bucket", "org_id", unit, "project_id", "category", "slot", unique=True),
         # SQLite's triggers delete a row that falls to zero through this index. On
-        # PostgreSQL the hourly fold does (migration 0037): an index naming ``n`` would
+        # PostgreSQL the fold does (migration 0037): an index naming ``n`` would
         # make every update of a count a non-HOT update.
         Index(f"ix_{name}_zero", "org_id", sqlite_where=text("n = 0")).ddl_if(dialect="sqlite"),
     )

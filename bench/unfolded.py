@@ -131,13 +131,23 @@ def spread(url: str, instance: str, slots: int) -> str:
     )
 
 
-def hot_minute(url: str, instance: str, seconds: float, writers: int, rate: float = 0) -> str:
+def hot_minute(
+    url: str,
+    instance: str,
+    seconds: float,
+    writers: int,
+    rate: float = 0,
+    fold_at: float | None = None,
+) -> str:
     """``writers`` connections moving the biggest org's tasks, each through the next
     state of its project, for ``seconds``, each change committed: the history INSERT
     and the task UPDATE a ``PATCH`` makes, with every trigger, and no fold. What they
     leave unfolded is what a read meets just before a fold of that period. Without the
     app's Python the writes come faster than through the API, so this overstates it,
-    unless ``rate`` caps the writes a second (all writers together)."""
+    unless ``rate`` caps the writes a second (all writers together). With ``fold_at``,
+    a fold runs that many seconds in, beside the writers, and the line says how long
+    the writes took while it ran (a writer that meets a row the fold took waits for
+    its commit)."""
     import random
     import threading
     import uuid
@@ -169,6 +179,8 @@ def hot_minute(url: str, instance: str, seconds: float, writers: int, rate: floa
             states.setdefault(project, []).append((state, category))
     deadline = time.monotonic() + seconds
     done = [0] * writers
+    took: list[tuple[float, float]] = []  # (when the write ended, how long it took)
+    folding: list[float] = []
 
     def write(n: int) -> None:
         mine = tasks[n::writers]
@@ -183,6 +195,7 @@ def hot_minute(url: str, instance: str, seconds: float, writers: int, rate: floa
                     time.sleep(writers / rate)
                     continue
                 task = mine[done[n] % len(mine)]
+                started = time.monotonic()
                 project, old, old_category = conn.execute(
                     "SELECT project_id, state_id, state_category FROM tasks WHERE id = %s "
                     "FOR UPDATE",
@@ -204,9 +217,19 @@ def hot_minute(url: str, instance: str, seconds: float, writers: int, rate: floa
                     (new, category, category, task),
                 )
                 conn.commit()
+                ended = time.monotonic()
+                took.append((ended, ended - started))
                 done[n] += 1
 
+    def fold_beside() -> None:
+        time.sleep(fold_at)
+        folding.append(time.monotonic())
+        folding.append(float(fold_time(url, instance).split(" in ")[1].rstrip("s")))
+        folding.append(time.monotonic())
+
     threads = [threading.Thread(target=write, args=(n,)) for n in range(writers)]
+    if fold_at is not None:
+        threads.append(threading.Thread(target=fold_beside))
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -224,11 +247,24 @@ def hot_minute(url: str, instance: str, seconds: float, writers: int, rate: floa
         for name in ("tasks", "task_activity", *unfolded):
             conn.execute(f"VACUUM ANALYZE {name}")
     top = ", ".join(f"{k} {v:,}" for k, v in sorted(unfolded.items(), key=lambda kv: -kv[1])[:4])
+    ms = sorted(t * 1000 for _, t in took)
+    latency = (
+        f"; a write took p50 {ms[len(ms) // 2]:.0f} ms, p99 {ms[int(len(ms) * 0.99)]:.0f}, "
+        f"max {ms[-1]:.0f}"
+    )
+    if folding:
+        began, fold_s, ended = folding
+        during = [t * 1000 for at, t in took if began <= at <= ended + 0.5]
+        latency += (
+            f"; a fold {fold_at:g} s in took {fold_s:.1f} s, the {len(during)} writes "
+            f"ending while it ran took up to {max(during, default=0):.0f} ms"
+        )
     return (
         f"hot writes left unfolded: {writers} writers"
         + (f" at {rate:g} writes/s" if rate else "")
         + f", {seconds:.0f} s, {sum(done):,} state "
         f"changes of the biggest org's tasks, {sum(unfolded.values()):,} slot rows ({top}, ...)"
+        + latency
     )
 
 
@@ -242,8 +278,7 @@ def fold_time(url: str, instance: str) -> str:
         if db.engine.dialect.name != "postgresql":
             return ""
         started = time.perf_counter()
-        moved = fold()
-        db.session.commit()
+        moved = fold(after_each=db.session.commit)  # as the job: a commit a table
         took = time.perf_counter() - started
         db.engine.dispose()
     return f"the fold afterwards: {sum(moved.values()):,} slot rows into slot 0 in {took:.1f}s"
@@ -271,8 +306,10 @@ def main() -> None:
     print("  nothing to fold, again: " + fold_time(url, instance), flush=True)
     print("  " + spread(url, instance, args.slots), flush=True)
     print("  " + fold_time(url, instance), flush=True)
-    left = hot_minute(url, instance, args.hot_seconds, args.hot_writers, args.hot_rate)
-    print("  " + left, flush=True)
+    hot = (url, instance, args.hot_seconds, args.hot_writers, args.hot_rate)
+    print("  " + hot_minute(*hot), flush=True)
+    print("  " + fold_time(url, instance), flush=True)
+    print("  " + hot_minute(*hot, fold_at=args.hot_seconds / 2), flush=True)
     print("  " + fold_time(url, instance), flush=True)
 
 

@@ -24,6 +24,8 @@ from workspace.analytics.time_rollup import task_time_counts
 from workspace.core.models import Org, Project, Task
 from workspace.core.tasks import create_task
 from workspace.extensions import db
+from workspace.jobs import runner, service
+from workspace.jobs.models import Job
 
 
 def test_a_read_in_the_writing_transaction_counts_its_own_writes(app, client):
@@ -344,3 +346,45 @@ def test_the_fold_reads_only_what_writers_added_and_drops_buckets_it_brought_to_
     assert date(2020, 1, 1) not in rows
     assert rows[date(2020, 1, 2)] == 5 and rows[date(2030, 1, 1)] == 1
     assert sum(rows.values()) == 2 * days - 2 + 3 + 1
+
+
+@pytest.mark.postgres_only  # SQLite has only slot 0: nothing to fold
+def test_the_fold_job_lets_go_of_each_tables_rows_once_it_is_folded(app, client, monkeypatch):
+    """A writer that meets a slot row the fold took waits for the fold's commit: the
+    job commits table by table (a fold of eleven tables in one transaction held a
+    minute's rows for all of it, 622 ms in the bench), and ends done with the counts."""
+    org = make_org(app, "Acme", "owner@acme.test")
+    project, _ = setup_project(client, org)
+    for i in range(3):
+        new_task(client, org, project, title=f"t{i}")
+    seen: list[tuple[str, int]] = []
+    fold_one = slot_fold._fold
+
+    def watched(table):
+        # What another connection sees of the table folded before this one.
+        if seen:
+            with engine.connect() as other:
+                left = other.execute(
+                    text(f"SELECT count(*) FROM {seen[-1][0]} WHERE slot <> 0")
+                ).scalar_one()
+            seen[-1] = (seen[-1][0], left)
+        seen.append((table.name, -1))
+        return fold_one(table)
+
+    monkeypatch.setattr(slot_fold, "_fold", watched)
+    with app.app_context():
+        engine = db.engine
+        job = service.enqueue(slot_fold.KIND)
+        db.session.commit()
+        job_id = job.id
+    runner.run(app, str(job_id))
+    with app.app_context():
+        job = db.session.get(Job, job_id)
+        assert job.state == "done"
+        folded = job.result["folded"]
+        assert folded["task_counts"] > 0 and set(folded) == {t.name for t in slot_fold.SLOTTED}
+        assert set(db.session.scalars(select(task_counts.c.slot))) == {0}
+        assert consistency.verify(org.org_id).ok
+    # Every table but the last was committed before the next one was folded.
+    assert [left for _, left in seen[:-1]] == [0] * (len(seen) - 1)
+    assert len(seen) == len(slot_fold.SLOTTED)

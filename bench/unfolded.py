@@ -1,12 +1,13 @@
-"""Rollups as an hour of hot writes leaves them before the fold (PostgreSQL, not a test).
+"""Rollups as hot writes leave them before the fold (PostgreSQL, not a test).
 
 Every PostgreSQL writing transaction adds its rollup deltas to a slot of its own (1 to
-32, migrations 0036-0038), and the hourly fold (``analytics.fold_slots``) moves them
-back into slot 0; until it runs, a read sums every slot of a bucket. A bulk load puts
-everything in slot 0, so the read benchmarks would measure only folded rollups.
+32, migrations 0036-0038), and the fold (``analytics.fold_slots``, hourly before
+migration 0041, every minute since) moves them back into slot 0; until it runs, a read
+sums every slot of a bucket. A bulk load puts everything in slot 0, so the read
+benchmarks would measure only folded rollups.
 
 :func:`spread` gives the biggest org's buckets ``slots`` rows each, as many writers
-at once would leave them in the hour before a fold, at most:
+at once could leave them in an hour without a fold, at most:
 
 - the rollups keyed by what a task is (state, priority, assignee, due date, cycle and
   module: ``task_counts``, ``task_totals``, ``task_assignee_counts``,
@@ -22,8 +23,8 @@ and the benches' answer checks stay exact.
 
 :func:`hot_minute` leaves what real writers do instead: connections moving tasks for
 a period with no fold. The read benches take either (``--unfolded-slots``,
-``--hot-seconds``); run on its own, this script times the fold after each, and with
-nothing to fold:
+``--hot-seconds``); run on its own, this script times the fold with nothing to fold
+and after each, and then the writers of a minute with a fold halfway through:
 
     python bench/unfolded.py --keep /tmp/b [--slots 32] [--hot-seconds 60]
 

@@ -95,6 +95,10 @@ def test_a_wide_widget_leaves_no_hole(live_server, client, world: World, page, b
     for title in ("D", "E"):
         with page.expect_response(lambda r: "/span" in r.url):
             open_menu_item(page, title, "Make wide")
+        # The answer arrives before htmx swaps the card in: wait for the swap, or the
+        # grid reflows under the pointer while the next card's menu is being opened.
+        wide = page.locator(f"#widget-grid .widget-card.span-2[aria-label='{title}']")
+        expect(wide).to_have_count(1, timeout=SHOWN)
     expect(page.locator("#widget-grid .widget-card.span-2")).to_have_count(3, timeout=SHOWN)
     assert_no_hole(page)
     # A wide as well: C is the one narrow card left, followed only by wide ones; it is

@@ -203,6 +203,24 @@ def gunicorn(
         server.wait(timeout=30)
 
 
+def move_state(conn, org_id, task, old, old_category: str, new, new_category: str) -> None:
+    """The two statements a ``PATCH`` of a task's state hangs the rollup triggers on, on
+    a psycopg connection holding the task's row lock: the history INSERT and the task
+    UPDATE (bench/trigger_cost.py, bench/unfolded.py). The caller commits."""
+    conn.execute(
+        "INSERT INTO task_activity (id, org_id, task_id, field, old_value, new_value, "
+        "old_category, new_category, created_at) VALUES (%s, %s, %s, 'state', %s, %s, "
+        "%s, %s, now() AT TIME ZONE 'utc')",
+        (uuid.uuid4(), org_id, task, old, new, old_category, new_category),
+    )
+    conn.execute(
+        "UPDATE tasks SET state_id = %s, state_category = %s, completed_at = CASE WHEN "
+        "%s = 'completed' THEN now() AT TIME ZONE 'utc' END, state_entered_at = now() AT "
+        "TIME ZONE 'utc', updated_at = now() AT TIME ZONE 'utc' WHERE id = %s",
+        (new, new_category, new_category, task),
+    )
+
+
 def data_arguments(parser: argparse.ArgumentParser, tasks: int = 1_000_000) -> None:
     """The options that say which data to measure (as bench/analytics.py has them)."""
     parser.add_argument("--tasks", type=int, default=tasks)

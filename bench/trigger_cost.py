@@ -19,10 +19,9 @@ import argparse
 import os
 import statistics
 import time
-import uuid
 
 from analytics_time import triggers_off
-from common import machine
+from common import machine, move_state
 from hot_writes import _function_times, _vacuum_analyze, _verify, scratch_org
 
 
@@ -49,18 +48,7 @@ def _round(conn, org_id: str, cycle: list[str], tasks: list[str], writes: int) -
             "SELECT state_id::text, state_category FROM tasks WHERE id = %s FOR UPDATE", (task,)
         ).fetchone()
         new = cycle[(cycle.index(old) + 1) % len(cycle)] if old in cycle else cycle[0]
-        conn.execute(
-            "INSERT INTO task_activity (id, org_id, task_id, field, old_value, new_value, "
-            "old_category, new_category, created_at) VALUES (%s, %s, %s, 'state', %s, %s, "
-            "%s, %s, now() AT TIME ZONE 'utc')",
-            (uuid.uuid4(), org_id, task, old, new, old_category, categories[new]),
-        )
-        conn.execute(
-            "UPDATE tasks SET state_id = %s, state_category = %s, completed_at = CASE WHEN "
-            "%s = 'completed' THEN now() AT TIME ZONE 'utc' END, state_entered_at = now() AT "
-            "TIME ZONE 'utc', updated_at = now() AT TIME ZONE 'utc' WHERE id = %s",
-            (new, categories[new], categories[new], task),
-        )
+        move_state(conn, org_id, task, old, old_category, new, categories[new])
         conn.commit()
         took.append(time.perf_counter() - started)
     return {

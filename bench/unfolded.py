@@ -151,12 +151,12 @@ def hot_minute(
     its commit)."""
     import random
     import threading
-    import uuid
 
     import psycopg
+    from common import move_state
     from sqlalchemy.engine import make_url
 
-    fold_time(url, instance)  # from one row a bucket, as right after a fold
+    _fold(url, instance)  # from one row a bucket, as right after a fold
     dsn = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
     with psycopg.connect(dsn) as conn:
         org_id = conn.execute(
@@ -205,18 +205,7 @@ def hot_minute(
                 cycle = states[project]
                 ids = [s for s, _ in cycle]
                 new, category = cycle[(ids.index(old) + 1) % len(cycle)] if old in ids else cycle[0]
-                conn.execute(
-                    "INSERT INTO task_activity (id, org_id, task_id, field, old_value, "
-                    "new_value, old_category, new_category, created_at) VALUES "
-                    "(%s, %s, %s, 'state', %s, %s, %s, %s, now() AT TIME ZONE 'utc')",
-                    (uuid.uuid4(), org_id, task, old, new, old_category, category),
-                )
-                conn.execute(
-                    "UPDATE tasks SET state_id = %s, state_category = %s, completed_at = "
-                    "CASE WHEN %s = 'completed' THEN now() AT TIME ZONE 'utc' END, "
-                    "state_entered_at = now() AT TIME ZONE 'utc' WHERE id = %s",
-                    (new, category, category, task),
-                )
+                move_state(conn, org_id, task, old, old_category, new, category)
                 conn.commit()
                 ended = time.monotonic()
                 took.append((ended, ended - started))
@@ -225,7 +214,7 @@ def hot_minute(
     def fold_beside() -> None:
         time.sleep(fold_at)
         folding.append(time.monotonic())
-        folding.append(float(fold_time(url, instance).split(" in ")[1].rstrip("s")))
+        folding.append(_fold(url, instance)[1])
         folding.append(time.monotonic())
 
     threads = [threading.Thread(target=write, args=(n,)) for n in range(writers)]
@@ -269,20 +258,24 @@ def hot_minute(
     )
 
 
-def fold_time(url: str, instance: str) -> str:
-    """The fold of what :func:`spread` left, timed, and the rows it moved."""
+def _fold(url: str, instance: str) -> tuple[int, float]:
+    """The fold, as the job runs it (a commit a table): slot rows moved, seconds."""
     from workspace.analytics.slot_fold import fold
     from workspace.extensions import db
 
     app = _create_app(url, instance)
     with app.app_context():
-        if db.engine.dialect.name != "postgresql":
-            return ""
         started = time.perf_counter()
-        moved = fold(after_each=db.session.commit)  # as the job: a commit a table
+        moved = fold(after_each=db.session.commit)
         took = time.perf_counter() - started
         db.engine.dispose()
-    return f"the fold afterwards: {sum(moved.values()):,} slot rows into slot 0 in {took:.1f}s"
+    return sum(moved.values()), took
+
+
+def fold_time(url: str, instance: str) -> str:
+    """The fold of what writers or :func:`spread` left, timed, and the rows it moved."""
+    moved, took = _fold(url, instance)
+    return f"the fold afterwards: {moved:,} slot rows into slot 0 in {took:.1f}s"
 
 
 def main() -> None:

@@ -38,6 +38,12 @@ TASKS_PER_WRITER = 6
 WARM_UP_SECONDS = 3.0
 
 
+#: How long after a round its function times are all in pg_stat_user_functions: a busy
+#: backend reports them at most once a second, an idle one (the app's pooled
+#: connections after the round) within PostgreSQL's PGSTAT_IDLE_INTERVAL of 10 s.
+STATS_FLUSH_SECONDS = 11
+
+
 def _pids(match) -> list[int]:
     """Every process whose command line ``match`` accepts."""
     found = []
@@ -297,7 +303,7 @@ def _run(url: str, port: int, org_id: str, token: str, cycle, tasks, writers: in
             t.start()
         for t in threads:
             t.join()
-    time.sleep(1.2)  # backends report their function times at most once a second
+    time.sleep(STATS_FLUSH_SECONDS)
     functions = {
         name: (calls - functions.get(name, (0, 0.0))[0], ms - functions.get(name, (0, 0.0))[1])
         for name, (calls, ms) in _function_times(url).items()

@@ -99,7 +99,7 @@ def main() -> None:
                         continue
                     before = _function_times(url)
                     rounds[mode].append(_round(conn, org_id, cycle, mine, args.writes))
-                time.sleep(1.2)  # a backend reports its function times at most once a second
+                time.sleep(1.2)  # its backend, closed above, reported its function times on exit
                 for name, (_, ms) in _function_times(url).items():
                     spent[name] = spent.get(name, 0.0) + ms - before.get(name, (0, 0.0))[1]
                 assert _verify(org_id, repair=False), "rollups wrong after a round"

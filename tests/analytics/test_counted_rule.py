@@ -40,9 +40,10 @@ TRIGGERS = (
     "0037_flow_append_path",
     "0038_slot_task_rollups",
     "0040_one_cycle_recompute",
+    "0042_flow_first_change",
 )
 #: Revisions that change PostgreSQL's trigger functions only.
-POSTGRESQL_ONLY = ("0037_flow_append_path", "0040_one_cycle_recompute")
+POSTGRESQL_ONLY = ("0037_flow_append_path", "0040_one_cycle_recompute", "0042_flow_first_change")
 #: Triggers on another rollup, whose rows are counted tasks already: the cycle-time
 #: histogram follows ``task_cycle_times`` (0028, slotted by 0038).
 ON_A_ROLLUP = re.compile(r"\bCREATE (OR REPLACE )?(TRIGGER|FUNCTION) task_cycle_weeks_")

@@ -298,15 +298,19 @@ def test_a_completion_writes_its_cycle_time_once(app, client):
 
 
 def test_history_appended_backdated_or_batched_keeps_the_flow_exact(app, client):
-    """A state change after the task's first one takes the triggers' short path (its own
-    move only, migration 0037); a task's first change, a row backdated before it and a
-    statement holding both must take the general one. Each is compared to the scan."""
+    """A state change after the task's first one, or a first one that leaves the
+    category its task is in, takes the triggers' short path (its own move only,
+    migrations 0037 and 0042); a first change from another category, a row backdated
+    before the first and a statement holding two must take the general one, which moves
+    the task's creation. Each is compared to the scan."""
     org = make_org(app, "Acme", "owner@acme.test")
     project, states = setup_project(client, org)
     started, done = state_in(states, "started"), state_in(states, "completed")
-    walked, fresh, other, shelved = (
-        new_task(client, org, project, title=t)["id"] for t in ("W", "F", "O", "S")
+    walked, fresh, other, shelved, imported, kept = (
+        new_task(client, org, project, title=t)["id"] for t in ("W", "F", "O", "S", "I", "K")
     )
+    with app.app_context():
+        created_in = db.session.get(Task, uuid.UUID(kept)).state_category
     for task_id, body in [
         *(  # the short path, through the API
             (walked, {"state_id": state}) for state in (started, done, started)
@@ -343,9 +347,50 @@ def test_history_appended_backdated_or_batched_keeps_the_flow_exact(app, client)
             history(walked, "completed", "started", now + timedelta(minutes=2)),
             history(other, "triage", "unstarted", now - timedelta(days=2)),
         ],
+        # A lone first change from a category its task is not in: the creation moves.
+        [history(imported, "started", "completed", now - timedelta(hours=1))],
+        # A lone first change from the task's own category, backdated: it does not.
+        [history(kept, created_in, "completed", now - timedelta(days=3))],
     ]
     for rows in statements:
         with app.app_context():
             db.session.add_all(rows)
             db.session.commit()
         assert _differences(app) == [], rows
+
+
+@pytest.mark.postgres_only  # SQLite has no data-modifying CTE
+def test_a_task_written_with_its_history_in_one_statement_is_counted_where_it_began(app, client):
+    """A new task is counted in its own category without reading its history, which
+    the history's foreign key keeps empty (migration 0042), except when one statement
+    writes both: its first change then says where it began, and the insert's trigger
+    must still walk it."""
+    org = make_org(app, "Acme", "owner@acme.test")
+    project, _ = setup_project(client, org)
+    model = new_task(client, org, project, title="Model")["id"]
+    with app.app_context():
+        columns = [c.name for c in Task.__table__.columns if c.name not in ("id", "sequence")]
+        copied = ", ".join(columns)
+        task = uuid.uuid4()
+        db.session.execute(
+            text(
+                f"WITH born AS (INSERT INTO tasks (id, sequence, {copied}) "
+                f"SELECT :task, sequence + 1000, {copied} FROM tasks WHERE id = :model "
+                "RETURNING id, org_id, state_category, created_at) "
+                "INSERT INTO task_activity (id, org_id, task_id, field, old_value, new_value, "
+                "old_category, new_category, created_at) SELECT :row, org_id, id, 'state', "
+                "'started', state_category, 'started', state_category, created_at "
+                "+ interval '1 hour' FROM born"
+            ),
+            {"task": task, "model": uuid.UUID(model), "row": uuid.uuid4()},
+        )
+        db.session.commit()
+        began = db.session.scalar(
+            text(
+                "SELECT sum(n) FROM task_flow_hours WHERE category = 'started' AND hour = "
+                "(SELECT floor(extract(epoch FROM created_at) / 3600) FROM tasks WHERE id = :task)"
+            ),
+            {"task": task},
+        )
+    assert _differences(app) == []
+    assert began == 1  # created started, moved out an hour later

@@ -32,17 +32,15 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
 import best_sql
 import duck
+import write_budget
 from common import (
     biggest_org,
     database_version,
@@ -80,8 +78,6 @@ LABELS = {
 }
 TARGET_MS = 50  # at 1M tasks, every figure (docs/analytics.md#benchmark)
 TARGET_RATIO = 1.2  # API within 1.2x of the best SQL
-WRITE_GROWTH = 0.2  # task writes at most 20% slower with the rollup triggers
-WRITE_RUNS = 41  # writes per step and setting: a median of 15 moved by 10% run to run
 
 
 class Bench:
@@ -92,7 +88,15 @@ class Bench:
         from workspace import create_app
 
         self.url = url
-        self.app = create_app({"SQLALCHEMY_DATABASE_URI": url, "RATELIMIT_ENABLED": False})
+        # No job worker: its minute's fold would land in one round of the write budget,
+        # and it outlived the scratch database (bench/unfolded.py times the fold).
+        self.app = create_app(
+            {
+                "SQLALCHEMY_DATABASE_URI": url,
+                "RATELIMIT_ENABLED": False,
+                "JOBS_EMBEDDED_WORKER": False,
+            }
+        )
         self.client = self.app.test_client()
 
     def setup(self) -> None:
@@ -155,14 +159,15 @@ class Bench:
 
         return call
 
-    def write_latency(self, runs: int) -> tuple[float, ...]:
-        """Median ms of creating an assigned task, moving it to a started state and
-        completing it (the write that the history's and workload's rollups follow)."""
+    def write_latency(self, runs: int) -> list[list[float]]:
+        """ms of each of ``runs`` creates of an assigned task, moves of it to a started
+        state and completions (the write that the history's and workload's rollups
+        follow), per step."""
         base = f"/api/v1/orgs/{self.org_id}"
         headers = {"Authorization": f"Bearer {self.token}"}
         steps = ((None, 201), (self.started_state, 200), (self.completed_state, 200))
         samples: list[list[float]] = [[] for _ in steps]
-        for i in range(runs + 1):
+        for i in range(runs):
             task_id = None
             for times, (state, status) in zip(samples, steps, strict=True):
                 began = time.perf_counter()
@@ -180,63 +185,8 @@ class Bench:
                 took = (time.perf_counter() - began) * 1000
                 assert resp.status_code == status, resp.get_data(as_text=True)
                 task_id = resp.get_json()["id"]
-                if i:  # the first warms the caches
-                    times.append(took)
-        return tuple(statistics.median(times) for times in samples)
-
-
-#: The tables whose triggers keep the rollups: tasks (task_counts, task_totals,
-#: task_due_counts, task_plan_counts, task_done_counts, ...) and the history (the flow,
-#: completion and cycle-time rollups).
-TRIGGER_TABLES = ("tasks", "task_activity")
-#: Triggers of those tables that keep something else: the search index (issue 29), which
-#: the baseline keeps, or the rollups' 20% budget would pay for it (1.2 ms a create).
-NOT_ROLLUPS = "task_search_%"
-
-
-@contextmanager
-def rollup_triggers_off(org_id: uuid.UUID) -> Iterator[int]:
-    """The rollup triggers (on the tasks and the history) off for a baseline of the
-    write latency, then put back and the org's rollups rebuilt (the writes in between
-    bypassed them). Yields how many triggers are off."""
-    from workspace.analytics import consistency
-    from workspace.extensions import db
-
-    tables = ", ".join(f"'{t}'" for t in TRIGGER_TABLES)
-    with db.engine.begin() as conn:
-        if conn.dialect.name == "postgresql":
-            rows = conn.execute(
-                text("SELECT t.tgname, c.relname FROM pg_trigger t JOIN pg_class c "
-                     f"ON c.oid = t.tgrelid WHERE NOT t.tgisinternal AND c.relname IN ({tables}) "
-                     "AND t.tgname NOT LIKE :search"),
-                {"search": NOT_ROLLUPS},
-            ).all()  # fmt: skip
-            for name, table in rows:
-                conn.execute(text(f'ALTER TABLE {table} DISABLE TRIGGER "{name}"'))
-            restore = [f'ALTER TABLE {table} ENABLE TRIGGER "{name}"' for name, table in rows]
-        else:
-            rows = conn.execute(
-                text("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' "
-                     f"AND tbl_name IN ({tables}) AND name NOT LIKE :search"),
-                {"search": NOT_ROLLUPS},
-            ).all()  # fmt: skip
-            for name, _ in rows:
-                conn.execute(text(f'DROP TRIGGER "{name}"'))
-            restore = [sql for _, sql in rows]
-        found = len(rows)
-    try:
-        yield found
-    finally:
-        with db.engine.begin() as conn:
-            for sql in restore:
-                conn.execute(text(sql))
-        check = consistency.verify(org_id, repair=True)
-        db.session.commit()
-        print(
-            f"  rollup triggers back; the baseline's writes repaired: {check.missing} "
-            f"missing, {check.extra} extra, {check.wrong} wrong buckets",
-            flush=True,
-        )
+                times.append(took)
+        return samples
 
 
 def measure(url: str, instance: str, runs: int, use_duckdb: bool) -> list[str]:
@@ -326,20 +276,7 @@ def measure(url: str, instance: str, runs: int, use_duckdb: bool) -> list[str]:
             )
             lines.append(line)
             print("  " + line, flush=True)
-    load = load1()
-    with bench.app.app_context():
-        timed = bench.write_latency(max(runs, WRITE_RUNS))
-        with rollup_triggers_off(bench.org_id) as triggers:
-            bare = bench.write_latency(max(runs, WRITE_RUNS))
-    growth = [ms / base - 1 for ms, base in zip(timed, bare, strict=True)]
-    line = (
-        f"task writes through the API (load {load:.1f}, median ms): create "
-        f"{timed[0]:.1f}, start {timed[1]:.1f}, complete {timed[2]:.1f}; without the "
-        f"{triggers} rollup triggers {' / '.join(f'{ms:.1f}' for ms in bare)} "
-        f"(growth {' / '.join(f'{g * 100:+.0f}%' for g in growth)})"
-    )
-    if max(growth) > WRITE_GROWTH:
-        line += f"; over the {WRITE_GROWTH:.0%} target"
+    line = write_budget.write_growth(bench)
     lines.append(line)
     print("  " + line, flush=True)
     bench.teardown()

@@ -96,7 +96,7 @@ def _first_change(flow) -> str:
         "CROSS JOIN LATERAL (VALUES (r.old_category, -1), (r.new_category, 1)) "
         f"v (category, delta) WHERE r.field = 'state' AND {flow._counted('postgresql', 't')}"
     )
-    none = "(SELECT * FROM task_activity WHERE false)"
+    none = _append_path_revision().NONE
     general = flow._apply(flow._statement_events("postgresql", none, "new_rows"))
     return (
         f"CREATE OR REPLACE FUNCTION {HISTORY_INSERT}() RETURNS trigger LANGUAGE plpgsql "
@@ -126,13 +126,7 @@ def upgrade():
 def downgrade():
     if op.get_bind().dialect.name != "postgresql":
         return
+    # What 0037's upgrade made of the flow functions, made again its way.
     append_path = _append_path_revision()
-    flow = _flow()
-    # 0037's functions: 0021's insert body, and its own history insert.
-    insert = flow._apply(flow._task_events("postgresql", "NEW", 1))
-    op.execute(
-        f"CREATE OR REPLACE FUNCTION {TASK_INSERT}() RETURNS trigger LANGUAGE plpgsql "
-        f"{flow.INDEXED} AS $$ BEGIN IF {flow._counted('postgresql', 'NEW')} THEN {insert}; "
-        "END IF; RETURN NULL; END $$"
-    )
-    op.execute(append_path._appended(flow))
+    append_path._hot_rows()._flow("postgresql", slotted=True, drop_zeros=False)
+    op.execute(append_path._appended(_flow()))

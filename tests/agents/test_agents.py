@@ -109,6 +109,7 @@ def test_each_tool_acts_as_the_agent(client, app, acme, globex, project):
     assert assigned["assignee_id"] == agent["id"]
     moved = ok(call(client, agent, "set_task_state", task_id=task_id, state="in progress"))
     assert moved["state_id"] == states["In Progress"] and moved["state_category"] == "started"
+    assert moved["state_name"] == "In Progress"
     ok(call(client, agent, "comment_on_task", task_id=task_id, body="Reproduced on Safari."))
 
     seen = client.get(acme.url(f"/tasks/{task_id}"), headers=acme.headers).get_json()

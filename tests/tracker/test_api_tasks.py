@@ -23,6 +23,7 @@ def test_state_change_writes_one_activity_row_with_categories(client, acme):
     resp = client.patch(url, json={"state_id": states["In Progress"]["id"]}, headers=acme.headers)
     assert resp.status_code == 200
     assert resp.get_json()["state_category"] == "started"
+    assert resp.get_json()["state_name"] == "In Progress"  # the answer names the new state
     history = client.get(url + "/activity", headers=acme.headers).get_json()
     state_rows = [h for h in history if h["field"] == "state"]
     assert len(state_rows) == 1

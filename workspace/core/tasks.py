@@ -252,6 +252,7 @@ def update_task(
             # One UPDATE at the flush: the state, its category and when it was entered
             # (flow's age) change together under the row lock taken above.
             task.state_id, task.state_category = state.id, state.category
+            task.state = state  # what the answer reads (state_name), not the old one
             task.state_entered_at = now
             if state.category == StateCategory.COMPLETED:
                 task.completed_at = task.completed_at or now

@@ -182,19 +182,27 @@ def lock_task(task: Task) -> None:
 
     Each history row records the old value it replaced; two PATCHes that both read the
     task before either writes would both record the same old value and break the chain
-    that flow and forecast replay (docs/security.md#concurrency). The first statement
-    is a no-op write to the row: PostgreSQL takes the row lock until the commit,
-    SQLite takes its database write lock, so a second writer waits
-    for the first to commit (``busy_timeout``). The refresh then reads the values
-    committed by whoever wrote before us.
+    that flow and forecast replay (docs/security.md#concurrency).
+
+    On PostgreSQL ``SELECT ... FOR UPDATE`` takes the row lock until the commit.
+    SQLite has no row lock: a no-op write to the row takes its database write lock.
+    Either way a second writer waits for the first to commit (``busy_timeout`` on
+    SQLite), and the refresh then reads the values committed by whoever wrote before
+    us. The lock reads the task's id alone: a join to its state, locked with it,
+    would be rechecked against the row a writer committed while we waited with the
+    state read before, and come back without one. A no-op write on PostgreSQL would
+    cost a row version and its WAL on every task change (issue 31's hot writes).
     """
     db.session.flush()
-    db.session.execute(
-        update(Task)
-        .where(Task.id == task.id)
-        .values(sequence=Task.sequence)
-        .execution_options(synchronize_session=False)
-    )
+    if db.session.get_bind().dialect.name == "postgresql":
+        db.session.execute(select(Task.id).where(Task.id == task.id).with_for_update())
+    else:
+        db.session.execute(
+            update(Task)
+            .where(Task.id == task.id)
+            .values(sequence=Task.sequence)
+            .execution_options(synchronize_session=False)
+        )
     db.session.refresh(task)
 
 

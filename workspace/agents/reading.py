@@ -73,19 +73,8 @@ def chart(
         days = time_series.days_pql(range_field(query.metric), first, last)
         pql = f"({pql}) AND {days}" if pql else days
         first = last = preset = None
-    result = analytics.custom_chart(
-        scope,
-        account_id,
-        metric=query.metric,
-        dimension=query.dimension,
-        status=query.status,
-        priority=query.priority,
-        pql=pql,
-        interval=query.interval,
-        first=first,
-        last=last,
-        preset=preset,
-        split=query.split,
+    result = analytics.custom_chart_for(
+        scope, account_id, query, pql=pql, first=first, last=last, preset=preset
     )
     return result
 

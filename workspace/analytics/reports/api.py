@@ -144,20 +144,7 @@ def pivot(org_id: uuid.UUID, access: Access, query: PivotQuery):
 )
 def custom(org_id: uuid.UUID, access: Access, query: CustomQuery):
     scope = _scope(access, query)
-    result = service.custom_chart(
-        scope,
-        access.account.id,
-        metric=query.metric,
-        dimension=query.dimension,
-        status=query.status,
-        priority=query.priority,
-        pql=query.filter,
-        interval=query.interval,
-        first=query.from_,
-        last=query.to,
-        preset=query.range,
-        split=query.split,
-    )
+    result = service.custom_chart_for(scope, access.account.id, query)
     if "interval" in result:
         # A time dimension's series: the custom chart's points with their days.
         return TimeSeriesOut.model_validate(result)

@@ -237,20 +237,7 @@ def _custom(scope: Scope, query: CustomQuery, account: uuid.UUID) -> dict[str, A
 def _custom_time(scope: Scope, query: CustomQuery, account: uuid.UUID) -> dict[str, Any]:
     """The custom chart by created or completed: a series on a date axis, every
     bucket (zeros too) a point and a table row linking to its tasks."""
-    result = service.custom_chart(
-        scope,
-        account,
-        metric=query.metric,
-        dimension=query.dimension,
-        status=query.status,
-        priority=query.priority,
-        pql=query.filter,
-        interval=query.interval,
-        first=query.from_,
-        last=query.to,
-        preset=query.range,
-        split=query.split,
-    )
+    result = service.custom_chart_for(scope, account, query)
     if result.get("series"):
         # What colours a project or a state (its place, its category) comes from the
         # database once, as for the custom chart's bars.

@@ -48,7 +48,9 @@ def plain(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def _layout(fig: Figure, **extra: Any) -> Figure:
+def frame(fig: Figure, **extra: Any) -> Figure:
+    """Every analytics chart's frame: margins, size, fonts, a transparent ground and
+    light grid lines; ``extra`` adds to or replaces the layout's settings."""
     fig.update_layout(**{**_LAYOUT, **extra})
     fig.update_yaxes(gridcolor="#eceef2", zeroline=False)
     return fig
@@ -98,7 +100,7 @@ def breakdown_bar(
         )
     )
     fig.update_xaxes(type="category")
-    return _whole_ticks(_layout(fig), [values[k] for k in keys])
+    return _whole_ticks(frame(fig), [values[k] for k in keys])
 
 
 def donut(
@@ -124,7 +126,7 @@ def donut(
             hovertemplate="%{label}: %{value}<extra></extra>",
         )
     )
-    return _layout(fig, showlegend=True, legend=dict(orientation="v", traceorder="normal"))
+    return frame(fig, showlegend=True, legend=dict(orientation="v", traceorder="normal"))
 
 
 def flow_figure(result: dict[str, Any]) -> Figure:
@@ -141,7 +143,7 @@ def flow_figure(result: dict[str, Any]) -> Figure:
         )
     )
     fig.update_xaxes(type="category")
-    return _layout(fig)
+    return frame(fig)
 
 
 def workload_figure(rows: list[dict[str, Any]], limit: int = 15) -> Figure:
@@ -194,7 +196,7 @@ def workload_figure(rows: list[dict[str, Any]], limit: int = 15) -> Figure:
         )
     fig.update_yaxes(type="category", autorange="reversed", automargin=True)
     fig.update_xaxes(rangemode="tozero", title_text="Tasks")
-    return _layout(
+    return frame(
         fig,
         barmode="group",
         bargap=0.25,
@@ -220,7 +222,7 @@ def scatter_figure(points: list[dict[str, Any]]) -> Figure:
     )
     fig.update_xaxes(title_text="Tasks in scope")
     fig.update_yaxes(title_text="Completion rate", tickformat=".0%", range=[-0.05, 1.05])
-    return _layout(fig)
+    return frame(fig)
 
 
 def forecast_figure(result: dict[str, Any]) -> Figure:
@@ -251,7 +253,7 @@ def forecast_figure(result: dict[str, Any]) -> Figure:
         hovertemplate="Average: %{y}<extra></extra>",
     )
     fig.update_xaxes(type="category")
-    return _layout(fig, showlegend=True, legend=dict(orientation="h", y=-0.2))
+    return frame(fig, showlegend=True, legend=dict(orientation="h", y=-0.2))
 
 
 def points_figure(
@@ -296,7 +298,7 @@ def points_figure(
                 hovertemplate="%{label}: %{value}<extra></extra>",
             )
         )
-        return _layout(fig, showlegend=True, legend=dict(traceorder="normal"))
+        return frame(fig, showlegend=True, legend=dict(traceorder="normal"))
     if chart_type in ("line", "area"):
         fig = Figure(
             trace(
@@ -315,7 +317,7 @@ def points_figure(
         # nothing), and half a category of room each side keeps end labels whole.
         fig.update_xaxes(type="category", range=[-0.5, len(keys) - 0.5])
         fig.update_yaxes(rangemode="tozero")
-        return _short_labels(_whole_ticks(_layout(fig), values), keys, raw, "x")
+        return _short_labels(_whole_ticks(frame(fig), values), keys, raw, "x")
     horizontal = len(keys) > palette.MAX_VERTICAL_BARS or any(
         len(k) > palette.LONG_LABEL for k in raw
     )
@@ -331,7 +333,7 @@ def points_figure(
                 hovertemplate="%{y}: %{x}<extra></extra>",
             )
         )
-        _layout(fig, height=max(300, 26 * len(keys) + 60), margin=dict(l=16, r=16, t=16, b=40))
+        frame(fig, height=max(300, 26 * len(keys) + 60), margin=dict(l=16, r=16, t=16, b=40))
         # First point on top, as it reads in a list; the value axis carries the grid.
         fig.update_yaxes(type="category", autorange="reversed", gridcolor="rgba(0,0,0,0)")
         fig.update_xaxes(rangemode="tozero", gridcolor="#eceef2", zeroline=False)
@@ -349,7 +351,7 @@ def points_figure(
         )
     )
     fig.update_xaxes(type="category")
-    return _short_labels(_whole_ticks(_layout(fig), values), keys, raw, "x")
+    return _short_labels(_whole_ticks(frame(fig), values), keys, raw, "x")
 
 
 def _unique(labels: list[str]) -> list[str]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from workspace.analytics import palette
-from workspace.analytics.charts import plain
+from workspace.analytics.charts import frame, plain
 from workspace.analytics.figure import Figure, trace
 
 #: The percentile lines, lightest for the median.
@@ -16,21 +16,9 @@ _PERCENTILE_DASH = {50: "dot", 85: "dash", 95: "solid"}
 
 
 def _layout(fig: Figure) -> Figure:
-    """The analytics charts' frame (charts.py), with a legend under the plot: both
-    charts name what each trace is."""
-    fig.update_layout(
-        margin=dict(l=48, r=16, t=16, b=48),
-        height=320,
-        paper_bgcolor="rgba(0,0,0,0)",
-        plot_bgcolor="rgba(0,0,0,0)",
-        template="none",
-        font=dict(family="system-ui, sans-serif", size=12),
-        hoverlabel=dict(font_size=12),
-        showlegend=True,
-        legend=dict(orientation="h", y=-0.25),
-    )
-    fig.update_yaxes(gridcolor="#eceef2", zeroline=False)
-    return fig
+    """The analytics charts' frame with a legend under the plot: both charts name
+    what each trace is."""
+    return frame(fig, height=320, showlegend=True, legend=dict(orientation="h", y=-0.25))
 
 
 def cycle_time_figure(result: dict[str, Any]) -> Figure:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from workspace.analytics import palette
-from workspace.analytics.charts import plain
+from workspace.analytics.charts import frame, plain
 from workspace.analytics.figure import Figure, trace
 
 _HOVER = {
@@ -48,16 +48,7 @@ def time_figure(result: dict[str, Any], chart_type: str = "area") -> Figure:
             )
         )
     many = bool(result.get("series"))
-    fig.update_layout(
-        margin=dict(l=48, r=16, t=16, b=48),
-        height=300,
-        paper_bgcolor="rgba(0,0,0,0)",
-        plot_bgcolor="rgba(0,0,0,0)",
-        template="none",
-        font=dict(family="system-ui, sans-serif", size=12),
-        showlegend=many,
-        hoverlabel=dict(font_size=12),
-    )
+    frame(fig, showlegend=many)
     if many:
         fig.update_layout(legend=dict(orientation="h", y=-0.2), barmode="stack")
     # A date axis: time reads left to right with even spacing, whatever the labels.

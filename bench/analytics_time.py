@@ -29,6 +29,7 @@ from zoneinfo import ZoneInfo
 from api_bench import as_utc, open_api, run, utc_hour
 from best_sql import Context
 from common import load1, median_ms
+from common import triggers_off as common_triggers_off
 from sqlalchemy import inspect, text
 
 TARGET_MS = 50
@@ -332,39 +333,10 @@ def _write_latency(bench, states, runs: int) -> list[list[float]]:
     return samples
 
 
-@contextmanager
-def triggers_off(names: tuple[str, ...] | None) -> Iterator[int]:
+def triggers_off(names: tuple[str, ...] | None):
     """The named triggers on the tasks and the history (None: all of them) dropped for
-    the block, then put back as they were. Yields how many are off; the writes in
-    between bypassed them (:func:`_repair` after)."""
-    from workspace.extensions import db
-
-    with db.engine.begin() as conn:
-        if conn.dialect.name == "postgresql":
-            rows = conn.execute(
-                text("SELECT t.tgname, c.relname, pg_get_triggerdef(t.oid) FROM pg_trigger t "
-                     "JOIN pg_class c ON c.oid = t.tgrelid WHERE NOT t.tgisinternal "
-                     "AND c.relname IN ('tasks', 'task_activity')")
-            ).all()  # fmt: skip
-            rows = [r for r in rows if names is None or r[0] in names]
-            for name, table, _ in rows:
-                conn.execute(text(f'DROP TRIGGER "{name}" ON {table}'))
-            restore = [sql for _, _, sql in rows]
-        else:
-            rows = conn.execute(
-                text("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' "
-                     "AND tbl_name IN ('tasks', 'task_activity')")
-            ).all()  # fmt: skip
-            rows = [r for r in rows if names is None or r[0] in names]
-            for name, _ in rows:
-                conn.execute(text(f'DROP TRIGGER "{name}"'))
-            restore = [sql for _, sql in rows]
-    try:
-        yield len(rows)
-    finally:
-        with db.engine.begin() as conn:
-            for sql in restore:
-                conn.execute(text(sql))
+    the block (:func:`common.triggers_off`); :func:`_repair` after."""
+    return common_triggers_off(lambda name: names is None or name in names)
 
 
 def _repair(bench) -> None:

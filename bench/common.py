@@ -203,6 +203,53 @@ def gunicorn(
         server.wait(timeout=30)
 
 
+#: The tables whose triggers keep the rollups (and the search index): the tasks and
+#: their history.
+TASK_TABLES = ("tasks", "task_activity")
+
+
+@contextmanager
+def triggers_off(
+    chosen: Callable[[str], bool],
+    *,
+    tables: tuple[str, ...] | None = TASK_TABLES,
+    disable: bool = False,
+) -> Iterator[int]:
+    """The triggers of ``tables`` (None: of every table) whose names ``chosen`` accepts
+    off for the block, then put back as they were. On PostgreSQL they are dropped and
+    made again from their definitions, or with ``disable`` disabled and enabled
+    (ALTER TABLE); SQLite can only drop them. Yields how many are off. The writes in
+    between bypassed them: the caller repairs what they keep."""
+    from workspace.extensions import db
+
+    with db.engine.begin() as conn:
+        postgres = conn.dialect.name == "postgresql"
+        if postgres:
+            listed = conn.execute(
+                text("SELECT t.tgname, c.relname, pg_get_triggerdef(t.oid) FROM pg_trigger t "
+                     "JOIN pg_class c ON c.oid = t.tgrelid WHERE NOT t.tgisinternal")
+            ).all()  # fmt: skip
+        else:
+            listed = conn.execute(
+                text("SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'trigger'")
+            ).all()
+        rows = [r for r in listed if (tables is None or r[1] in tables) and chosen(r[0])]
+        restore = []
+        for name, table, definition in rows:
+            if postgres and disable:
+                conn.execute(text(f'ALTER TABLE {table} DISABLE TRIGGER "{name}"'))
+                restore.append(f'ALTER TABLE {table} ENABLE TRIGGER "{name}"')
+            else:
+                conn.execute(text(f'DROP TRIGGER "{name}"' + (f" ON {table}" if postgres else "")))
+                restore.append(definition)
+    try:
+        yield len(rows)
+    finally:
+        with db.engine.begin() as conn:
+            for statement in restore:
+                conn.execute(text(statement))
+
+
 def move_state(conn, org_id, task, old, old_category: str, new, new_category: str) -> None:
     """The two statements a ``PATCH`` of a task's state hangs the rollup triggers on, on
     a psycopg connection holding the task's row lock: the history INSERT and the task

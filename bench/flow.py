@@ -32,7 +32,7 @@ from zoneinfo import ZoneInfo
 
 from api_bench import as_utc, open_api, run, utc_hour
 from best_sql import Context
-from common import load1, median_ms
+from common import load1, median_ms, triggers_off
 from sqlalchemy import text
 
 TARGET_MS = 50
@@ -226,35 +226,15 @@ def write_latency(bench, project_id: uuid.UUID, states: tuple, runs: int) -> lis
 def own_triggers_off(org_id: uuid.UUID) -> Iterator[int]:
     """This revision's triggers off (the other rollups' stay), then back and the org's
     rows of its rollups rebuilt from a scan. Yields how many were off."""
-    from sqlalchemy import text as sql
-
     from workspace.analytics import consistency, cycle_rollup, cycle_weeks, flow_rollup
     from workspace.extensions import db
 
-    like = " OR ".join(f"name LIKE '{prefix}%'" for prefix in OWN_TRIGGERS)
-    with db.engine.begin() as conn:
-        if conn.dialect.name == "postgresql":
-            pg_like = like.replace("name", "tgname")
-            rows = conn.execute(
-                sql("SELECT tgname, tgrelid::regclass::text FROM pg_trigger "
-                    f"WHERE NOT tgisinternal AND ({pg_like})")
-            ).all()  # fmt: skip
-            for name, table in rows:
-                conn.execute(sql(f"ALTER TABLE {table} DISABLE TRIGGER {name}"))
-            restore = [f"ALTER TABLE {table} ENABLE TRIGGER {name}" for name, table in rows]
-        else:
-            rows = conn.execute(
-                sql(f"SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND ({like})")
-            ).all()
-            for name, _ in rows:
-                conn.execute(sql(f'DROP TRIGGER "{name}"'))
-            restore = [definition for _, definition in rows]
     try:
-        yield len(rows)
+        with triggers_off(
+            lambda name: name.startswith(OWN_TRIGGERS), tables=None, disable=True
+        ) as off:
+            yield off
     finally:
-        with db.engine.begin() as conn:
-            for statement in restore:
-                conn.execute(sql(statement))
         for rollup in (*flow_rollup.ROLLUPS, *cycle_rollup.ROLLUPS, *cycle_weeks.ROLLUPS):
             consistency._rebuild(rollup, org_id)
         db.session.commit()

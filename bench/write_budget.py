@@ -11,11 +11,8 @@ from __future__ import annotations
 
 import statistics
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 
-from common import load1
-from sqlalchemy import text
+from common import load1, triggers_off
 
 WRITE_GROWTH = 0.2  # task writes at most 20% slower with the rollup triggers
 #: Rounds of writes with the rollup triggers and without, taking turns, so a change in
@@ -25,51 +22,17 @@ WRITE_ROUNDS = 4
 WRITE_RUNS = 11  # writes per step, setting and round: medians of 44
 
 
-#: The tables whose triggers keep the rollups: tasks (task_counts, task_totals,
-#: task_due_counts, task_plan_counts, task_done_counts, ...) and the history (the flow,
-#: completion and cycle-time rollups).
-TRIGGER_TABLES = ("tasks", "task_activity")
-#: Triggers of those tables that keep something else: the search index (issue 29), which
-#: the baseline keeps, or the rollups' 20% budget would pay for it (1.2 ms a create).
-NOT_ROLLUPS = "task_search_%"
+#: Triggers of the tasks and the history that keep something else: the search index
+#: (issue 29), which the baseline keeps, or the rollups' 20% budget would pay for it
+#: (1.2 ms a create).
+NOT_ROLLUPS = "task_search_"
 
 
-@contextmanager
-def rollup_triggers_off() -> Iterator[int]:
+def rollup_triggers_off():
     """The rollup triggers (on the tasks and the history) off for a baseline of the
-    write latency, then put back; the writes in between bypassed them, so the caller
-    repairs the org's rollups (:func:`repair`) once it is done. Yields how many
-    triggers are off."""
-    from workspace.extensions import db
-
-    tables = ", ".join(f"'{t}'" for t in TRIGGER_TABLES)
-    with db.engine.begin() as conn:
-        if conn.dialect.name == "postgresql":
-            rows = conn.execute(
-                text("SELECT t.tgname, c.relname FROM pg_trigger t JOIN pg_class c "
-                     f"ON c.oid = t.tgrelid WHERE NOT t.tgisinternal AND c.relname IN ({tables}) "
-                     "AND t.tgname NOT LIKE :search"),
-                {"search": NOT_ROLLUPS},
-            ).all()  # fmt: skip
-            for name, table in rows:
-                conn.execute(text(f'ALTER TABLE {table} DISABLE TRIGGER "{name}"'))
-            restore = [f'ALTER TABLE {table} ENABLE TRIGGER "{name}"' for name, table in rows]
-        else:
-            rows = conn.execute(
-                text("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' "
-                     f"AND tbl_name IN ({tables}) AND name NOT LIKE :search"),
-                {"search": NOT_ROLLUPS},
-            ).all()  # fmt: skip
-            for name, _ in rows:
-                conn.execute(text(f'DROP TRIGGER "{name}"'))
-            restore = [sql for _, sql in rows]
-        found = len(rows)
-    try:
-        yield found
-    finally:
-        with db.engine.begin() as conn:
-            for sql in restore:
-                conn.execute(text(sql))
+    write latency, then put back (:func:`common.triggers_off`); the caller repairs the
+    org's rollups (:func:`repair`) once it is done. Yields how many are off."""
+    return triggers_off(lambda name: not name.startswith(NOT_ROLLUPS), disable=True)
 
 
 def repair(org_id: uuid.UUID) -> None:

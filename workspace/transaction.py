@@ -29,7 +29,9 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from flask import Response
+from sqlalchemy import ColumnElement, select, update
 from sqlalchemy.exc import DBAPIError
+from sqlalchemy.orm import InstrumentedAttribute
 
 from workspace.errors import BusyError
 from workspace.extensions import db
@@ -55,6 +57,27 @@ def commit_early(why: str) -> None:
         raise ValueError("commit_early needs a reason")
     db.session.commit()
     db.session.info[_COMMITTED_EARLY] = True
+
+
+def lock_row(where: ColumnElement[bool], *rewrite: InstrumentedAttribute[Any]) -> None:
+    """Hold the row ``where`` picks until the transaction ends, so a second writer
+    waits here and then reads what the first committed (docs/security.md#concurrency).
+
+    PostgreSQL: ``SELECT ... FOR UPDATE`` of the first of ``rewrite`` alone, which
+    writes nothing (a relationship joined into the lock would, after a wait, be
+    rechecked against the row read before it and come back empty). SQLite has no row
+    locks: a no-op write of the ``rewrite`` columns (each set to itself, so a column's
+    ``onupdate`` does not fire) takes its database write lock, which a second writer
+    waits for (``busy_timeout``)."""
+    if db.session.get_bind().dialect.name == "postgresql":
+        db.session.execute(select(rewrite[0]).where(where).with_for_update())
+        return
+    db.session.execute(
+        update(rewrite[0].class_)
+        .where(where)
+        .values({column.key: column for column in rewrite})
+        .execution_options(synchronize_session=False)
+    )
 
 
 def run_deferred_triggers() -> None:

@@ -513,3 +513,31 @@ def test_two_owners_demoting_each_other_at_once_leave_one_owner(app, acme):
     assert sorted(results) in ([200, 403], [200, 409])  # the loser is no owner any more, or last
     roles = sorted([_member(app, mine)["role"], _member(app, theirs)["role"]])
     assert roles == ["member", "owner"]
+
+
+def test_a_role_change_waits_for_whoever_holds_the_org_lock(app, acme):
+    """The race above in slow motion, so it cannot pass by luck: while another
+    transaction holds the org's lock, a demotion waits for it (on SQLite, for its write
+    lock) instead of counting owners that may be on their way out."""
+    import threading
+
+    from workspace.core.accounts import _lock_org
+
+    co = add_person(app, acme.org_id, "co@acme.test", "owner")
+    theirs = _member_id(app, acme.org_id, co.owner_email)
+    results = []
+
+    def demote():
+        results.append(_patch(app.test_client(), acme, theirs, {"role": "member"}).status_code)
+
+    with app.app_context():
+        _lock_org(acme.org_id)
+        worker = threading.Thread(target=demote)
+        worker.start()
+        worker.join(1.0)
+        waited = worker.is_alive()
+        db.session.rollback()
+    worker.join(10)
+    assert waited, "the demotion did not wait for the org's lock"
+    assert results == [200]
+    assert _member(app, theirs)["role"] == "member"

@@ -27,11 +27,12 @@ import uuid
 from datetime import UTC, datetime, timedelta
 
 from flask import current_app
-from sqlalchemy import ColumnElement, func, or_, select, update
+from sqlalchemy import ColumnElement, func, or_, select
 
 from workspace.agents.models import AiRun, AiSettings
 from workspace.core.models import Account, AccountKind, OrgMember
 from workspace.extensions import db
+from workspace.transaction import lock_row
 
 CREDITS_PER_SEAT = 500
 CREDITS_PER_CALL = 1
@@ -100,18 +101,10 @@ def pool_limit(org_id: uuid.UUID) -> int:
 
 
 def lock_pool(org_id: uuid.UUID) -> None:
-    """Serialize reservations and settlements of one org until the transaction ends.
-
-    A no-op UPDATE of the org's settings row: on PostgreSQL it takes the row's lock,
-    so a second asker waits here and then reads what the first committed; on SQLite
-    it takes the database write lock (the first write of the transaction), which a
-    second writer waits for (``busy_timeout``)."""
-    db.session.execute(
-        update(AiSettings)
-        .where(AiSettings.org_id == org_id)
-        .values(model=AiSettings.model, updated_at=AiSettings.updated_at)
-        .execution_options(synchronize_session=False)
-    )
+    """Serialize reservations and settlements of one org until the transaction ends:
+    the org's settings row held, so a second asker waits here and then reads what the
+    first committed."""
+    lock_row(AiSettings.org_id == org_id, AiSettings.model, AiSettings.updated_at)
 
 
 def in_flight(org_id: uuid.UUID, now: datetime, *, besides: uuid.UUID | None = None) -> int:

@@ -6,7 +6,7 @@ import unicodedata
 import uuid
 from typing import Any
 
-from sqlalchemy import Select, func, or_, select, update
+from sqlalchemy import Select, func, or_, select
 
 from workspace.core.emails import normalize_domain
 from workspace.core.events import record_event
@@ -15,6 +15,7 @@ from workspace.core.models.accounts import NAME_SIZE
 from workspace.core.names import clean, complete, join_name
 from workspace.errors import ConflictError, ForbiddenError, NotFoundError, ServiceError
 from workspace.extensions import db
+from workspace.transaction import lock_row
 from workspace.types import utcnow
 
 #: The size of ``Account.email``.
@@ -232,12 +233,8 @@ def active_owner_count(org_id: uuid.UUID) -> int:
 def _lock_org(org_id: uuid.UUID) -> None:
     """Hold the org's row until commit, so that two owners removed at the same
     moment do not each count the other as still there: the second count waits for
-    the first to commit. SQLite has no row locks; a no-op write takes its database
-    write lock, which serves the same purpose."""
-    if db.session.get_bind().dialect.name == "sqlite":
-        db.session.execute(update(Org).where(Org.id == org_id).values(slug=Org.slug))
-    else:
-        db.session.execute(select(Org.id).where(Org.id == org_id).with_for_update())
+    the first to commit."""
+    lock_row(Org.id == org_id, Org.slug)
 
 
 def end_membership(

@@ -25,6 +25,7 @@ from workspace.core.models import (
 )
 from workspace.errors import NotFoundError, ServiceError
 from workspace.extensions import db
+from workspace.transaction import lock_row
 from workspace.types import utcnow
 
 #: Fields a caller may change, beside ``archived``.
@@ -182,27 +183,11 @@ def lock_task(task: Task) -> None:
 
     Each history row records the old value it replaced; two PATCHes that both read the
     task before either writes would both record the same old value and break the chain
-    that flow and forecast replay (docs/security.md#concurrency).
-
-    On PostgreSQL ``SELECT ... FOR UPDATE`` takes the row lock until the commit.
-    SQLite has no row lock: a no-op write to the row takes its database write lock.
-    Either way a second writer waits for the first to commit (``busy_timeout`` on
-    SQLite), and the refresh then reads the values committed by whoever wrote before
-    us. The lock reads the task's id alone: a join to its state, locked with it,
-    would be rechecked against the row a writer committed while we waited with the
-    state read before, and come back without one. A no-op write on PostgreSQL would
-    cost a row version and its WAL on every task change (issue 31's hot writes).
+    that flow and forecast replay (docs/security.md#concurrency). The refresh reads the
+    values committed by whoever held the lock before us.
     """
     db.session.flush()
-    if db.session.get_bind().dialect.name == "postgresql":
-        db.session.execute(select(Task.id).where(Task.id == task.id).with_for_update())
-    else:
-        db.session.execute(
-            update(Task)
-            .where(Task.id == task.id)
-            .values(sequence=Task.sequence)
-            .execution_options(synchronize_session=False)
-        )
+    lock_row(Task.id == task.id, Task.sequence)
     db.session.refresh(task)
 
 

@@ -10,6 +10,7 @@ import base64
 import os
 import secrets
 from pathlib import Path
+from typing import Any
 
 
 def _instance_secret(instance_path: Path, name: str, make) -> str:
@@ -31,6 +32,64 @@ def _normalize_db_url(url: str) -> str:
     return url
 
 
+#: The limits, periods and timeouts the docs name, by how each is written in the
+#: environment: a whole number, a number, words ("60 per minute"), or numbers separated
+#: by commas. Only a setting set there goes into the config; the code that reads one
+#: keeps its default, so a default is written once.
+TUNABLES: dict[str, type] = {
+    "ROLLUP_FOLD_SECONDS": float,
+    "ALERTS_CHECK_SECONDS": int,
+    "ALERTS_MAX_PER_MEMBER": int,
+    "SUBSCRIPTIONS_MAX_PER_DASHBOARD": int,
+    "SUBSCRIPTIONS_MAX_PER_MEMBER": int,
+    "ASK_RATE_PER_MEMBER": str,
+    "ASK_RATE_PER_ORG": str,
+    "ASK_MAX_IN_FLIGHT_PER_ORG": int,
+    "ASK_RESERVATION_TTL": float,
+    "MCP_MAX_BATCH": int,
+    "MCP_MAX_RESPONSE_BYTES": int,
+    "LDAP_CONNECT_TIMEOUT": float,
+    "LDAP_READ_TIMEOUT": float,
+    "READYZ_DEADLINE": float,
+    "READYZ_BROKER_TIMEOUT": float,
+    "READYZ_STATEMENT_TIMEOUT_MS": int,
+    "WEBHOOKS_DEADLINE": float,
+    "WEBHOOKS_RETRY_DELAYS": tuple,
+    "WEBHOOKS_MAX_PER_ORG": int,
+    "WEBHOOKS_MAX_PER_ORG_PER_MINUTE": int,
+    "WEBHOOKS_MAX_PAYLOAD": int,
+    "WEBHOOKS_DISABLE_AFTER_FAILURES": int,
+    "WEBHOOKS_DISABLE_AFTER_HOURS": float,
+    "WEBHOOKS_LOG_DAYS": float,
+    "WEBHOOKS_ROTATION_HOURS": float,
+}
+
+
+def _tunable(name: str, raw: str, kind: type) -> Any:
+    """``raw`` read as ``kind``; a value that is not one, or a number not above zero
+    (each is a limit, a period or a timeout), stops the start with what to fix."""
+    if kind is str:
+        return raw.strip()
+    parts = raw.split(",") if kind is tuple else [raw]
+    try:
+        numbers = [(int if kind is int else float)(part.strip()) for part in parts]
+    except ValueError:
+        wanted = {int: "a whole number", float: "a number"}.get(kind, "numbers separated by commas")
+        raise ValueError(f"{name}={raw!r} in the environment: it must be {wanted}.") from None
+    if any(n <= 0 for n in numbers):
+        raise ValueError(f"{name}={raw!r} in the environment: it must be above zero.")
+    return tuple(numbers) if kind is tuple else numbers[0]
+
+
+def tunables_from_environment() -> dict[str, Any]:
+    """The :data:`TUNABLES` the environment sets, read."""
+    return {
+        name: _tunable(name, os.environ[name], kind)
+        for name, kind in TUNABLES.items()
+        if os.environ.get(name, "").strip()
+    }
+
+
 def load_config(instance_path: str) -> dict:
     inst = Path(instance_path)
     base_url = os.environ.get("BASE_URL", "http://127.0.0.1:5000").rstrip("/")
@@ -44,6 +103,7 @@ def load_config(instance_path: str) -> dict:
     allow_private = os.environ.get("OUTBOUND_ALLOW_PRIVATE", "")
     outbound_timeout = float(os.environ.get("OUTBOUND_TIMEOUT", "10"))
     return {
+        **tunables_from_environment(),
         "SECRET_KEY": secret_key,
         "ENCRYPTION_KEY": encryption_key,
         "SQLALCHEMY_DATABASE_URI": _normalize_db_url(database_url),

@@ -388,19 +388,3 @@ def test_the_fold_job_lets_go_of_each_tables_rows_once_it_is_folded(app, client,
     # Every table but the last was committed before the next one was folded.
     assert [left for _, left in seen[:-1]] == [0] * (len(seen) - 1)
     assert len(seen) == len(slot_fold.SLOTTED)
-
-
-def test_an_operator_sets_the_folds_period_from_the_environment(app, monkeypatch):
-    """``ROLLUP_FOLD_SECONDS`` (docs/jobs.md): an instance that writes fast folds more
-    often. The setting was read from the app's config only, so the environment, where
-    every other setting comes from, changed nothing."""
-    from datetime import timedelta
-
-    from workspace import create_app
-    from workspace.analytics import slot_fold
-
-    assert slot_fold._period(app.config) == timedelta(seconds=60)
-    monkeypatch.setenv("ROLLUP_FOLD_SECONDS", "15")
-    keys = ("SQLALCHEMY_DATABASE_URI", "SECRET_KEY", "ENCRYPTION_KEY")
-    tuned = create_app({**{k: app.config[k] for k in keys}, "TESTING": True})
-    assert slot_fold._period(tuned.config) == timedelta(seconds=15)

@@ -3,8 +3,6 @@ charts, the drill-down links and ``flask analytics``. The subpackages build on t
 nothing here imports them: ``pql`` (the filter language), ``reports`` (the Analytics
 page and its JSON API) and ``dashboards``; the app factory registers each."""
 
-import os
-
 from flask import Flask
 
 from workspace.analytics import cli
@@ -15,8 +13,4 @@ def init_app(app: Flask) -> None:
     dashboards register themselves)."""
     from workspace.analytics import slot_fold  # noqa: F401  (registers its job)
 
-    # How often the rollup rows writers added in slots of their own are folded back
-    # (docs/scaling.md#reads-before-the-fold): an instance that writes faster than
-    # the default allows sets a shorter period.
-    app.config.setdefault("ROLLUP_FOLD_SECONDS", float(os.environ.get("ROLLUP_FOLD_SECONDS") or 60))
     app.cli.add_command(cli.analytics_group)

@@ -52,6 +52,7 @@ def test_documented_limits_are_read_from_the_environment(app, monkeypatch):
         ("WEBHOOKS_MAX_PER_ORG", "2.5", "it must be a whole number"),
         ("WEBHOOKS_RETRY_DELAYS", "30, later", "numbers separated by commas"),
         ("ALERTS_CHECK_SECONDS", "0", "it must be above zero"),
+        ("ASK_RATE_PER_ORG", "lots", "a rate such as '60 per minute'"),
     ],
 )
 def test_a_value_that_cannot_be_read_stops_the_start(tmp_path, monkeypatch, name, raw, says):

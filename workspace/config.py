@@ -12,6 +12,8 @@ import secrets
 from pathlib import Path
 from typing import Any
 
+import limits
+
 
 def _instance_secret(instance_path: Path, name: str, make) -> str:
     path = instance_path / name
@@ -32,9 +34,13 @@ def _normalize_db_url(url: str) -> str:
     return url
 
 
+class Rate(str):
+    """A rate as the limiter reads it: ``60 per minute``."""
+
+
 #: The limits, periods and timeouts the docs name, by how each is written in the
-#: environment: a whole number, a number, words ("60 per minute"), or numbers separated
-#: by commas. Only a setting set there goes into the config; the code that reads one
+#: environment: a whole number, a number, a rate ("60 per minute"), or numbers
+#: separated by commas. Only a setting set there goes into the config; the code that reads one
 #: keeps its default, so a default is written once.
 TUNABLES: dict[str, type] = {
     "ROLLUP_FOLD_SECONDS": float,
@@ -42,8 +48,8 @@ TUNABLES: dict[str, type] = {
     "ALERTS_MAX_PER_MEMBER": int,
     "SUBSCRIPTIONS_MAX_PER_DASHBOARD": int,
     "SUBSCRIPTIONS_MAX_PER_MEMBER": int,
-    "ASK_RATE_PER_MEMBER": str,
-    "ASK_RATE_PER_ORG": str,
+    "ASK_RATE_PER_MEMBER": Rate,
+    "ASK_RATE_PER_ORG": Rate,
     "ASK_MAX_IN_FLIGHT_PER_ORG": int,
     "ASK_RESERVATION_TTL": float,
     "MCP_MAX_BATCH": int,
@@ -68,7 +74,13 @@ TUNABLES: dict[str, type] = {
 def _tunable(name: str, raw: str, kind: type) -> Any:
     """``raw`` read as ``kind``; a value that is not one, or a number not above zero
     (each is a limit, a period or a timeout), stops the start with what to fix."""
-    if kind is str:
+    if kind is Rate:
+        try:
+            limits.parse(raw)
+        except ValueError:
+            raise ValueError(
+                f"{name}={raw!r} in the environment: it must be a rate such as '60 per minute'."
+            ) from None
         return raw.strip()
     parts = raw.split(",") if kind is tuple else [raw]
     try:

@@ -164,23 +164,25 @@ def get_json(client, org: OrgFixture, path: str, **params: Any) -> Any:
     return resp.get_json()
 
 
-def rate_limited_app(app: Flask, **extra: Any) -> Flask:
-    """A second app on the same database with rate limits on (the shared test app runs
-    with them off). Callers reset ``limiter`` and turn it off again when done."""
+def app_beside(app: Flask, **config: Any) -> Flask:
+    """A second app on the same database, with the same secrets, and ``config`` on top
+    (a test that needs a setting the shared test app does not have)."""
     from workspace import create_app
 
     keys = ("SQLALCHEMY_DATABASE_URI", "SECRET_KEY", "ENCRYPTION_KEY")
-    return create_app(
-        {
-            **{k: app.config[k] for k in keys},
-            "TESTING": True,
-            "WTF_CSRF_ENABLED": False,
-            "RATELIMIT_ENABLED": True,
-            "RATELIMIT_STORAGE_URI": "memory://",
-            "PASSWORD_HASH_METHOD": app.config.get("PASSWORD_HASH_METHOD", "scrypt:1024:8:1"),
-            **extra,
-        }
-    )
+    return create_app({**{k: app.config[k] for k in keys}, "TESTING": True, **config})
+
+
+def rate_limited_app(app: Flask, **extra: Any) -> Flask:
+    """A second app on the same database with rate limits on (the shared test app runs
+    with them off). Callers reset ``limiter`` and turn it off again when done."""
+    limits = {
+        "WTF_CSRF_ENABLED": False,
+        "RATELIMIT_ENABLED": True,
+        "RATELIMIT_STORAGE_URI": "memory://",
+        "PASSWORD_HASH_METHOD": app.config.get("PASSWORD_HASH_METHOD", "scrypt:1024:8:1"),
+    }
+    return app_beside(app, **{**limits, **extra})
 
 
 def verify_domains(app: Flask, org_id: uuid.UUID, *domains: str) -> None:

@@ -10,18 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from workspace import create_app
+from tests.factories import app_beside
 from workspace.config import TUNABLES, load_config
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Read by the code but only tests and benches set them: the embedded job worker (a
 #: test starts one when it asks), a cheaper password hash, and CSRF off for test clients.
 TEST_ONLY = {"JOBS_EMBEDDED_WORKER", "PASSWORD_HASH_METHOD", "WTF_CSRF_ENABLED"}
-
-
-def _app_beside(app, **more):
-    keys = ("SQLALCHEMY_DATABASE_URI", "SECRET_KEY", "ENCRYPTION_KEY")
-    return create_app({**{k: app.config[k] for k in keys}, "TESTING": True, **more})
 
 
 def test_documented_limits_are_read_from_the_environment(app, monkeypatch):
@@ -33,7 +28,7 @@ def test_documented_limits_are_read_from_the_environment(app, monkeypatch):
     monkeypatch.setenv("WEBHOOKS_MAX_PER_ORG", "1")
     monkeypatch.setenv("ASK_RATE_PER_ORG", "3 per minute")
     monkeypatch.setenv("LDAP_READ_TIMEOUT", "2.5")
-    tuned = _app_beside(app)
+    tuned = app_beside(app)
     assert slot_fold._period(tuned.config) == timedelta(seconds=15)
     with tuned.app_context():
         assert sending._delays() == [5.0, 10.0]

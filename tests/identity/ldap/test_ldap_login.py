@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import func, select
 
-from tests.factories import rate_limited_app
+from tests.factories import app_beside, rate_limited_app
 from tests.identity.ldap.conftest import (
     AD_FILTER,
     PASSWORDS,
@@ -384,17 +384,7 @@ def test_failed_logins_are_rate_limited(app, ldap_acme):
 
 
 def test_browser_form_needs_the_csrf_token_json_does_not(app, ldap_acme):
-    from workspace import create_app
-
-    keys = ("SQLALCHEMY_DATABASE_URI", "SECRET_KEY", "ENCRYPTION_KEY")
-    strict = create_app(
-        {
-            **{k: app.config[k] for k in keys},
-            "TESTING": True,
-            "WTF_CSRF_ENABLED": True,
-            "RATELIMIT_ENABLED": False,
-        }
-    )
+    strict = app_beside(app, WTF_CSRF_ENABLED=True, RATELIMIT_ENABLED=False)
     try:
         client = strict.test_client()
         form = {"org": "acme", "username": "ada", "password": PASSWORDS["ada"]}

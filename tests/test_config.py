@@ -73,3 +73,16 @@ def test_every_setting_the_code_reads_can_be_set_from_the_environment(tmp_path):
     settable |= set(replica.SETTINGS)
     assert read - settable - TEST_ONLY == set()
     assert read >= TEST_ONLY  # the exceptions are still read, or they go from this list
+
+
+def test_a_packages_own_settings_are_read_the_same_way(app, monkeypatch):
+    """The job queue's and the replica's settings (their own defaults, zero allowed)
+    go through the same reader: a bad one names itself, as the limits above do."""
+    monkeypatch.setenv("REPLICA_WAIT_SECONDS", "0")
+    monkeypatch.setenv("JOBS_SWEEP_SECONDS", "90")
+    tuned = app_beside(app, JOBS_EMBEDDED_WORKER=False)
+    assert tuned.config["REPLICA_WAIT_SECONDS"] == 0.0
+    assert tuned.config["JOBS_SWEEP_SECONDS"] == 90.0
+    monkeypatch.setenv("JOBS_SWEEP_SECONDS", "soon")
+    with pytest.raises(ValueError, match="JOBS_SWEEP_SECONDS='soon' in the environment"):
+        app_beside(app, JOBS_EMBEDDED_WORKER=False)

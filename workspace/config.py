@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import os
 import secrets
+from collections.abc import Mapping, MutableMapping
 from pathlib import Path
 from typing import Any
 
@@ -71,9 +72,12 @@ TUNABLES: dict[str, type] = {
 }
 
 
-def _tunable(name: str, raw: str, kind: type) -> Any:
-    """``raw`` read as ``kind``; a value that is not one, or a number not above zero
-    (each is a limit, a period or a timeout), stops the start with what to fix."""
+def _tunable(name: str, raw: str, kind: type, *, above_zero: bool = True) -> Any:
+    """``raw`` read as ``kind``; a value that is not one, or with ``above_zero`` a
+    number not above zero (a limit, a period or a timeout), stops the start with what
+    to fix."""
+    if kind is str:
+        return raw.strip()
     if kind is Rate:
         try:
             limits.parse(raw)
@@ -88,7 +92,7 @@ def _tunable(name: str, raw: str, kind: type) -> Any:
     except ValueError:
         wanted = {int: "a whole number", float: "a number"}.get(kind, "numbers separated by commas")
         raise ValueError(f"{name}={raw!r} in the environment: it must be {wanted}.") from None
-    if any(n <= 0 for n in numbers):
+    if above_zero and any(n <= 0 for n in numbers):
         raise ValueError(f"{name}={raw!r} in the environment: it must be above zero.")
     return tuple(numbers) if kind is tuple else numbers[0]
 
@@ -100,6 +104,17 @@ def tunables_from_environment() -> dict[str, Any]:
         for name, kind in TUNABLES.items()
         if os.environ.get(name, "").strip()
     }
+
+
+def settings_from_environment(
+    config: MutableMapping[str, Any], defaults: Mapping[str, str | int | float]
+) -> None:
+    """A package's own settings into ``config`` (jobs, replica): each from the
+    environment, read as its default's type, else its default."""
+    for name, default in defaults.items():
+        raw = os.environ.get(name, "").strip()
+        value = _tunable(name, raw, type(default), above_zero=False) if raw else default
+        config.setdefault(name, value)
 
 
 def load_config(instance_path: str) -> dict:

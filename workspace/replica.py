@@ -36,6 +36,8 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.sql import Select
 from sqlalchemy.sql.elements import TextClause
 
+from workspace.config import settings_from_environment
+
 log = logging.getLogger(__name__)
 
 SETTINGS: dict[str, str | float] = {
@@ -174,10 +176,7 @@ class _Replica:
 
 
 def init_app(app: Flask) -> None:
-    import os
-
-    for name, default in SETTINGS.items():
-        app.config.setdefault(name, type(default)(os.environ.get(name) or default))
+    settings_from_environment(app.config, SETTINGS)
     url = app.config["DATABASE_REPLICA_URL"]
     if not url:
         return

@@ -18,10 +18,11 @@ Settings, from the environment (an app's own config wins):
 from __future__ import annotations
 
 import logging
-import os
 import threading
 
 from flask import Flask
+
+from workspace.config import settings_from_environment
 
 log = logging.getLogger(__name__)
 
@@ -39,8 +40,7 @@ SETTINGS: dict[str, str | int | float] = {
 def init_app(app: Flask) -> None:
     from workspace.jobs import broker, builtin, cli, service  # noqa: F401  (builtin registers)
 
-    for name, default in SETTINGS.items():
-        app.config.setdefault(name, type(default)(os.environ.get(name) or default))
+    settings_from_environment(app.config, SETTINGS)
     # The embedded default starts its worker with the first request the server
     # answers (not in CLI commands, which also make the app); a test app starts one
     # only when it asks (tests/conftest.py's embedded_worker).

@@ -269,6 +269,76 @@ def test_a_group_change_makes_the_project_role_follow(app, client, directory, sy
     assert result["counts"]["roles_removed"] >= 1
 
 
+def _org_role(app, org_id, email) -> str:
+    from workspace.core.accounts import find_account
+    from workspace.core.orgs import active_membership
+
+    with app.app_context():
+        return active_membership(org_id, find_account(email).id).role
+
+
+def test_a_group_change_makes_the_org_role_follow_between_sign_ins(app, client, directory, synced):
+    """docs/sso.md#org-role-from-groups through the scheduled sync, no sign-in: added to
+    the group the org's admin role is mapped from, the next run makes the person an
+    admin; taken out of it, the next run takes it back. A preview shows the grant first
+    and changes nothing."""
+    from tests.factories import login
+
+    resp = client.post(
+        synced.url("/sso/group-mappings"),
+        headers=synced.headers,
+        json={"idp_group": "sync-leads", "target": "org", "role": "admin"},
+    )
+    assert resp.status_code == 201, resp.get_json()
+    # Signed in before the group changes; the org's settings are an admin's.
+    browser = _sign_in(app, "syncgil")
+    assert browser.get("/o/acme/settings/members").status_code == 403
+    _modify(
+        directory,
+        f"dn: cn=sync-leads,{GROUPS}\nchangetype: modify\nadd: member\nmember: {_dn('syncgil')}\n",
+    )
+    # Preview sync on the page: the job lists the grant, and nothing has changed yet.
+    owner = app.test_client()
+    login(owner, "owner@acme.test")
+    resp = owner.post("/o/acme/settings/ldap/sync", data={"dry_run": "true"})
+    planned = wait_for(app, uuid.UUID(resp.headers["Location"].rsplit("/", 1)[1])).result
+    assert planned["org_role_changes"] == [
+        {
+            "email": "syncgil@acme.test",
+            "kind": "granted",
+            "role": "admin",
+            "from_role": "member",
+            "group": "Directory group sync-leads",
+        }
+    ]
+    assert planned["counts"]["org_roles_granted"] == 1
+    html = owner.get(resp.headers["Location"]).get_data(as_text=True)
+    assert "org admins 1 made" in html and "Run sync now" in html
+    assert "would become an admin of the organization (Directory group sync-leads)" in html
+    assert _org_role(app, synced.org_id, "syncgil@acme.test") == "member"
+    assert _events(app, synced.org_id, "ldap.sync.org_role_granted") == []
+
+    _sync(app, client, synced)
+    assert _org_role(app, synced.org_id, "syncgil@acme.test") == "admin"
+    assert browser.get("/o/acme/settings/members").status_code == 200
+    last = owner.get("/o/acme/settings/ldap").get_data(as_text=True)
+    assert "org admins 1 made / 0 back to member" in last
+
+    _modify(
+        directory,
+        f"dn: cn=sync-leads,{GROUPS}\nchangetype: modify\ndelete: member\n"
+        f"member: {_dn('syncgil')}\n",
+    )
+    result = _sync(app, client, synced)
+    assert [c["kind"] for c in result["org_role_changes"]] == ["revoked"]
+    assert _org_role(app, synced.org_id, "syncgil@acme.test") == "member"
+    assert browser.get("/o/acme/settings/members").status_code == 403
+    granted = _events(app, synced.org_id, "ldap.sync.org_role_granted")
+    revoked = _events(app, synced.org_id, "ldap.sync.org_role_revoked")
+    assert [len(granted), len(revoked)] == [1, 1]
+    assert _org_role(app, synced.org_id, "syncsam@acme.test") == "member"  # not in the group
+
+
 @pytest.mark.parametrize("fault", ["wrong_port", "bind_refused"])
 def test_a_directory_that_fails_changes_nothing_and_says_so(app, client, directory, synced, fault):
     from workspace.identity.ldap.models import connection_for
@@ -340,8 +410,11 @@ def test_the_dry_run_lists_exactly_the_changes_and_makes_none(app, client, direc
         "roles_added": 1,
         "roles_changed": 0,
         "roles_removed": 0,
+        "org_roles_granted": 0,
+        "org_roles_revoked": 0,
         "errors": 0,
     }
+    assert result["org_role_changes"] == []
     # nothing changed: memberships, roles, the audit log, the "last sync" line
     assert all(_active(app, synced.org_id).values())
     assert _roles(app, "syncsam@acme.test") == {}

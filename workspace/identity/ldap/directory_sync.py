@@ -79,6 +79,20 @@ class RoleChange:
 
 
 @dataclass
+class OrgRoleChange:
+    """The org's admin role granted or taken back by a directory group
+    (docs/sso.md#org-role-from-groups)."""
+
+    email: str
+    #: granted or revoked
+    kind: str
+    role: str
+    from_role: str
+    #: The group that grants it, or that granted it.
+    group: str | None = None
+
+
+@dataclass
 class Plan:
     """What a sync would do, or why it cannot: ``ok`` False changes nothing."""
 
@@ -88,6 +102,7 @@ class Plan:
     checked: int = 0
     deactivations: list[Deactivation] = field(default_factory=list)
     role_changes: list[RoleChange] = field(default_factory=list)
+    org_role_changes: list[OrgRoleChange] = field(default_factory=list)
     #: Per person: {email, message}; that person's state or roles stay as they are.
     errors: list[dict[str, str]] = field(default_factory=list)
     #: Each remaining member's groups, for the apply step.
@@ -98,12 +113,15 @@ class Plan:
 
     def counts(self) -> dict[str, int]:
         kinds = [c.kind for c in self.role_changes]
+        org_kinds = [c.kind for c in self.org_role_changes]
         return {
             "checked": self.checked,
             "deactivated": len(self.deactivations),
             "roles_added": kinds.count("added"),
             "roles_changed": kinds.count("changed"),
             "roles_removed": kinds.count("removed"),
+            "org_roles_granted": org_kinds.count("granted"),
+            "org_roles_revoked": org_kinds.count("revoked"),
             "errors": len(self.errors),
         }
 
@@ -204,3 +222,8 @@ def _plan_groups(
             plan.role_changes += [
                 RoleChange(email, kind, c.project_id, c.role, c.from_role) for c in changes
             ]
+        if (org := todo.org_role) is not None:
+            kind = "granted" if org.granted else "revoked"
+            plan.org_role_changes.append(
+                OrgRoleChange(email, kind, org.role, org.from_role, org.group)
+            )

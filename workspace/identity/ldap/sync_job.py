@@ -13,6 +13,7 @@ sync" line. A plan that could not read the directory applies nothing and says so
 from __future__ import annotations
 
 import uuid
+from dataclasses import asdict
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -179,5 +180,6 @@ def report(plan: Plan, *, dry_run: bool) -> dict[str, Any]:
             }
             for c in plan.role_changes
         ],
+        "org_role_changes": [asdict(c) for c in plan.org_role_changes],
         "errors": plan.errors,
     }

@@ -28,8 +28,7 @@ from zoneinfo import ZoneInfo
 
 from api_bench import as_utc, open_api, run, utc_hour
 from best_sql import Context
-from common import load1, median_ms
-from common import triggers_off as common_triggers_off
+from common import load1, median_ms, triggers_off
 from sqlalchemy import inspect, text
 
 TARGET_MS = 50
@@ -331,12 +330,6 @@ def _write_latency(bench, states, runs: int) -> list[list[float]]:
             assert resp.status_code == status, resp.get_data(as_text=True)
             task_id = resp.get_json()["id"]
     return samples
-
-
-def triggers_off(names: tuple[str, ...] | None):
-    """The named triggers on the tasks and the history (None: all of them) dropped for
-    the block (:func:`common.triggers_off`); :func:`_repair` after."""
-    return common_triggers_off(lambda name: names is None or name in names)
 
 
 def _repair(bench) -> None:

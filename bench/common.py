@@ -13,7 +13,7 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -210,18 +210,22 @@ TASK_TABLES = ("tasks", "task_activity")
 
 @contextmanager
 def triggers_off(
-    chosen: Callable[[str], bool],
+    chosen: Callable[[str], bool] | Collection[str] | None,
     *,
     tables: tuple[str, ...] | None = TASK_TABLES,
     disable: bool = False,
 ) -> Iterator[int]:
-    """The triggers of ``tables`` (None: of every table) whose names ``chosen`` accepts
-    off for the block, then put back as they were. On PostgreSQL they are dropped and
+    """The triggers of ``tables`` (None: of every table) that ``chosen`` names (a
+    predicate of the name, the names themselves, or None for all of them) off for the
+    block, then put back as they were. On PostgreSQL they are dropped and
     made again from their definitions, or with ``disable`` disabled and enabled
     (ALTER TABLE); SQLite can only drop them. Yields how many are off. The writes in
     between bypassed them: the caller repairs what they keep."""
     from workspace.extensions import db
 
+    if chosen is None or not callable(chosen):
+        names = chosen
+        chosen = lambda name: names is None or name in names  # noqa: E731
     with db.engine.begin() as conn:
         postgres = conn.dialect.name == "postgresql"
         if postgres:

@@ -31,8 +31,7 @@ import time
 import uuid
 from pathlib import Path
 
-from analytics_time import triggers_off
-from common import flask, gunicorn, load1, machine, scratch_database, work_dir
+from common import flask, gunicorn, load1, machine, scratch_database, triggers_off, work_dir
 
 TASKS_PER_WRITER = 6
 WARM_UP_SECONDS = 3.0

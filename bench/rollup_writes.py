@@ -23,9 +23,9 @@ import types
 import uuid
 
 import analytics_time
-from analytics_time import WRITE_GROWTH, _repair, _states, _write_latency, triggers_off
+from analytics_time import WRITE_GROWTH, _repair, _states, _write_latency
 from api_bench import open_api, run
-from common import load1
+from common import load1, triggers_off
 from flow import OWN_TRIGGERS
 from sqlalchemy import text
 

@@ -20,8 +20,7 @@ import os
 import statistics
 import time
 
-from analytics_time import triggers_off
-from common import machine, move_state
+from common import machine, move_state, triggers_off
 from hot_writes import _function_times, _vacuum_analyze, _verify, scratch_org
 
 

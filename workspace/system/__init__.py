@@ -11,11 +11,6 @@ def init_app(app: Flask) -> None:
     from workspace.system import api, views
 
     app.config.setdefault("SYSTEM_OPERATORS", ())
-    # The whole readiness answer, and the broker's part of it, in seconds; PostgreSQL's
-    # statement timeout for its queries, in milliseconds.
-    app.config.setdefault("READYZ_DEADLINE", 2.5)
-    app.config.setdefault("READYZ_BROKER_TIMEOUT", 2.0)
-    app.config.setdefault("READYZ_STATEMENT_TIMEOUT_MS", 1000)
     app.register_blueprint(api.bp)
     app.register_blueprint(views.bp)
     app.add_template_filter(views.ago, "ago")

@@ -49,13 +49,16 @@ from workspace.types import utcnow
 
 #: The order of the checks in the answer.
 CHECKS = ("database", "broker", "workers", "migrations")
+#: Defaults of the settings (config.TUNABLES): the whole answer and the broker's part
+#: of it, in seconds; PostgreSQL's statement timeout for the checks' queries, in ms.
+DEADLINE, BROKER_TIMEOUT, STATEMENT_TIMEOUT_MS = 2.5, 2.0, 1000
 
 Check = dict[str, Any]
 
 
 def readiness(app: Flask) -> tuple[bool, dict[str, Check]]:
     """Every check's answer, and whether all passed."""
-    deadline = float(app.config.get("READYZ_DEADLINE", 2.5))
+    deadline = float(app.config.get("READYZ_DEADLINE", DEADLINE))
     pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix="readyz")
     try:
         stored = pool.submit(_in_app(app, database_checks))
@@ -112,7 +115,9 @@ def database_checks() -> dict[str, Check]:
     try:
         with db.engine.connect() as conn:
             if conn.dialect.name == "postgresql":
-                timeout = int(current_app.config.get("READYZ_STATEMENT_TIMEOUT_MS", 1000))
+                timeout = int(
+                    current_app.config.get("READYZ_STATEMENT_TIMEOUT_MS", STATEMENT_TIMEOUT_MS)
+                )
                 conn.execute(text(f"SET LOCAL statement_timeout = {timeout}"))
             conn.execute(text("SELECT 1"))
             answers = {"database": {"ok": True, "ms": _since(start)}}
@@ -200,7 +205,7 @@ def broker_check() -> Check:
         return {"ok": True, "ms": 0.0, "kind": "embedded"}
     parts = urlsplit(url)
     kind = "rabbitmq" if parts.scheme.startswith("amqp") else "redis"
-    deadline = float(current_app.config.get("READYZ_BROKER_TIMEOUT", 2.0))
+    deadline = float(current_app.config.get("READYZ_BROKER_TIMEOUT", BROKER_TIMEOUT))
     start = time.monotonic()
     try:
         if kind == "redis":

@@ -31,8 +31,15 @@ def update_member(org_id: uuid.UUID, member_id: uuid.UUID, access: Access, body:
     never demoted or deactivated (409); nobody deactivates themselves (409); a member
     managed by SCIM is activated only by the identity provider (409), and agents are
     removed in Settings > Agents (409). Deactivation revokes the member's API tokens
-    for this org. Reactivation restores the member role."""
-    member = members.update_member(access, member_id, role=body.role, active=body.active)
+    for this org. Reactivation restores the member role. ``role_from_groups: true``
+    lets group sync set a role a person set by hand (409 for an owner or an agent)."""
+    member = members.update_member(
+        access,
+        member_id,
+        role=body.role,
+        active=body.active,
+        role_from_groups=bool(body.role_from_groups),
+    )
     return AdminMemberOut.model_validate(member)
 
 

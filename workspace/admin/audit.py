@@ -61,6 +61,7 @@ EVENT_NAMES = {
     "groupsync.mapping.added": "Group mapping added",
     "groupsync.mapping.removed": "Group mapping removed",
     "groupsync.org_role_revoked": "Org role taken back by group sync",
+    "groupsync.org_role_handed_back": "Org role handed back to group sync",
     "sso.mapping.added": "Group mapping added",
     "sso.mapping.removed": "Group mapping removed",
     "ldap.connection_deleted": "LDAP connection deleted",

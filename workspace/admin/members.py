@@ -25,6 +25,7 @@ from workspace.core import accounts
 from workspace.core.models import OrgMember, OrgRole
 from workspace.errors import ConflictError, ForbiddenError
 from workspace.extensions import db
+from workspace.identity.groupsync import org_role
 from workspace.scim import tokens as scim_tokens
 from workspace.scim.models import ScimIdentity
 from workspace.security.permissions import Access
@@ -190,6 +191,49 @@ def change_role(access: Access, member_id: uuid.UUID, role: OrgRole | str) -> Or
     return member
 
 
+OWNER_NOT_SYNCED = (
+    "Group sync never sets an owner's role. Make {email} an admin first if their groups "
+    "should decide it."
+)
+AGENT_NO_GROUPS = "An agent holds no groups; set its role here."
+
+
+def hand_role_to_groups(access: Access, member_id: uuid.UUID) -> OrgMember:
+    """Group sync sets the member's org role again after a person set it by hand
+    (docs/sso.md#org-role-from-groups): admin when one of their groups is mapped to the
+    org, else member. A member who drops to member loses the SCIM token they
+    generated, as on a demotion here."""
+    member = accounts.get_member(access.org.id, member_id)
+    if OrgRole(member.role) == OrgRole.OWNER:
+        raise ConflictError(OWNER_NOT_SYNCED.format(email=member.account.email), field="role")
+    if member.account.is_agent:
+        raise ConflictError(AGENT_NO_GROUPS, field="role")
+    change = org_role.hand_back(member, actor_id=access.account.id)
+    if change is not None and not change.granted:
+        scim_tokens.revoke_minted_by(
+            member.org_id, member.account_id, "minter_demoted", actor_id=access.account.id
+        )
+    return member
+
+
+def role_from_groups_offers(org_id: uuid.UUID, rows: list[MemberListing]) -> dict[uuid.UUID, str]:
+    """For each listed member whose org role a person set by hand, the role group sync
+    would give them now ("admin, via SSO group Admins" or "member"). Empty when no group
+    is mapped to the org: handing a role back could then only make it member."""
+    if not org_role.any_org_mapping(org_id):
+        return {}
+    offers = {}
+    for row in rows:
+        member = row.member
+        if member.role_source != org_role.MANUAL or member.account.is_agent:
+            continue
+        if OrgRole(member.role) == OrgRole.OWNER:
+            continue
+        grant = org_role.hand_back_grant(member)
+        offers[member.id] = f"admin, via {grant.label}" if grant else "member"
+    return offers
+
+
 def _check_active_change(access: Access, member: OrgMember) -> None:
     if member.account.is_agent:
         raise ConflictError(AGENT_HERE, field="active")
@@ -224,13 +268,20 @@ def set_active(access: Access, member_id: uuid.UUID, active: bool) -> OrgMember:
 
 
 def update_member(
-    access: Access, member_id: uuid.UUID, *, role: OrgRole | None, active: bool | None
+    access: Access,
+    member_id: uuid.UUID,
+    *,
+    role: OrgRole | None,
+    active: bool | None,
+    role_from_groups: bool = False,
 ) -> OrgMember:
-    """The API's PATCH: the role first, then the active state, each under its rules;
-    either refusal rolls back both (the request does)."""
+    """The API's PATCH: the role first (set, or handed to group sync), then the active
+    state, each under its rules; either refusal rolls back both (the request does)."""
     member = accounts.get_member(access.org.id, member_id)
     if role is not None:
         change_role(access, member.id, role)
+    if role_from_groups:
+        hand_role_to_groups(access, member.id)
     if active is not None:
         set_active(access, member.id, active)
     return member

@@ -7,7 +7,7 @@ import uuid
 from datetime import datetime
 from typing import Annotated, Literal
 
-from pydantic import Field, StringConstraints, field_validator
+from pydantic import ConfigDict, Field, StringConstraints, field_validator, model_validator
 
 from workspace.core.accounts import MAX_EMAIL
 from workspace.core.models import OrgRole
@@ -57,8 +57,21 @@ class MemberListQuery(QueryModel):
 class MemberPatch(InputModel):
     """Change a member's org role, or deactivate (false) or reactivate (true) them."""
 
+    # The document says what ``_one_role`` refuses.
+    model_config = ConfigDict(json_schema_extra={"not": {"required": ["role", "role_from_groups"]}})
+
     role: OrgRole = absent()
+    #: ``true``: let group sync set the role again after a person set it by hand: admin
+    #: when one of the member's groups is mapped to the org, else member
+    #: (docs/sso.md#org-role-from-groups). ``false`` changes nothing.
+    role_from_groups: bool = absent()
     active: bool = absent()
+
+    @model_validator(mode="after")
+    def _one_role(self) -> MemberPatch:
+        if self.role is not None and self.role_from_groups:
+            raise ValueError("send either role or role_from_groups, not both")
+        return self
 
 
 class RoleChange(MemberListQuery):
@@ -91,6 +104,10 @@ class AdminMemberOut(OutputModel):
     id: uuid.UUID
     account: AccountOut
     role: str
+    #: Who set the role: null, the role they joined with; ``manual``, a person;
+    #: ``synced``, a group mapped to the org (``role_synced_from`` names it).
+    role_source: Literal["manual", "synced"] | None = None
+    role_synced_from: str | None = None
     active: bool
     joined_via: str
     created_at: datetime

@@ -124,6 +124,7 @@ def _members_page(
         invite_form=invite_form or {},
         reactivate=reactivate,
         break_glass={b.member_id: b for b in break_glass_owners(access.org.id)},
+        role_offers=members.role_from_groups_offers(access.org.id, listing),
     )
 
 
@@ -186,6 +187,18 @@ def _row_refused(access: Access, member_id: uuid.UUID, error: ServiceError):
 def member_role(org: str, member_id: uuid.UUID, access: Access, form: RoleChange):
     member = members.change_role(access, member_id, form.role)
     flash(f"{member.account.name} is now {member.role}.", "success")
+    return _back_to_members(org, form)
+
+
+@bp.post(MEMBERS + "/<uuid:member_id>/role-from-groups", endpoint="member_role_from_groups")
+@page(action=_MANAGE, form=MemberListQuery, invalid=_row_refused)
+def member_role_from_groups(org: str, member_id: uuid.UUID, access: Access, form: MemberListQuery):
+    member = members.hand_role_to_groups(access, member_id)
+    via = f" (via {member.role_synced_from})" if member.role_synced_from else ""
+    flash(
+        f"{member.account.name}'s role follows group sync again: {member.role}{via}.",
+        "success",
+    )
     return _back_to_members(org, form)
 
 

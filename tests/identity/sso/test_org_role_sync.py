@@ -131,3 +131,82 @@ def test_group_sync_page_adds_an_org_admin_mapping(app, client, sso):
     assert [(m["idp_group"], m["target"], m["project_id"]) for m in listed] == [
         ("wsadmins", "org", None)
     ]
+
+
+def _member_id(app, org_id, email):
+    with app.app_context():
+        account = find_account(email)
+        return str(
+            db.session.scalar(
+                select(OrgMember.id).where(
+                    OrgMember.org_id == org_id, OrgMember.account_id == account.id
+                )
+            )
+        )
+
+
+def test_a_role_set_by_hand_is_handed_back_to_group_sync(app, client, sso):
+    """docs/sso.md#org-role-from-groups: a person's change takes the role over until an
+    admin hands it back; then the role is what the person's groups grant, and follows
+    them again."""
+    org = sso.org
+    _map_org(client, org, "wsadmins")
+    _sign_in(app, sso, "ann@acme.test", ["wsadmins"])
+    ann = org.url(f"/members/{_member_id(app, org.org_id, 'ann@acme.test')}")
+    resp = client.patch(ann, headers=org.headers, json={"role": "member"})
+    assert resp.status_code == 200
+    assert (resp.get_json()["role"], resp.get_json()["role_source"]) == ("member", "manual")
+    _sign_in(app, sso, "ann@acme.test", ["wsadmins"])
+    assert _member(app, org.org_id, "ann@acme.test") == ("member", "manual", None)
+
+    # The members page says so and offers the hand-back, with what it will do.
+    browser = app.test_client()
+    login(browser, org.owner_email)
+    html = browser.get(f"/o/{org.slug}/settings/members").get_data(as_text=True)
+    assert "set by hand; group sync leaves it" in html
+    assert "Their groups make them admin, via SSO group wsadmins now" in html
+
+    resp = client.patch(ann, headers=org.headers, json={"role_from_groups": True})
+    assert resp.status_code == 200, resp.get_json()
+    out = resp.get_json()
+    assert (out["role"], out["role_source"], out["role_synced_from"]) == (
+        "admin",
+        "synced",
+        "SSO group wsadmins",
+    )
+    assert "groupsync.org_role_handed_back" in _kinds(client, org)
+    # It follows the groups again: without the group, stale removal takes it back.
+    _set_stale(client, sso, True)
+    _sign_in(app, sso, "ann@acme.test", [])
+    assert _member(app, org.org_id, "ann@acme.test") == ("member", None, None)
+
+
+def test_an_admin_made_by_hand_without_a_mapped_group_goes_back_to_member(app, client, sso):
+    org = sso.org
+    _map_org(client, org, "wsadmins")
+    _sign_in(app, sso, "bea@acme.test", ["devs"])
+    bea = _member_id(app, org.org_id, "bea@acme.test")
+    client.patch(org.url(f"/members/{bea}"), headers=org.headers, json={"role": "admin"})
+    browser = app.test_client()
+    login(browser, org.owner_email)
+    page = f"/o/{org.slug}/settings/members"
+    assert "Their groups make them member now" in browser.get(page).get_data(as_text=True)
+    resp = browser.post(f"{page}/{bea}/role-from-groups", data={}, follow_redirects=True)
+    assert resp.status_code == 200
+    assert "role follows group sync again: member" in resp.get_data(as_text=True)
+    assert _member(app, org.org_id, "bea@acme.test") == ("member", None, None)
+
+
+def test_handing_back_is_refused_where_group_sync_never_decides(app, client, sso):
+    org = sso.org
+    owner = org.url(f"/members/{_member_id(app, org.org_id, org.owner_email)}")
+    resp = client.patch(owner, headers=org.headers, json={"role_from_groups": True})
+    assert resp.status_code == 409
+    assert "never sets an owner's role" in resp.get_json()["detail"]
+    both = client.patch(
+        owner, headers=org.headers, json={"role": "admin", "role_from_groups": True}
+    )
+    assert both.status_code == 400 and "not both" in str(both.get_json())
+    false = client.patch(owner, headers=org.headers, json={"role_from_groups": False})
+    assert false.status_code == 200  # changes nothing
+    assert _member(app, org.org_id, org.owner_email)[0] == "owner"

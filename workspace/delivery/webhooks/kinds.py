@@ -20,6 +20,7 @@ KINDS: dict[str, str] = {
     "groupsync.mapping.added": "A group-to-role mapping was added",
     "groupsync.mapping.removed": "A group-to-role mapping was removed",
     "groupsync.org_role_revoked": "Group sync took an org role back",
+    "groupsync.org_role_handed_back": "An org role was handed back to group sync",
     "auth.login": "Someone signed in",
     "task.created": "A task was created",
     "task.updated": "A task was changed",

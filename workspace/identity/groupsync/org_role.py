@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import select, update
 
+from workspace.core.events import record_event
 from workspace.core.models import OrgMember, OrgRole
 from workspace.extensions import db
 from workspace.identity.groupsync import held
@@ -145,6 +146,53 @@ def apply(member: OrgMember, change: OrgRoleChange | None, grant: OrgGrant | Non
         group = fit_external(grant.group, GROUP_MAX)
         if (member.synced_group, member.synced_source) != (group, grant.source):
             member.synced_group, member.synced_source = group, grant.source
+
+
+def any_org_mapping(org_id: uuid.UUID) -> bool:
+    """Whether some group is mapped to the org's admin role."""
+    query = select(GroupMapping.id).where(
+        GroupMapping.org_id == org_id, GroupMapping.project_id.is_(None)
+    )
+    return db.session.scalar(query.limit(1)) is not None
+
+
+def hand_back_grant(member: OrgMember) -> OrgGrant | None:
+    """What :func:`hand_back` would make the member: admin through this grant, or
+    member when None. Reads only."""
+    if not member.active:
+        return None
+    return org_grant(member.org_id, held.held_groups(member.org_id, member.account_id))
+
+
+def hand_back(member: OrgMember, *, actor_id: uuid.UUID | None) -> OrgRoleChange | None:
+    """Let group sync set this person's org role again, after a person set it by hand:
+    from now the role is what their groups grant (the groups each source last told us,
+    ``held``), admin or member, and it follows them as any synced role does. An owner's
+    role is never group sync's (the caller refuses). Locks the person as a reconcile
+    does. Records ``groupsync.org_role_handed_back``; returns the change when the role
+    moves. Flushes."""
+    lock_person(member.org_id, member.account_id)
+    grant = hand_back_grant(member)
+    old = member.role
+    if grant is not None:
+        member.role, member.role_source = ROLE, SYNCED
+        member.synced_group = fit_external(grant.group, GROUP_MAX)
+        member.synced_source = grant.source
+    else:
+        member.role, member.role_source = OrgRole.MEMBER.value, None
+        member.synced_group = member.synced_source = None
+    group = grant.label if grant is not None else None
+    record_event(
+        member.org_id,
+        "groupsync.org_role_handed_back",
+        actor_id=actor_id,
+        subject=member.account.email,
+        role=member.role,
+        from_role=old,
+        group=group,
+    )
+    db.session.flush()
+    return OrgRoleChange(member.role, old, group) if member.role != old else None
 
 
 def synced_admins_of(org_id: uuid.UUID, group: str) -> list[OrgMember]:

@@ -11,7 +11,9 @@
    - [data-nav-toggle] (the menu button at phone width): opens and closes the side nav
      named by its aria-controls, keeping aria-expanded true to what is shown.
    - [data-reset-on-success] (an hx- form): cleared after a successful request, and the
-     element named by data-removes-on-success removed.
+     element named by data-removes-on-success removed; the task count named by
+     data-counts-on-success counts the added task (when it has data-counts-new) and
+     names it.
    - select[data-commit-select] (the task list's inline state select, in an hx- form
      triggered by "ws:commit"): commits only on an explicit choice, a mouse pick or
      Enter, never on each arrow key; leaving it uncommitted puts the saved value back.
@@ -305,7 +307,25 @@ window.Workspace.highlightOption = function (box, list, index) {
     if (typeof elt.reset === "function") elt.reset();
     var gone = query(elt.getAttribute("data-removes-on-success") || "");
     if (gone && gone.parentNode) gone.parentNode.removeChild(gone);
+    countAdded(elt, detail.target);
   });
+
+  // A task added above the list: the count beside it says so. An unfiltered list
+  // counts it; a filtered one says what was added, which it may not match.
+  function countAdded(form, rows) {
+    var count = query(form.getAttribute("data-counts-on-success") || "");
+    var added = rows && rows.firstElementChild && rows.firstElementChild.getAttribute("data-task-key");
+    if (!count || !added) return;
+    var total = count.querySelector("[data-task-total]");
+    if (count.hasAttribute("data-counts-new") && total) {
+      var n = parseInt(total.textContent.replace(/[^0-9]/g, ""), 10) + 1;
+      total.textContent = n.toLocaleString("en-US");
+      var noun = count.querySelector("[data-task-noun]");
+      if (noun) noun.textContent = n === 1 ? "task" : "tasks";
+    }
+    var note = count.querySelector("[data-task-added]");
+    if (note) note.textContent = " · " + added + " added";
+  }
 
   document.addEventListener("htmx:responseError", function (event) {
     var detail = event.detail || {};

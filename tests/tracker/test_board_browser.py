@@ -402,3 +402,32 @@ def test_bulk_bar_appears_on_selection_and_edits_each_task(page, live_server, bo
             assert db.session.get(Task, uuid.UUID(tasks[title]["id"])).priority == "urgent"
     page.get_by_label("Select all tasks on this page").check()
     expect(bar).to_contain_text("4 tasks selected")
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_a_new_task_is_counted_and_the_list_fits_the_screen(browser, live_server, board, width):
+    """The count above the list follows a task added from the New task form (it stayed
+    at the old figure until a reload), and the list needs no sideways scroll: ten
+    columns beside the side nav at 1280 px, a row wrapped under its title at 390 px."""
+    org, project, _, _ = board
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    try:
+        _open(page, live_server, org, project)
+        count = page.locator("#task-count")
+        expect(count).to_have_text("4 tasks")
+        page.locator("#task-form-box > summary").click()
+        page.get_by_label("Task title").fill("Epsilon export")
+        page.get_by_role("button", name="Add task").click()
+        expect(page.locator("#task-rows tr[data-task-key]")).to_have_count(5)
+        key = page.locator("#task-rows tr[data-task-key]").first.get_attribute("data-task-key")
+        expect(count).to_have_text(f"5 tasks · {key} added")
+        card = page.locator(".table-wrap", has=page.locator("#task-table"))
+        fits = page.evaluate(
+            "el => [el.scrollWidth <= el.clientWidth + 1,"
+            " document.documentElement.scrollWidth <= innerWidth]",
+            card.element_handle(),
+        )
+        assert fits == [True, True], fits
+    finally:
+        context.close()

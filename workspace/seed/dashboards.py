@@ -47,7 +47,12 @@ DASHBOARDS = {
         "My week",
         "assignee = currentUser()",
         [
-            dict(title="My open tasks", chart_type="number", metric="open", dimension="status"),
+            dict(
+                title="My tasks not completed",
+                chart_type="number",
+                metric="open",
+                dimension="status",
+            ),
             dict(
                 title="My urgent and high",
                 chart_type="bar",

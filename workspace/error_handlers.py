@@ -10,8 +10,9 @@ from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException, InternalServerError
 
 from workspace.api.problems import ApiError, from_http_exception, problem_response
-from workspace.errors import ServiceError
+from workspace.errors import InputError, ServiceError
 from workspace.extensions import db
+from workspace.inputs import field_errors
 
 log = logging.getLogger(__name__)
 
@@ -38,7 +39,12 @@ def init_app(app: Flask) -> None:
             )
             response.headers.update(headers)
             return response
-        page = render_template("error.html", code=error.status, message=error.message)
+        # A request the input model refused names each field and what to send instead,
+        # as the API's problem body does (a query string has no form to show them by).
+        fields = field_errors(error) if isinstance(error, InputError) else {}
+        page = render_template(
+            "error.html", code=error.status, message=error.message, fields=fields
+        )
         return page, error.status, headers
 
     @app.errorhandler(CSRFError)

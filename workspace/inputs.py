@@ -143,8 +143,16 @@ def validation_errors(exc: ValidationError) -> list[dict[str, str]]:
     out = []
     for err in exc.errors(include_url=False):
         loc = ".".join(str(part) for part in err["loc"]) or "body"
-        out.append({"field": loc, "message": err["msg"]})
+        message = err["msg"]
+        if err["type"] == "string_too_long" and isinstance(err.get("input"), str):
+            message = too_long(err["ctx"]["max_length"], err["input"])
+        out.append({"field": loc, "message": message})
     return out
+
+
+def too_long(limit: int, text: str) -> str:
+    """What a person reads when a text is over its limit: the limit and how far over."""
+    return f"Enter at most {limit} characters (this has {len(text)})."
 
 
 def parse_body(model: type[M]) -> M:
@@ -250,7 +258,7 @@ def _texts(model: type[BaseModel]) -> dict[str, tuple[dict[str, Any], bool]]:
 def _breaks(rule: dict[str, Any], text: str) -> str | None:
     """What the text, as sent, breaks of its schema's length, pattern and format."""
     if "maxLength" in rule and len(text) > rule["maxLength"]:
-        return f"String should have at most {rule['maxLength']} characters"
+        return too_long(rule["maxLength"], text)
     if "pattern" in rule and not re.search(rule["pattern"], text):
         return f"String should match pattern '{rule['pattern']}'"
     spelling, message = _FORMATS.get(rule.get("format", ""), (None, ""))

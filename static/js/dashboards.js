@@ -97,7 +97,10 @@
   // its button). Here: it opens while a mouse hovers it, and arrow keys move between
   // its items.
   function menuItems(menu) {
-    return Array.prototype.slice.call(menu.querySelectorAll("[role=menuitem]"));
+    // Only the items shown: the first card's "Move earlier" is hidden by CSS.
+    return Array.prototype.slice.call(menu.querySelectorAll("[role=menuitem]")).filter(function (item) {
+      return item.offsetParent !== null || item.getClientRects().length > 0;
+    });
   }
 
   function focusItem(menu, index) {

@@ -179,6 +179,17 @@ def test_bad_dates_are_a_message_on_the_field(client, acme):
     assert resp.status_code == 400
 
 
+def test_a_page_position_it_cannot_read_says_so_and_shows_the_newest(client, acme):
+    """A hand-edited ``offset`` has no box on the page to show its error by: the page
+    says what was wrong above the newest events instead of silently showing them."""
+    login(client, acme.owner_email)
+    for bad, says in (("-5", "greater than or equal to 0"), ("abc", "valid integer")):
+        resp, html = _page(client, acme, offset=bad)
+        assert resp.status_code == 400
+        assert "offset: Input should be" in html and says in html
+        assert "Showing the newest events." in html
+
+
 def test_blank_filter_boxes_count_as_no_filter(client, acme):
     """A browser sends every box of the filter form, the blank ones too: they filter
     nothing, in the page and in its CSV link (the reason the view parses the query

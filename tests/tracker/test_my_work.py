@@ -104,3 +104,14 @@ def test_subscribe_button_and_inbox_forms_with_and_without_htmx(client, acme, ap
     assert resp.status_code == 400
     subscribed = client.get(f"{base}/my-work?section=subscribed").get_data(as_text=True)
     assert _rows(subscribed) == ["WEB-2"]
+
+
+def test_a_section_it_does_not_know_is_named_on_the_error_page(client, acme):
+    """A query string has no form to show errors by: the error page names the field
+    and the values it takes, not only "Some fields need your attention"."""
+    login(client, acme.owner_email)
+    resp = client.get(f"/o/{acme.slug}/my-work?section=zzz")
+    html = resp.get_data(as_text=True)
+    assert resp.status_code == 400
+    assert '<dt class="mono">section</dt>' in html
+    assert "Input should be &#39;assigned&#39;, &#39;created&#39; or &#39;subscribed&#39;" in html

@@ -37,6 +37,11 @@ _LAYOUT = dict(
 )
 
 
+#: A legend in a row above the plot: below it, it met the axis labels once a narrow
+#: screen turned them and the margin grew to hold them.
+TOP_LEGEND = dict(orientation="h", x=0, y=1.02, xanchor="left", yanchor="bottom")
+
+
 def plain(text: str) -> str:
     """User text (a project, person or label name) as Plotly shows it literally.
 
@@ -53,6 +58,9 @@ def frame(fig: Figure, **extra: Any) -> Figure:
     light grid lines; ``extra`` adds to or replaces the layout's settings."""
     fig.update_layout(**{**_LAYOUT, **extra})
     fig.update_yaxes(gridcolor="#eceef2", zeroline=False)
+    # A label at either end may reach past the plot on a phone: the margins grow to it.
+    fig.update_xaxes(automargin=True)
+    fig.update_yaxes(automargin=True)
     return fig
 
 
@@ -204,7 +212,7 @@ def workload_figure(rows: list[dict[str, Any]], limit: int = 15) -> Figure:
         showlegend=True,
         height=max(300, 40 * len(rows) + 100),
         margin=dict(l=16, r=16, t=16, b=40),
-        legend=dict(orientation="h", y=-0.12, traceorder="normal"),
+        legend=dict(TOP_LEGEND, traceorder="normal"),
     )
 
 
@@ -253,7 +261,7 @@ def forecast_figure(result: dict[str, Any]) -> Figure:
         hovertemplate="Average: %{y}<extra></extra>",
     )
     fig.update_xaxes(type="category")
-    return frame(fig, showlegend=True, legend=dict(orientation="h", y=-0.2))
+    return frame(fig, showlegend=True, legend=TOP_LEGEND)
 
 
 def points_figure(

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from workspace.analytics import palette
-from workspace.analytics.charts import frame, plain
+from workspace.analytics.charts import TOP_LEGEND, frame, plain
 from workspace.analytics.figure import Figure, trace
 
 #: The percentile lines, lightest for the median.
@@ -18,7 +18,7 @@ _PERCENTILE_DASH = {50: "dot", 85: "dash", 95: "solid"}
 def _layout(fig: Figure) -> Figure:
     """The analytics charts' frame with a legend under the plot: both charts name
     what each trace is."""
-    return frame(fig, height=320, showlegend=True, legend=dict(orientation="h", y=-0.25))
+    return frame(fig, height=320, showlegend=True, legend=TOP_LEGEND)
 
 
 def cycle_time_figure(result: dict[str, Any]) -> Figure:

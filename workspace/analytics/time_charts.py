@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from workspace.analytics import palette
-from workspace.analytics.charts import frame, plain
+from workspace.analytics.charts import TOP_LEGEND, frame, plain
 from workspace.analytics.figure import Figure, trace
 
 _HOVER = {
@@ -50,7 +50,7 @@ def time_figure(result: dict[str, Any], chart_type: str = "area") -> Figure:
     many = bool(result.get("series"))
     frame(fig, showlegend=many)
     if many:
-        fig.update_layout(legend=dict(orientation="h", y=-0.2), barmode="stack")
+        fig.update_layout(legend=TOP_LEGEND, barmode="stack")
     # A date axis: time reads left to right with even spacing, whatever the labels.
     fig.update_xaxes(type="date")
     # Counts start at zero; small counts get a tick per task.

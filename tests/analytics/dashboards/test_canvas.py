@@ -223,10 +223,12 @@ def test_list_shows_owner_visibility_widget_count_and_last_update(client, world:
     rows = html.split('<tr data-dashboard-id="')[1:]
     assert [r.split('"')[0] for r in rows] == [mine["id"], shared["id"]]
     alpha, beta = rows
-    assert '<td class="dashboard-owner">You</td>' in alpha and ">Private<" in alpha
-    assert '<td class="num widget-count">3</td>' in alpha
-    assert '<td class="dashboard-owner">Mia</td>' in beta and ">Workspace<" in beta
-    assert '<td class="num widget-count">0</td>' in beta
+    assert '<td class="dashboard-owner" data-label="Owner">You</td>' in alpha
+    assert ">Private<" in alpha
+    assert '<td class="num widget-count" data-label="Widgets">3</td>' in alpha
+    assert '<td class="dashboard-owner" data-label="Owner">Mia</td>' in beta
+    assert ">Workspace<" in beta
+    assert '<td class="num widget-count" data-label="Widgets">0</td>' in beta
     assert "UTC</time>" in alpha
 
 

@@ -3,12 +3,17 @@ the group "Workspace Admins" to its admin role. Okta pushes it over SCIM with tw
 people (one later leaves the group), an SSO sign-in and a directory sign-in carry it
 and later do not, and a second mapping is removed, which demotes the admin it made.
 Each change is in the audit log (``<source>.sync.org_role_granted|revoked``,
-``groupsync.org_role_revoked``); one synced admin stays, for the members page."""
+``groupsync.org_role_revoked``); one synced admin stays, for the members page, after
+an admin demoted them by hand and then handed the role back to group sync
+(``member.role_changed``, ``groupsync.org_role_handed_back``)."""
 
 from __future__ import annotations
 
 from scim2_models import Group
 
+from workspace.core import accounts
+from workspace.core.models import OrgRole
+from workspace.identity.groupsync import org_role
 from workspace.identity.groupsync import service as groupsync
 from workspace.scim import groups as scim_groups
 from workspace.scim.resources import GROUP_SCHEMA
@@ -57,3 +62,10 @@ def org_admins(demo: Demo) -> None:
         for mapping in groupsync.list_mappings(org_id):
             if mapping.idp_group == TEMPORARY:
                 groupsync.remove_mapping(org_id, mapping.id, actor_id=admin)
+    # The SCIM admin left is demoted by hand, which takes the role over from group
+    # sync, and two days later handed back: their group makes them admin again.
+    stays, by = scim_people[0], demo.members["Priya Raman"]
+    with demo.at(9):
+        accounts.change_role(stays, OrgRole.MEMBER, actor=by)
+    with demo.at(7):
+        org_role.hand_back(stays, actor_id=admin)

@@ -438,4 +438,72 @@ window.Workspace.highlightOption = function (box, list, index) {
   } else {
     updateBulkBar();
   }
+  /* ---------- Where focus goes after a page answers ---------- */
+
+  var FOCUSABLE = 'a[href], button:not([disabled]), input:not([type="hidden"]):not([disabled]), ' +
+    'select:not([disabled]), textarea:not([disabled]), summary, [tabindex="0"]';
+
+  function focusWithin(el) {
+    if (!el) return;
+    // A container with a tabindex of its own (the inbox list) is the focus target.
+    var target = el.matches(FOCUSABLE) || el.hasAttribute("tabindex") ? el : el.querySelector(FOCUSABLE);
+    if (!target) {
+      target = el;
+      if (!target.hasAttribute("tabindex")) target.setAttribute("tabindex", "-1");
+    }
+    target.focus();
+  }
+
+  // A form answered with its errors: the first field at fault (else the message) is
+  // brought into view and focused, so a phone user sees what to fix instead of the
+  // top of a long page that looks unchanged.
+  function focusFirstError(root) {
+    var field = root.querySelector('[aria-invalid="true"]');
+    if (field && field.getClientRects().length) {
+      field.focus({ preventScroll: true });
+      field.scrollIntoView({ block: "center" });
+      return true;
+    }
+    var message = root.querySelector('.flash-error[role="alert"], .form-error[role="alert"]');
+    if (message && message.textContent.trim()) {
+      if (!message.hasAttribute("tabindex")) message.setAttribute("tabindex", "-1");
+      message.focus({ preventScroll: true });
+      message.scrollIntoView({ block: "center" });
+      return true;
+    }
+    return false;
+  }
+
+  var main = document.querySelector("main");
+  if (main) focusFirstError(main);
+
+  // A swap that replaced the element holding the focus would leave it on <body>, and
+  // a keyboard user back at the top of the page: it goes to the same place in the new
+  // content (the element with the same id), else to what followed the removed part.
+  var focusAnchor = null;
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var target = event.detail && event.detail.target;
+    var active = document.activeElement;
+    focusAnchor = null;
+    if (!target || !active || active === document.body || !target.contains(active)) return;
+    var holder = active.closest("[id]");
+    focusAnchor = {
+      id: holder && target.contains(holder) ? holder.id : target.id,
+      next: target.nextElementSibling,
+      parent: target.parentElement,
+    };
+  });
+  document.addEventListener("htmx:afterSettle", function (event) {
+    var anchor = focusAnchor;
+    focusAnchor = null;
+    // Where htmx kept it (an element with the same id) or a page's script put it stays.
+    if (document.activeElement && document.activeElement !== document.body) return;
+    var swapped = event.detail && event.detail.elt;
+    if (swapped && swapped.querySelector && focusFirstError(swapped)) return;
+    if (!anchor) return;
+    var place = (anchor.id && document.getElementById(anchor.id)) ||
+      (anchor.next && anchor.next.isConnected ? anchor.next : null) ||
+      (anchor.parent && anchor.parent.isConnected ? anchor.parent : null);
+    focusWithin(place);
+  });
 })();

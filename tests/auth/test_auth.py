@@ -82,6 +82,16 @@ def test_token_created_and_revoked_in_the_ui(client, acme):
     assert client.get(acme.url(), headers=headers).status_code == 401
 
 
+def test_a_refused_token_name_comes_back_in_its_box(client, acme):
+    login(client, acme.owner_email)
+    typed = "exporter " + "x" * 120
+    page = client.post("/o/acme/tokens", data={"name": typed})
+    html = page.get_data(as_text=True)
+    assert page.status_code == 400
+    assert "Enter at most 100 characters (this has 129)." in html
+    assert f'value="{typed}"' in html  # not an empty box to type it all again
+
+
 def test_deactivated_member_loses_session_and_token_access(client, app, acme):
     mia = add_person(app, acme.org_id, "mia@acme.test")
     login(client, mia.owner_email)

@@ -130,6 +130,7 @@ def _tokens_page(
     *,
     new_token: str | None = None,
     errors: dict[str, str] | None = None,
+    form=None,
     status: int = 200,
 ):
     return render_template(
@@ -137,12 +138,14 @@ def _tokens_page(
         nav_active="tokens",
         new_token=new_token,
         errors=errors or {},
+        form=form or {},
         token_list=api_tokens.list_tokens(access.account.id, access.org.id),
     ), status
 
 
 def _token_refused(access: Access, error: ServiceError):
-    return _tokens_page(access, errors=field_errors(error), status=error.status)
+    # The name as typed comes back in its box beside the message.
+    return _tokens_page(access, errors=field_errors(error), form=request.form, status=error.status)
 
 
 @bp.get("/o/<org>/tokens")

@@ -143,11 +143,26 @@ def validation_errors(exc: ValidationError) -> list[dict[str, str]]:
     out = []
     for err in exc.errors(include_url=False):
         loc = ".".join(str(part) for part in err["loc"]) or "body"
-        message = err["msg"]
-        if err["type"] == "string_too_long" and isinstance(err.get("input"), str):
-            message = too_long(err["ctx"]["max_length"], err["input"])
-        out.append({"field": loc, "message": message})
+        out.append({"field": loc, "message": _in_words(err)})
     return out
+
+
+def _in_words(err: Any) -> str:
+    """pydantic's message, or for the refusals people meet most in a form, what to
+    enter instead ("Enter 23 or less." for "Input should be less than or equal to 23")."""
+    kind, ctx = err["type"], err.get("ctx") or {}
+    if kind == "string_too_long" and isinstance(err.get("input"), str):
+        return too_long(ctx["max_length"], err["input"])
+    if kind in ("int_parsing", "int_from_float", "int_type"):
+        return "Enter a whole number."
+    if kind in ("float_parsing", "float_type"):
+        return "Enter a number."
+    if kind in ("less_than_equal", "greater_than_equal") and isinstance(
+        ctx.get("le", ctx.get("ge")), int | float
+    ):
+        bound = ctx.get("le", ctx.get("ge"))
+        return f"Enter {bound} or {'less' if kind == 'less_than_equal' else 'more'}."
+    return err["msg"]
 
 
 def too_long(limit: int, text: str) -> str:

@@ -20,6 +20,8 @@ def test_the_pages_from_adding_to_removing(app, client, acme, receiver):
     assert bad.status_code == 400 and b"https://" in bad.data
     unknown = client.post(base, data={"url": receiver.url("/ok/p"), "kinds": ["nope.*"]})
     assert unknown.status_code == 400 and b"nope.*" in unknown.data
+    none = client.post(base, data={"url": receiver.url("/ok/p")})  # no box ticked
+    assert none.status_code == 400 and b"Choose at least one event to send." in none.data
     path = receiver.path("ok")
     made = client.post(base, data={"url": receiver.url(path), "description": "SIEM",
                                    "kinds": ["scim.*", "task.*"]})  # fmt: skip

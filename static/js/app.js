@@ -305,6 +305,18 @@ window.Workspace.highlightOption = function (box, list, index) {
     var elt = detail.elt;
     if (!detail.successful || !elt || !elt.hasAttribute || !elt.hasAttribute("data-reset-on-success")) return;
     if (typeof elt.reset === "function") elt.reset();
+    // A refusal shown before is answered now: its message and marks go.
+    var stale = elt.querySelectorAll(".flash-error, .field-error");
+    for (var i = 0; i < stale.length; i++) stale[i].parentNode.removeChild(stale[i]);
+    var marked = elt.querySelectorAll('[aria-invalid="true"]');
+    for (var j = 0; j < marked.length; j++) {
+      marked[j].removeAttribute("aria-invalid");
+      var kept = (marked[j].getAttribute("aria-describedby") || "").split(/\s+/).filter(function (id) {
+        return id && document.getElementById(id);
+      });
+      if (kept.length) marked[j].setAttribute("aria-describedby", kept.join(" "));
+      else marked[j].removeAttribute("aria-describedby");
+    }
     var gone = query(elt.getAttribute("data-removes-on-success") || "");
     if (gone && gone.parentNode) gone.parentNode.removeChild(gone);
     countAdded(elt, detail.target);

@@ -431,3 +431,24 @@ def test_a_new_task_is_counted_and_the_list_fits_the_screen(browser, live_server
         assert fits == [True, True], fits
     finally:
         context.close()
+
+
+def test_a_refused_new_task_says_why_beside_the_form_and_keeps_the_title(page, live_server, board):
+    """A title the service refuses comes back in the form, open, with the message and
+    the focus on the title; it was a toast at the top of the page."""
+    org, project, _, _ = board
+    _open(page, live_server, org, project)
+    page.locator("#task-form-box > summary").click()
+    title = page.get_by_label("Task title")
+    title.fill("   ")
+    page.get_by_role("button", name="Add task").click()
+    expect(page.locator("#task-form-error")).to_have_text("Title: Field required")
+    title = page.get_by_label("Task title")
+    expect(title).to_have_attribute("aria-invalid", "true")
+    expect(title).to_be_focused()
+    expect(page.locator("#task-rows tr[data-task-key]")).to_have_count(4)
+    # Corrected, the same form adds the task.
+    title.fill("Epsilon export")
+    page.get_by_role("button", name="Add task").click()
+    expect(page.locator("#task-rows tr[data-task-key]")).to_have_count(5)
+    expect(page.locator("#task-form-error")).to_have_count(0)

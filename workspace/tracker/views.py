@@ -207,9 +207,16 @@ def board(project: Project, access: Access):
 
 def _task_refused(error: ServiceError, project: Project, access: Access):
     if htmx:
-        # The page's error flash shows a plain-text body as it is.
-        message = " ".join(field_errors(error).values())
-        return Response(message, status=422, mimetype="text/plain")
+        # The form again in place of itself, open, with the message and what was typed
+        # (app.js swaps a refused data-swap-errors form's answer and focuses the field).
+        html = render_template(
+            "tracker/_task_form.html",
+            errors=field_errors(error),
+            typed=request.form,
+            **_task_page_context(access, project),
+        )
+        retarget = {"HX-Retarget": "#task-form-box", "HX-Reswap": "outerHTML"}
+        return Response(html, status=422, headers=retarget)
     return _project_page(access, project, errors=field_errors(error), status=422)
 
 

@@ -210,3 +210,15 @@ def test_handing_back_is_refused_where_group_sync_never_decides(app, client, sso
     false = client.patch(owner, headers=org.headers, json={"role_from_groups": False})
     assert false.status_code == 200  # changes nothing
     assert _member(app, org.org_id, org.owner_email)[0] == "owner"
+
+
+def test_a_preview_for_half_an_address_is_refused_on_the_field(client, sso):
+    for typed in ("x@", "@acme.test", "ann@-bad-"):
+        resp = client.post(
+            sso.org.url("/sso/sync-preview"),
+            headers=sso.org.headers,
+            json={"email": typed, "groups": ["wsadmins"]},
+        )
+        assert resp.status_code == 422, (typed, resp.get_json())
+        (error,) = resp.get_json()["errors"]
+        assert error["field"] == "email" and "whole email address" in error["message"]

@@ -541,3 +541,35 @@ def test_a_role_change_waits_for_whoever_holds_the_org_lock(app, acme):
     assert waited, "the demotion did not wait for the org's lock"
     assert results == [200]
     assert _member(app, theirs)["role"] == "member"
+
+
+def test_a_hand_back_racing_a_promotion_to_owner_never_writes_the_owner(app, acme):
+    """An owner's role is never group sync's. The hand-back reads the role again under
+    the person's lock: while another transaction makes them owner and holds that lock,
+    the hand-back waits, then refuses (409) instead of writing them down to member."""
+    import threading
+
+    from workspace.core.models import OrgMember
+    from workspace.identity.groupsync.org_role import lock_person
+
+    mia = add_person(app, acme.org_id, "mia@acme.test", "admin")
+    theirs = _member_id(app, acme.org_id, mia.owner_email)
+    results = []
+
+    def hand_back():
+        resp = _patch(app.test_client(), acme, theirs, {"role_from_groups": True})
+        results.append((resp.status_code, resp.get_json().get("detail", "")))
+
+    with app.app_context():
+        lock_person(acme.org_id, mia.owner_id)
+        db.session.get(OrgMember, theirs).role = "owner"
+        worker = threading.Thread(target=hand_back)
+        worker.start()
+        worker.join(1.0)
+        waited = worker.is_alive()
+        db.session.commit()
+    worker.join(10)
+    assert waited, "the hand-back did not wait for the person's lock"
+    assert results and results[0][0] == 409, results
+    assert "never sets an owner's role" in results[0][1]
+    assert _member(app, theirs)["role"] == "owner"

@@ -191,10 +191,6 @@ def change_role(access: Access, member_id: uuid.UUID, role: OrgRole | str) -> Or
     return member
 
 
-OWNER_NOT_SYNCED = (
-    "Group sync never sets an owner's role. Make {email} an admin first if their groups "
-    "should decide it."
-)
 AGENT_NO_GROUPS = "An agent holds no groups; set its role here."
 
 
@@ -204,11 +200,9 @@ def hand_role_to_groups(access: Access, member_id: uuid.UUID) -> OrgMember:
     org, else member. A member who drops to member loses the SCIM token they
     generated, as on a demotion here."""
     member = accounts.get_member(access.org.id, member_id)
-    if OrgRole(member.role) == OrgRole.OWNER:
-        raise ConflictError(OWNER_NOT_SYNCED.format(email=member.account.email), field="role")
     if member.account.is_agent:
         raise ConflictError(AGENT_NO_GROUPS, field="role")
-    change = org_role.hand_back(member, actor_id=access.account.id)
+    change = org_role.hand_back(member, actor_id=access.account.id)  # refuses an owner
     if change is not None and not change.granted:
         scim_tokens.revoke_minted_by(
             member.org_id, member.account_id, "minter_demoted", actor_id=access.account.id

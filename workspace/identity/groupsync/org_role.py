@@ -17,6 +17,7 @@ from sqlalchemy import select, update
 
 from workspace.core.events import record_event
 from workspace.core.models import OrgMember, OrgRole
+from workspace.errors import ConflictError
 from workspace.extensions import db
 from workspace.identity.groupsync import held
 from workspace.identity.groupsync.models import GroupMapping
@@ -28,6 +29,10 @@ SYNCED = "synced"
 MANUAL = "manual"
 #: What ``OrgMember.synced_group`` holds.
 GROUP_MAX = 255
+OWNER_NOT_SYNCED = (
+    "Group sync never sets an owner's role. Make {email} an admin first if their groups "
+    "should decide it."
+)
 
 
 @dataclass(frozen=True)
@@ -167,11 +172,14 @@ def hand_back_grant(member: OrgMember) -> OrgGrant | None:
 def hand_back(member: OrgMember, *, actor_id: uuid.UUID | None) -> OrgRoleChange | None:
     """Let group sync set this person's org role again, after a person set it by hand:
     from now the role is what their groups grant (the groups each source last told us,
-    ``held``), admin or member, and it follows them as any synced role does. An owner's
-    role is never group sync's (the caller refuses). Locks the person as a reconcile
-    does. Records ``groupsync.org_role_handed_back``; returns the change when the role
+    ``held``), admin or member, and it follows them as any synced role does. Locks the
+    person as a reconcile does, then refuses an owner (409): group sync never writes
+    an owner, and the check before the lock could have raced a promotion to owner.
+    Records ``groupsync.org_role_handed_back``; returns the change when the role
     moves. Flushes."""
     lock_person(member.org_id, member.account_id)
+    if OrgRole(member.role) == OrgRole.OWNER:
+        raise ConflictError(OWNER_NOT_SYNCED.format(email=member.account.email), field="role")
     grant = hand_back_grant(member)
     old = member.role
     if grant is not None:

@@ -260,3 +260,19 @@ def project_roles(client, app: Flask, org: OrgFixture, project: dict) -> dict[st
         assert resp.status_code == 201, resp.get_json()
         people[role] = person
     return people
+
+
+def lose_a_deadlock() -> None:
+    """Fail the current transaction as PostgreSQL fails a deadlock's loser (failure
+    injection): on PostgreSQL the server itself raises SQLSTATE 40P01 (and aborts the
+    transaction); SQLite, with one writer, never deadlocks, so the same error is
+    raised here."""
+    import psycopg
+    from sqlalchemy import text
+    from sqlalchemy.exc import OperationalError
+
+    if db.session.get_bind().dialect.name == "postgresql":
+        db.session.execute(
+            text("DO $$ BEGIN RAISE EXCEPTION 'deadlock detected' USING ERRCODE = '40P01'; END $$")
+        )
+    raise OperationalError("UPDATE ...", {}, psycopg.errors.DeadlockDetected())

@@ -5,26 +5,13 @@ from __future__ import annotations
 
 import uuid
 
-import psycopg
 import pytest
-from sqlalchemy import func, select, text
-from sqlalchemy.exc import OperationalError
+from sqlalchemy import func, select
 
-from tests.factories import make_org, new_task, setup_project
+from tests.factories import lose_a_deadlock, make_org, new_task, setup_project
 from workspace.core import tasks as task_service
 from workspace.core.models import Task, TaskActivity
 from workspace.extensions import db
-
-
-def _lose_a_deadlock() -> None:
-    """Fail the current transaction as PostgreSQL fails a deadlock's loser: on
-    PostgreSQL the server itself raises SQLSTATE 40P01 (and aborts the transaction);
-    SQLite, with one writer, never deadlocks, so the same error is raised here."""
-    if db.session.get_bind().dialect.name == "postgresql":
-        db.session.execute(
-            text("DO $$ BEGIN RAISE EXCEPTION 'deadlock detected' USING ERRCODE = '40P01'; END $$")
-        )
-    raise OperationalError("UPDATE tasks ...", {}, psycopg.errors.DeadlockDetected())
 
 
 @pytest.fixture
@@ -37,7 +24,7 @@ def losing_updates(monkeypatch):
         state["calls"] += 1
         written = original(*args, **kwargs)  # flushed: the first attempt really wrote
         if state["calls"] <= state["losses"]:
-            _lose_a_deadlock()
+            lose_a_deadlock()
         return written
 
     monkeypatch.setattr(task_service, "update_task", update_task)

@@ -157,10 +157,8 @@ def _in_words(err: Any) -> str:
         return "Enter a whole number."
     if kind in ("float_parsing", "float_type"):
         return "Enter a number."
-    if kind in ("less_than_equal", "greater_than_equal") and isinstance(
-        ctx.get("le", ctx.get("ge")), int | float
-    ):
-        bound = ctx.get("le", ctx.get("ge"))
+    bound = ctx.get("le", ctx.get("ge"))
+    if kind in ("less_than_equal", "greater_than_equal") and isinstance(bound, int | float):
         return f"Enter {bound} or {'less' if kind == 'less_than_equal' else 'more'}."
     return err["msg"]
 

@@ -63,14 +63,17 @@ def lock_row(where: ColumnElement[bool], *rewrite: InstrumentedAttribute[Any]) -
     """Hold the row ``where`` picks until the transaction ends, so a second writer
     waits here and then reads what the first committed (docs/security.md#concurrency).
 
-    PostgreSQL: ``SELECT ... FOR UPDATE`` of the first of ``rewrite`` alone, which
-    writes nothing (a relationship joined into the lock would, after a wait, be
-    rechecked against the row read before it and come back empty). SQLite has no row
+    PostgreSQL: ``SELECT ... FOR NO KEY UPDATE`` of the first of ``rewrite`` alone,
+    which writes nothing (a relationship joined into the lock would, after a wait, be
+    rechecked against the row read before it and come back empty). It is the lock an
+    UPDATE of the row takes: a plain ``FOR UPDATE`` would also block another
+    transaction inserting a row that points at this one (its foreign-key check), and
+    deadlock two SCIM group PATCHes adding one person. SQLite has no row
     locks: a no-op write of the ``rewrite`` columns (each set to itself, so a column's
     ``onupdate`` does not fire) takes its database write lock, which a second writer
     waits for (``busy_timeout``)."""
     if db.session.get_bind().dialect.name == "postgresql":
-        db.session.execute(select(rewrite[0]).where(where).with_for_update())
+        db.session.execute(select(rewrite[0]).where(where).with_for_update(key_share=True))
         return
     db.session.execute(
         update(rewrite[0].class_)

@@ -515,29 +515,39 @@ def test_two_owners_demoting_each_other_at_once_leave_one_owner(app, acme):
     assert roles == ["member", "owner"]
 
 
+def _waits_for(app, hold, ask, release):
+    """``ask()`` (a request) from another thread while this transaction runs ``hold()``
+    and keeps what it locked; ``release()`` ends the transaction. Whether the request
+    was still waiting a second later, and its answers."""
+    import threading
+
+    answers = []
+    with app.app_context():
+        hold()
+        worker = threading.Thread(target=lambda: answers.append(ask()))
+        worker.start()
+        worker.join(1.0)
+        waited = worker.is_alive()
+        release()
+    worker.join(10)
+    return waited, answers
+
+
 def test_a_role_change_waits_for_whoever_holds_the_org_lock(app, acme):
     """The race above in slow motion, so it cannot pass by luck: while another
     transaction holds the org's lock, a demotion waits for it (on SQLite, for its write
     lock) instead of counting owners that may be on their way out."""
-    import threading
-
     from workspace.core.accounts import _lock_org
 
     co = add_person(app, acme.org_id, "co@acme.test", "owner")
     theirs = _member_id(app, acme.org_id, co.owner_email)
-    results = []
-
-    def demote():
-        results.append(_patch(app.test_client(), acme, theirs, {"role": "member"}).status_code)
-
-    with app.app_context():
-        _lock_org(acme.org_id)
-        worker = threading.Thread(target=demote)
-        worker.start()
-        worker.join(1.0)
-        waited = worker.is_alive()
-        db.session.rollback()
-    worker.join(10)
+    waited, answers = _waits_for(
+        app,
+        lambda: _lock_org(acme.org_id),
+        lambda: _patch(app.test_client(), acme, theirs, {"role": "member"}),
+        db.session.rollback,
+    )
+    results = [r.status_code for r in answers]
     assert waited, "the demotion did not wait for the org's lock"
     assert results == [200]
     assert _member(app, theirs)["role"] == "member"
@@ -547,28 +557,23 @@ def test_a_hand_back_racing_a_promotion_to_owner_never_writes_the_owner(app, acm
     """An owner's role is never group sync's. The hand-back reads the role again under
     the person's lock: while another transaction makes them owner and holds that lock,
     the hand-back waits, then refuses (409) instead of writing them down to member."""
-    import threading
-
     from workspace.core.models import OrgMember
     from workspace.identity.groupsync.org_role import lock_person
 
     mia = add_person(app, acme.org_id, "mia@acme.test", "admin")
     theirs = _member_id(app, acme.org_id, mia.owner_email)
-    results = []
 
-    def hand_back():
-        resp = _patch(app.test_client(), acme, theirs, {"role_from_groups": True})
-        results.append((resp.status_code, resp.get_json().get("detail", "")))
-
-    with app.app_context():
+    def promote():
         lock_person(acme.org_id, mia.owner_id)
         db.session.get(OrgMember, theirs).role = "owner"
-        worker = threading.Thread(target=hand_back)
-        worker.start()
-        worker.join(1.0)
-        waited = worker.is_alive()
-        db.session.commit()
-    worker.join(10)
+
+    waited, answers = _waits_for(
+        app,
+        promote,
+        lambda: _patch(app.test_client(), acme, theirs, {"role_from_groups": True}),
+        db.session.commit,
+    )
+    results = [(r.status_code, r.get_json().get("detail", "")) for r in answers]
     assert waited, "the hand-back did not wait for the person's lock"
     assert results and results[0][0] == 409, results
     assert "never sets an owner's role" in results[0][1]

@@ -77,3 +77,31 @@ def test_twenty_concurrent_creations_make_one_member(live_server):
             )
             == 1
         )
+
+
+def test_a_patch_that_loses_a_deadlock_runs_again_with_its_body(monkeypatch, scim):
+    """A SCIM write that loses a race is run again whole (transaction.transactional);
+    the second run reads the same body. It read the request stream, which the first run
+    had emptied, and answered 400 "not valid JSON" (two group PATCHes adding one person
+    at once met it)."""
+    from tests.factories import lose_a_deadlock
+    from workspace.scim import users
+
+    user = scim.create("dana@acme.test", active=True)
+    calls = []
+    original = users.patch_user
+
+    def patch_user(*args, **kwargs):
+        calls.append(1)
+        written = original(*args, **kwargs)
+        if len(calls) == 1:
+            lose_a_deadlock()
+        return written
+
+    monkeypatch.setattr(users, "patch_user", patch_user)
+    resp = scim.patch(
+        f"/Users/{user['id']}", [{"op": "replace", "path": "displayName", "value": "Dana R"}]
+    )
+    assert resp.status_code == 200, resp.get_data(as_text=True)
+    assert resp.get_json()["displayName"] == "Dana R"
+    assert len(calls) == 2

@@ -129,7 +129,11 @@ def _body() -> Any:
         raise SCIMException.from_error(
             Error(status=415, detail="Send the body as application/scim+json or application/json.")
         )
-    raw = request.stream.read(MAX_BODY + 1)
+    # Kept for the request: a write that loses a race runs again whole
+    # (transaction.transactional), and the stream is read once.
+    if "scim_body" not in g:
+        g.scim_body = request.stream.read(MAX_BODY + 1)
+    raw = g.scim_body
     if len(raw) > MAX_BODY:
         raise errors.TooLarge()
     try:

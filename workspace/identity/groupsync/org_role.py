@@ -13,7 +13,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 
-from sqlalchemy import select, update
+from sqlalchemy import and_, select
 
 from workspace.core.events import record_event
 from workspace.core.models import OrgMember, OrgRole
@@ -22,6 +22,7 @@ from workspace.extensions import db
 from workspace.identity.groupsync import held
 from workspace.identity.groupsync.models import GroupMapping
 from workspace.inputs import fit_external
+from workspace.transaction import lock_row
 
 #: The only org role a mapping grants.
 ROLE = OrgRole.ADMIN.value
@@ -60,20 +61,14 @@ class OrgRoleChange:
 
 
 def lock_person(org_id: uuid.UUID, account_id: uuid.UUID) -> OrgMember | None:
-    """Write the person's membership row before reading their groups and grants: that
-    locks the row on PostgreSQL and takes the write lock on SQLite, so two reconciles
-    of one person (two SCIM group PATCHes, a sign-in and a PATCH) run one after the
-    other, the second reading the first's result, instead of both adding the same
-    project membership. Returns the row, read after the lock."""
-    db.session.execute(
-        update(OrgMember)
-        .where(OrgMember.org_id == org_id, OrgMember.account_id == account_id)
-        .values(role=OrgMember.role)
-        .execution_options(synchronize_session=False)
-    )
-    member = db.session.scalar(
-        select(OrgMember).where(OrgMember.org_id == org_id, OrgMember.account_id == account_id)
-    )
+    """Hold the person's membership row before reading their groups and grants
+    (``transaction.lock_row``), so two reconciles of one person (two SCIM group
+    PATCHes, a sign-in and a PATCH) run one after the other, the second reading the
+    first's result, instead of both adding the same project membership. Returns the
+    row, read after the lock."""
+    where = and_(OrgMember.org_id == org_id, OrgMember.account_id == account_id)
+    lock_row(where, OrgMember.role)
+    member = db.session.scalar(select(OrgMember).where(where))
     if member is not None:
         db.session.refresh(member)
     return member
@@ -84,12 +79,7 @@ def lock_members(member_ids: list[uuid.UUID]) -> None:
     two requests locking overlapping people cannot deadlock (SCIM reads a group's
     members' groups only after this)."""
     for member_id in sorted(set(member_ids), key=str):
-        db.session.execute(
-            update(OrgMember)
-            .where(OrgMember.id == member_id)
-            .values(role=OrgMember.role)
-            .execution_options(synchronize_session=False)
-        )
+        lock_row(OrgMember.id == member_id, OrgMember.role)
 
 
 def org_grant(org_id: uuid.UUID, by_source: held.Held) -> OrgGrant | None:
@@ -181,26 +171,23 @@ def hand_back(member: OrgMember, *, actor_id: uuid.UUID | None) -> OrgRoleChange
     if OrgRole(member.role) == OrgRole.OWNER:
         raise ConflictError(OWNER_NOT_SYNCED.format(email=member.account.email), field="role")
     grant = hand_back_grant(member)
-    old = member.role
-    if grant is not None:
-        member.role, member.role_source = ROLE, SYNCED
-        member.synced_group = fit_external(grant.group, GROUP_MAX)
-        member.synced_source = grant.source
-    else:
-        member.role, member.role_source = OrgRole.MEMBER.value, None
-        member.synced_group = member.synced_source = None
-    group = grant.label if grant is not None else None
+    # The role their groups give, written as a reconcile writes it: synced admin, or
+    # member with no source (the change is made even when the role stays, to drop
+    # the "manual" mark).
+    role = ROLE if grant is not None else OrgRole.MEMBER.value
+    change = OrgRoleChange(role, member.role, grant.label if grant is not None else None)
+    apply(member, change, grant)
     record_event(
         member.org_id,
         "groupsync.org_role_handed_back",
         actor_id=actor_id,
         subject=member.account.email,
-        role=member.role,
-        from_role=old,
-        group=group,
+        role=change.role,
+        from_role=change.from_role,
+        group=change.group,
     )
     db.session.flush()
-    return OrgRoleChange(member.role, old, group) if member.role != old else None
+    return change if change.role != change.from_role else None
 
 
 def synced_admins_of(org_id: uuid.UUID, group: str) -> list[OrgMember]:

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import uuid
 
-from workspace.core.accounts import find_account, get_member
-from workspace.core.emails import email_domain
+from workspace.core.accounts import canonical_email, find_account, get_member
 from workspace.errors import ServiceError
 from workspace.identity.groupsync import service as groupsync
 from workspace.identity.sso import connection
@@ -55,15 +54,13 @@ def person_account(
         return get_member(org_id, member_id).account_id
     if not email or "@" not in email:
         raise ServiceError("Enter the person's email address.", field="email")
-    local = email.rpartition("@")[0]
     try:
-        email_domain(email)
-    except ServiceError:
-        local = ""
-    if not local:
-        # "x@" would preview what nobody's sign-in can do.
+        # The check every account goes through: "x@" would preview what nobody's
+        # sign-in can do.
+        canonical_email(email)
+    except ServiceError as exc:
         raise ServiceError(
             "Enter the person's whole email address, such as ann@acme.com.", field="email"
-        )
+        ) from exc
     account = find_account(email)
     return account.id if account else None

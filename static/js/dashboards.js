@@ -99,7 +99,7 @@
   function menuItems(menu) {
     // Only the items shown: the first card's "Move earlier" is hidden by CSS.
     return Array.prototype.slice.call(menu.querySelectorAll("[role=menuitem]")).filter(function (item) {
-      return item.offsetParent !== null || item.getClientRects().length > 0;
+      return item.getClientRects().length > 0;
     });
   }
 

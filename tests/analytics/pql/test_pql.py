@@ -34,6 +34,9 @@ FIXTURES = [HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthChe
         ("isLate()", (1, 1), "unknown condition"),
         ("assignee = today()", (1, 12), "cannot be compared"),
         ("(status = Done", (1, 15), "')'"),
+        # A word starting with a digit is a value: the unknown field is what is wrong.
+        ("colour = 1", (1, 1), "unknown field 'colour'"),
+        ("dueDate < 2026", (1, 11), "compares with a date"),
     ],
 )
 def test_syntax_errors_name_position_and_expectation(text, where, expected):
@@ -92,6 +95,17 @@ def test_dates_at_the_ends_of_the_calendar(client, dataset, text, status, says):
         assert says in resp.get_json()["detail"]
     else:
         assert resp.get_json()["points"] == []  # no task was created at either end
+
+
+def test_a_number_is_a_value_named_in_the_answer(client, dataset):
+    """``priority = 1`` says which priorities there are, not where the parser gave up;
+    a number quoted or not finds the same tasks."""
+    resp = custom(client, dataset, "priority = 1")
+    assert resp.status_code == 422
+    assert "'1'" in resp.get_json()["detail"] and "high" in resp.get_json()["detail"]
+    bare, quoted = (custom(client, dataset, f"title != {v}") for v in ("42", '"42"'))
+    assert bare.status_code == quoted.status_code == 200
+    assert bare.get_json()["points"] == quoted.get_json()["points"] != []
 
 
 def test_deep_filters_are_a_422_on_the_api(client, dataset):

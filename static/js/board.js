@@ -316,7 +316,10 @@
   function init() {
     var root = board();
     if (!root) return;
-    var cards = root.querySelectorAll(".board-card");
+    // A reader's board has no menu and nothing to drag: each card's key link is its
+    // one Tab stop.
+    var writer = !!menu();
+    var cards = writer ? root.querySelectorAll(".board-card") : [];
     var template = document.createElement("button");
     template.type = "button";
     template.className = "board-menu-btn";
@@ -327,11 +330,14 @@
       var card = cards[i];
       card.tabIndex = 0;
       card.setAttribute("aria-describedby", "board-help");
+      // One Tab stop a card: Enter on it opens the menu, which links to the task
+      // page; the key stays a link for the mouse and for reading.
+      card.querySelector("a").tabIndex = -1;
       var button = template.cloneNode(true);
       button.setAttribute("aria-label", "Actions for " + cardKey(card));
       card.appendChild(button);
     }
-    if (window.Sortable) {
+    if (writer && window.Sortable) {
       var lists = root.querySelectorAll(".board-cards");
       for (var j = 0; j < lists.length; j++) {
         window.Sortable.create(lists[j], {

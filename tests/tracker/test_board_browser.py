@@ -158,6 +158,11 @@ def test_moving_assigning_and_prioritising_by_keyboard_through_the_one_menu(
     expect(_column(page, started).locator("[data-count]")).to_have_text("2")
     expect(_column(page, by_cat["backlog"]["name"]).locator("[data-count]")).to_have_text("2")
     expect(_card(page, "WEB-1")).to_be_focused()
+    # One Tab stop a card: from a card, Tab goes to the next card, not to its key link.
+    backlog = _column(page, by_cat["backlog"]["name"]).locator(".board-card")
+    backlog.first.focus()
+    page.keyboard.press("Tab")
+    expect(backlog.nth(1)).to_be_focused()
     with live_server.app.app_context():
         task = db.session.get(Task, uuid.UUID(tasks["Alpha login bug"]["id"]))
         assert (task.state_category, task.priority, task.assignee_id) == (
@@ -284,6 +289,11 @@ def test_a_viewer_sees_the_cards_without_a_menu(page, live_server, board):
     expect(page.locator("#board-menu")).to_have_count(0)
     expect(page.locator("[data-menu-open]")).to_have_count(0)
     expect(page.locator("#board form, #board select")).to_have_count(0)
+    # Nothing to open on a card: its key link is its one Tab stop.
+    expect(page.locator(".board-card[tabindex]")).to_have_count(0)
+    page.get_by_role("link", name="WEB-1", exact=True).focus()
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.matches('.board-card > a')")
     # The key still opens the task.
     page.get_by_role("link", name="WEB-1", exact=True).click()
     expect(page).to_have_url(re.compile(r"/tasks/WEB-1$"))

@@ -7,14 +7,17 @@ from __future__ import annotations
 import functools
 import hashlib
 import secrets
+from datetime import datetime
 from pathlib import Path
 
 from flask import Blueprint, Flask, current_app, g, has_request_context, redirect, request, url_for
+from jinja2 import pass_context
+from jinja2.runtime import Context
 
 from workspace.auth.guards import page
 from workspace.auth.sessions import current_account
 from workspace.core.orgs import orgs_for_account
-from workspace.tracker.task_page.dates import day
+from workspace.tracker.task_page.dates import day, moment
 
 bp = Blueprint("web", __name__)
 
@@ -81,10 +84,25 @@ def static_fingerprint(filename: str) -> str | None:
     return _fingerprint(str(path), stat.st_mtime_ns, stat.st_size)
 
 
+@pass_context
+def when(context: Context, at: datetime | None, empty: str = "never", **how: bool) -> str:
+    """``at`` in the zone of the org the page is about, else in its own (UTC for what
+    the database holds); ``moment``'s ``seconds``, ``clock`` and ``date`` pass
+    through. ``empty`` for no moment."""
+    if at is None:
+        return empty
+    org = context.get("current_org")
+    return moment(at, org.zone if org is not None else at.tzinfo, **how)
+
+
 def init_app(app: Flask) -> None:
     app.register_blueprint(bp)
     # Every page writes a calendar day one way, "27 Nov 2026" (docs/tasks.md#dates).
     app.add_template_filter(day, "day")
+    # ...and a moment one way, in the org's time zone ("27 Nov 2026, 14:05 CET"), the
+    # zone that decides its "today"; pages outside an org (your sessions and tokens,
+    # the operator's pages) say UTC.
+    app.add_template_filter(when, "when")
 
     @app.url_defaults
     def static_version(endpoint: str, values: dict) -> None:

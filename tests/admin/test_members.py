@@ -89,7 +89,7 @@ def test_list_shows_how_people_joined_last_sign_in_and_status(app, client, acme)
     rows = {re.search(r"[\w.]+@[\w.]+", r).group(0): r for r in _rows(resp.get_data(as_text=True))}
     assert "Added directly" in rows["ann@acme.test"]
     assert re.search(
-        r"\d{4}-\d\d-\d\d</span> <span class=\"nowrap\">\d\d:\d\d UTC", rows["ann@acme.test"]
+        r"\d{1,2} \w{3} \d{4},</span> <span class=\"nowrap\">\d\d:\d\d UTC", rows["ann@acme.test"]
     )
     assert "never" in rows["bob@acme.test"]
     assert ">admin<" in rows["bob@acme.test"] or 'value="admin" selected' in rows["bob@acme.test"]

@@ -348,7 +348,8 @@ def test_timeline_orders_comments_and_changes_together(client, acme, world):
     positions = [shown.index(text) for text in order]
     assert positions == sorted(positions)
     html = client.get(url).get_data(as_text=True)
-    assert re.search(r'<time datetime="[^"]+" title="\d{4}-\d\d-\d\d \d\d:\d\d UTC">just now', html)
+    exact = r"\d{1,2} \w{3} \d{4}, \d\d:\d\d UTC"  # "29 Nov 2026, 14:05 UTC"
+    assert re.search(rf'<time datetime="[^"]+" title="{exact}">just now', html)
 
 
 # -- Markdown ---------------------------------------------------------------------------

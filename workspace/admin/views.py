@@ -9,7 +9,7 @@ import json
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, date, datetime, time, timedelta
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo
 
 from flask import (
     Blueprint,
@@ -323,10 +323,7 @@ def events_csv(form: AuditLogFilter, access: Access):
 
 
 def _org_zone(access: Access) -> ZoneInfo:
-    try:
-        return ZoneInfo(access.org.timezone or "UTC")
-    except (ZoneInfoNotFoundError, ValueError):
-        return ZoneInfo("UTC")
+    return access.org.zone
 
 
 def _event_filters(form: AuditLogFilter, tz: ZoneInfo) -> dict:

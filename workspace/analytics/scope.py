@@ -14,7 +14,7 @@ import uuid
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo
 
 from sqlalchemy import BigInteger, ColumnElement, and_, literal_column, text
 from sqlalchemy.ext.compiler import compiles
@@ -201,10 +201,7 @@ def metric_condition(metric: str) -> ColumnElement[bool] | None:
 
 
 def org_zone(org: Org) -> ZoneInfo:
-    try:
-        return ZoneInfo(org.timezone or "UTC")
-    except (ZoneInfoNotFoundError, ValueError):
-        return ZoneInfo("UTC")
+    return org.zone
 
 
 def make_scope(org: Org, project_id: uuid.UUID | None = None, now: datetime | None = None) -> Scope:

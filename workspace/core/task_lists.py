@@ -7,12 +7,11 @@ import uuid
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sqlalchemy import ColumnElement, case, func, select
 from sqlalchemy.orm import aliased, defer, lazyload
 
-from workspace.core.models import Account, Priority, Project, State, Task, TaskKind
+from workspace.core.models import Account, Priority, Project, State, Task, TaskKind, zone_named
 from workspace.core.models.projects import CLOSED_CATEGORIES, OPEN_CATEGORIES
 from workspace.dbfunctions import unicode_lower
 from workspace.errors import ServiceError
@@ -266,11 +265,7 @@ def board_columns(
 def today_in(timezone: str) -> date:
     """Today in the org's IANA zone (UTC when the name is unknown): the day "overdue"
     compares due dates with, as analytics' scope does."""
-    try:
-        zone = ZoneInfo(timezone)
-    except (ZoneInfoNotFoundError, ValueError):
-        zone = ZoneInfo("UTC")
-    return datetime.now(UTC).astimezone(zone).date()
+    return datetime.now(UTC).astimezone(zone_named(timezone)).date()
 
 
 def is_overdue(task: Task, today: date) -> bool:

@@ -10,7 +10,7 @@ from workspace.core.models.inbox import (
     SubscriptionReason,
     TaskSubscription,
 )
-from workspace.core.models.orgs import Org, OrgMember, OrgRole
+from workspace.core.models.orgs import Org, OrgMember, OrgRole, zone_named
 from workspace.core.models.projects import (
     Cycle,
     MembershipSource,
@@ -51,4 +51,5 @@ __all__ = [
     "TaskKind",
     "TaskSubscription",
     "VerifiedDomain",
+    "zone_named",
 ]

@@ -3,6 +3,7 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 from enum import StrEnum
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sqlalchemy import ForeignKey, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
@@ -10,6 +11,15 @@ from sqlalchemy.orm import Mapped, mapped_column, relationship
 from workspace.core.models.projects import SYNC_SOURCE_LABELS
 from workspace.extensions import db
 from workspace.types import UTCDateTime, created_at_column, uuid_pk
+
+
+def zone_named(name: str | None) -> ZoneInfo:
+    """The IANA zone ``name``; UTC for none or a name this system does not know (a
+    zone database without it), so a page or a report never fails on the setting."""
+    try:
+        return ZoneInfo(name or "UTC")
+    except (ZoneInfoNotFoundError, ValueError):
+        return ZoneInfo("UTC")
 
 
 class OrgRole(StrEnum):
@@ -42,6 +52,12 @@ class Org(db.Model):
     created_at: Mapped[datetime] = created_at_column()
 
     members: Mapped[list[OrgMember]] = relationship(back_populates="org", lazy="raise_on_sql")
+
+    @property
+    def zone(self) -> ZoneInfo:
+        """The zone of ``timezone``: what "today" is in analytics and overdue, and the
+        zone every page writes a moment in."""
+        return zone_named(self.timezone)
 
     def __repr__(self) -> str:
         return f"<Org {self.slug}>"

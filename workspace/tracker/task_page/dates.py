@@ -1,4 +1,5 @@
-"""One way to write a calendar day wherever a due date shows: "27 Nov 2026"
+"""One way to write a calendar day wherever a due date shows: "27 Nov 2026", and one
+way to write a moment: "27 Nov 2026, 14:05 CET" in the org's time zone
 (docs/tasks.md#dates).
 
 The org has a time zone but no locale setting, so there is no locale to format by;
@@ -11,7 +12,7 @@ search and the task page cannot drift apart.
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import UTC, date, datetime, tzinfo
 
 #: Fixed English abbreviations: ``%b`` would follow the server process's locale.
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
@@ -34,3 +35,29 @@ def iso_day(value: str | None, empty: str = "none") -> str:
         return day(date.fromisoformat(value))
     except ValueError:
         return value
+
+
+def zone_label(local: datetime) -> str:
+    """The zone's abbreviation (CET, EST, UTC); a zone without one (São Paulo's "-03")
+    as an offset from UTC, "UTC-03"."""
+    name = local.tzname() or "UTC"
+    return f"UTC{name}" if name[:1] in "+-" else name
+
+
+def moment(
+    at: datetime,
+    zone: tzinfo | None = None,
+    *,
+    seconds: bool = False,
+    clock: bool = False,
+    date: bool = False,
+) -> str:
+    """An instant in ``zone`` (UTC when None) as "27 Nov 2026, 14:05 CET"; only the
+    time, "14:05 CET", with ``clock`` (beside a date already shown), only the day with
+    ``date``; to the second with ``seconds``."""
+    local = at.astimezone(zone or UTC)
+    if date:
+        return day(local.date())
+    text = f"{local:%H:%M:%S}" if seconds else f"{local:%H:%M}"
+    text = f"{text} {zone_label(local)}"
+    return text if clock else f"{day(local.date())}, {text}"

@@ -7,12 +7,19 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from workspace.core import accounts, comments, planning, tasks, workflow
-from workspace.core.models import Account, Comment, Priority, Task, TaskActivity, TaskKind
+from workspace.core.models import (
+    Account,
+    Comment,
+    Priority,
+    Task,
+    TaskActivity,
+    TaskKind,
+    zone_named,
+)
 from workspace.security.permissions import Access, can
-from workspace.tracker.task_page.dates import day, iso_day
+from workspace.tracker.task_page.dates import day, iso_day, moment
 from workspace.types import utcnow
 
 #: The page's fields, in the order the side panel shows them: URL name -> TaskPatch name.
@@ -174,12 +181,8 @@ def relative(at: datetime, now: datetime | None = None) -> str:
 
 
 def exact(at: datetime, zone: str) -> str:
-    """The instant in the org's time zone, e.g. '2026-03-01 14:05 CET'."""
-    try:
-        tz = ZoneInfo(zone or "UTC")
-    except (ZoneInfoNotFoundError, ValueError):
-        tz = ZoneInfo("UTC")
-    return at.astimezone(tz).strftime("%Y-%m-%d %H:%M %Z")
+    """The instant in the org's time zone, e.g. '1 Mar 2026, 14:05 CET'."""
+    return moment(at, zone_named(zone))
 
 
 def page_context(access: Access, task: Task, **extra: Any) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException, InternalServerError
 
 from workspace.api.problems import ApiError, from_http_exception, problem_response
-from workspace.errors import InputError, ServiceError
+from workspace.errors import FieldsRefused, ServiceError
 from workspace.extensions import db
 from workspace.inputs import field_errors
 
@@ -41,7 +41,7 @@ def init_app(app: Flask) -> None:
             return response
         # A request the input model refused names each field and what to send instead,
         # as the API's problem body does (a query string has no form to show them by).
-        fields = field_errors(error) if isinstance(error, InputError) else {}
+        fields = field_errors(error) if isinstance(error, FieldsRefused) else {}
         page = render_template(
             "error.html", code=error.status, message=error.message, fields=fields
         )

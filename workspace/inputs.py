@@ -31,7 +31,7 @@ from pydantic import (
 )
 from werkzeug.datastructures import MultiDict
 
-from workspace.errors import InputError, ServiceError, UnsupportedMediaError
+from workspace.errors import FieldsRefused, InputError, ServiceError, UnsupportedMediaError
 
 
 def _is_boolean(annotation: Any) -> bool:
@@ -157,6 +157,8 @@ def _in_words(err: Any) -> str:
         return "Enter a whole number."
     if kind in ("float_parsing", "float_type"):
         return "Enter a number."
+    if kind == "value_error" and ctx.get("error") is not None:
+        return str(ctx["error"])  # a validator's own words, without "Value error, "
     bound = ctx.get("le", ctx.get("ge"))
     if kind in ("less_than_equal", "greater_than_equal") and isinstance(bound, int | float):
         return f"Enter {bound} or {'less' if kind == 'less_than_equal' else 'more'}."
@@ -367,7 +369,7 @@ def field_errors(exc: ServiceError) -> dict[str, str]:
     """One message per field: every field the input model refused, or the one field
     the service named (``form`` when it named none). ``project_ids.0`` is shown by the
     ``project_ids`` field."""
-    if isinstance(exc, InputError):
+    if isinstance(exc, FieldsRefused):
         out: dict[str, str] = {}
         for name, message in exc.by_field.items():
             out.setdefault(name.split(".")[0], message)

@@ -130,6 +130,13 @@ def test_invalid_settings_name_the_field(client, acme, directory, overrides, fie
     assert problem["detail"]
 
 
+def test_every_field_at_fault_is_in_one_problem(client, acme, directory):
+    wrong = {"server_uri": "dc1.acme.test", "bind_dn": " ", "email_attribute": "mail)(x"}
+    resp = put(client, acme, body(directory, **wrong))
+    assert resp.status_code == 422, resp.get_data(as_text=True)
+    assert sorted(e["field"] for e in resp.get_json()["errors"]) == sorted(wrong)
+
+
 def test_unknown_fields_are_refused(client, acme, directory):
     resp = put(client, acme, body(directory, bind_pasword="typo"))
     assert resp.status_code == 400

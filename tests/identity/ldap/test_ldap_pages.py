@@ -94,6 +94,20 @@ def test_invalid_input_is_shown_beside_the_field(client, app, acme, directory):
     assert saved(app) is None
 
 
+def test_every_field_at_fault_is_named_from_one_submit(client, app, acme, directory):
+    login(client, acme.owner_email)
+    wrong = form(
+        directory, server_uri="http://dc1", search_base="", search_filter="(uid=ada)",
+        email_attribute="mail)(x", bind_password="",
+    )  # fmt: skip
+    resp = client.post(URL, data=wrong)
+    assert resp.status_code == 400
+    page = resp.get_data(as_text=True)
+    for field in ("server_uri", "search_base", "search_filter", "email_attribute"):
+        assert f'id="f-{field}-error"' in page, field
+    assert saved(app) is None
+
+
 def test_test_button_without_javascript_renders_the_page_with_the_result(client, acme, directory):
     login(client, acme.owner_email)
     resp = client.post(URL + "/test", data=form(directory))

@@ -153,6 +153,14 @@ def test_bad_input_is_422_with_field(client, acme, oidc_provider, field, value):
     assert resp.get_json()["errors"][0]["field"] == field
 
 
+def test_every_field_at_fault_is_in_one_problem(client, acme, oidc_provider):
+    wrong = {"issuer_url": "ftp://idp.example", "client_id": " ", "extra_scopes": 'a"b'}
+    resp = client.put(acme.url("/sso"), headers=acme.headers,
+                      json=_body(oidc_provider.url, **wrong))  # fmt: skip
+    assert resp.status_code == 422
+    assert sorted(e["field"] for e in resp.get_json()["errors"]) == sorted(wrong)
+
+
 def test_unknown_field_is_400(client, acme, oidc_provider):
     resp = client.put(
         acme.url("/sso"), headers=acme.headers, json=_body(oidc_provider.url, client_secrett="typo")

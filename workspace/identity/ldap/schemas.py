@@ -11,10 +11,10 @@ from pydantic import StringConstraints
 from workspace.identity.ldap.groups import GroupSyncSettings
 from workspace.identity.ldap.models import DEFAULT_SYNC_MINUTES
 from workspace.identity.ldap.service import ConnectionInput
-from workspace.inputs import InputModel, OutputModel, needed
+from workspace.inputs import NOT_BLANK, InputModel, OutputModel, needed
 
 Short = Annotated[str, StringConstraints(max_length=500)]
-AttributeName = Annotated[str, StringConstraints(max_length=100)]
+AttributeName = Annotated[str, StringConstraints(max_length=100), NOT_BLANK]
 #: Kept exactly as typed: a password may begin or end with a space.
 Password = Annotated[str, StringConstraints(strip_whitespace=False, max_length=500)]
 Pem = Annotated[str, StringConstraints(max_length=100_000)]

@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 from flask import current_app
 
 from workspace.core.events import record_event
-from workspace.errors import NotFoundError, ServiceError
+from workspace.errors import FieldChecks, NotFoundError, ServiceError
 from workspace.extensions import db
 from workspace.identity.ldap import directory
 from workspace.identity.ldap.directory import DirectoryError, DirectorySettings
@@ -74,37 +74,45 @@ def validate(data: ConnectionInput, *, has_stored_password: bool) -> ConnectionI
         family_name_attribute=data.family_name_attribute.strip(),
         ca_cert=(data.ca_cert or "").strip() or None,
     )
+    checks = FieldChecks()
     for name in ("server_uri", "bind_dn", "search_base", "search_filter"):
         # Control characters have no place in a DN, URI or filter template (and
         # PostgreSQL cannot store NUL).
         if any(ord(ch) < 32 or ord(ch) == 127 for ch in getattr(data, name)):
-            raise ServiceError(
-                "Remove the control characters (such as tabs or line breaks) from this field.",
-                field=name,
-            )
+            checks.fail(CONTROL_CHARACTERS, name)
     if data.ca_cert and "\x00" in data.ca_cert:
-        raise ServiceError("The CA certificate contains a NUL byte.", field="ca_cert")
-    _check_uri(data.server_uri, data.use_tls)
-    for name in ("bind_dn", "search_base"):
+        checks.fail("The CA certificate contains a NUL byte.", "ca_cert")
+    elif data.ca_cert:
+        checks.check(lambda: _check_ca(data.ca_cert))
+    if not checks.failed("server_uri"):
+        checks.check(lambda: _check_uri(data.server_uri, data.use_tls))
+    for name, label in (("bind_dn", "bind DN"), ("search_base", "search base")):
         if not getattr(data, name):
-            label = {"bind_dn": "bind DN", "search_base": "search base"}[name]
-            raise ServiceError(f"Enter the {label}.", field=name)
-    try:
-        check_filter(data.search_filter)
-    except InvalidFilter as exc:
-        raise ServiceError(str(exc), field="search_filter") from None
+            checks.fail(f"Enter the {label}.", name)
+    if not checks.failed("search_filter"):
+        checks.check(lambda: _check_filter(data.search_filter))
     for name in ("email_attribute", "given_name_attribute", "family_name_attribute"):
         if not is_attribute_name(getattr(data, name)):
-            raise ServiceError(
-                "Enter an attribute name such as mail, givenName or sn "
-                "(letters, digits and hyphens).",
-                field=name,
-            )
+            checks.fail(ATTRIBUTE_HINT, name)
+    checks.refuse()
+    # Asked once the rest is right: a blank password is valid (it keeps the stored
+    # one) and only a first save has none to keep.
     if not data.bind_password and not has_stored_password:
         raise ServiceError("Enter the service account's bind password.", field="bind_password")
-    if data.ca_cert:
-        _check_ca(data.ca_cert)
     return data
+
+
+CONTROL_CHARACTERS = "Remove the control characters (such as tabs or line breaks) from this field."
+ATTRIBUTE_HINT = (
+    "Enter an attribute name such as mail, givenName or sn (letters, digits and hyphens)."
+)
+
+
+def _check_filter(template: str) -> None:
+    try:
+        check_filter(template)
+    except InvalidFilter as exc:
+        raise ServiceError(str(exc), field="search_filter") from None
 
 
 def _check_uri(uri: str, use_tls: bool) -> None:

@@ -21,7 +21,7 @@ from sqlalchemy.exc import IntegrityError
 from workspace.core.emails import normalize_domain
 from workspace.core.events import record_event
 from workspace.core.models.domains import verified_domain_names, verifying_org
-from workspace.errors import ConflictError, NotFoundError, ServiceError
+from workspace.errors import ConflictError, FieldChecks, NotFoundError, ServiceError
 from workspace.extensions import db
 from workspace.identity.domains.service import domain_removed
 from workspace.identity.sso import oidc
@@ -127,22 +127,31 @@ def save_connection(
 ) -> SsoConnection:
     """Create or replace the org's connection. A blank secret keeps the stored one.
     409 when another org uses the email domain."""
-    domain = normalize_domain(data.email_domain, field="email_domain")
-    issuer = _check_url(data.issuer_url, "issuer_url", "issuer URL").rstrip("/")
-    redirect_uri = _check_url(
-        data.redirect_uri or default_redirect_uri(), "redirect_uri", "redirect URI"
+    conn = get_connection(org_id)
+    secret = (data.client_secret or "").strip()
+    checks = FieldChecks()
+    domain = checks.check(lambda: normalize_domain(data.email_domain, field="email_domain"))
+    issuer = checks.check(lambda: _check_url(data.issuer_url, "issuer_url", "issuer URL"))
+    redirect_uri = checks.check(
+        lambda: _check_url(
+            data.redirect_uri or default_redirect_uri(), "redirect_uri", "redirect URI"
+        )
     )
     client_id = data.client_id.strip()
     if not client_id:
-        raise ServiceError(
-            "Enter the client ID registered at your identity provider.", field="client_id"
-        )
+        checks.fail("Enter the client ID registered at your identity provider.", "client_id")
     claim = (data.groups_claim or "groups").strip()
     if not claim or len(claim) > 100:
+        checks.fail("The groups claim is the name of a claim, such as groups.", "groups_claim")
+    scopes = checks.check(lambda: normalize_scopes(data.extra_scopes))
+    checks.refuse()
+    # Asked once the rest is right: a blank secret is valid (it keeps the stored one)
+    # and only a first save has none to keep.
+    if conn is None and not secret:
         raise ServiceError(
-            "The groups claim is the name of a claim, such as groups.", field="groups_claim"
+            "Enter the client secret from your identity provider.", field="client_secret"
         )
-    scopes = normalize_scopes(data.extra_scopes)
+    issuer = issuer.rstrip("/")
     owner = verifying_org(domain)
     if owner is not None and owner != org_id:
         raise ConflictError(
@@ -154,14 +163,7 @@ def save_connection(
         raise ServiceError(
             f"Verify {domain} under Domains before enabling single sign-on for it.", field="enabled"
         )
-    conn = get_connection(org_id)
-    created = conn is None
-    secret = (data.client_secret or "").strip()
-    if created:
-        if not secret:
-            raise ServiceError(
-                "Enter the client secret from your identity provider.", field="client_secret"
-            )
+    if conn is None:
         conn = SsoConnection(id=uuid.uuid4(), org_id=org_id)
         db.session.add(conn)
     conn.email_domain, conn.issuer_url, conn.client_id = domain, issuer, client_id

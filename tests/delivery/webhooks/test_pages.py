@@ -22,6 +22,9 @@ def test_the_pages_from_adding_to_removing(app, client, acme, receiver):
     assert unknown.status_code == 400 and b"nope.*" in unknown.data
     none = client.post(base, data={"url": receiver.url("/ok/p")})  # no box ticked
     assert none.status_code == 400 and b"Choose at least one event to send." in none.data
+    # A URL the parser cannot read is refused beside the field, not a 500.
+    broken = client.post(base, data={"url": "https://[::1/x", "kinds": ["*"]})
+    assert broken.status_code == 400 and b"Enter a URL such as" in broken.data
     path = receiver.path("ok")
     made = client.post(base, data={"url": receiver.url(path), "description": "SIEM",
                                    "kinds": ["scim.*", "task.*"]})  # fmt: skip

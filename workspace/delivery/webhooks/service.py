@@ -42,21 +42,33 @@ def new_secret() -> str:
     return "whsec_" + base64.b64encode(os.urandom(32)).decode()
 
 
+def url_shape_problem(url: str) -> str | None:
+    """What is wrong with the URL as written, before its host is looked up."""
+    url = (url or "").strip()
+    if not url:
+        return "Enter the URL the events are sent to."
+    if len(url) > MAX_URL:
+        return f"The URL is longer than {MAX_URL} characters."
+    try:
+        parts = urlsplit(url)
+        host = (parts.hostname or "").lower()
+    except ValueError:  # an unclosed [ of an IPv6 host, a port that is no number
+        return "Enter a URL such as https://hooks.example.com/workspace."
+    allowed = {h.lower() for h in current_app.config.get("OUTBOUND_ALLOW_PRIVATE", [])}
+    if parts.scheme != "https" and not (parts.scheme == "http" and host in allowed):
+        return "The URL must start with https://."
+    if parts.username or parts.password:
+        return "Leave credentials out of the URL."
+    return None
+
+
 def check_webhook_url(url: str) -> str:
     """An https URL the guard lets the server reach; http only for a host listed in
     OUTBOUND_ALLOW_PRIVATE (a receiver on this machine or its network, and the tests)."""
-    url = (url or "").strip()
-    if not url:
-        raise ServiceError("Enter the URL the events are sent to.", field="url")
-    if len(url) > MAX_URL:
-        raise ServiceError(f"The URL is longer than {MAX_URL} characters.", field="url")
-    parts = urlsplit(url)
-    host = (parts.hostname or "").lower()
-    allowed = {h.lower() for h in current_app.config.get("OUTBOUND_ALLOW_PRIVATE", [])}
-    if parts.scheme != "https" and not (parts.scheme == "http" and host in allowed):
-        raise ServiceError("The URL must start with https://.", field="url")
-    if parts.username or parts.password:
-        raise ServiceError("Leave credentials out of the URL.", field="url")
+    problem = url_shape_problem(url)
+    if problem:
+        raise ServiceError(problem, field="url")
+    url = url.strip()
     try:
         check_url(url)
     except OutboundError as exc:

@@ -216,16 +216,18 @@ def role_from_groups_offers(org_id: uuid.UUID, rows: list[MemberListing]) -> dic
     is mapped to the org: handing a role back could then only make it member."""
     if not org_role.any_org_mapping(org_id):
         return {}
-    offers = {}
-    for row in rows:
-        member = row.member
-        if member.role_source != org_role.MANUAL or member.account.is_agent:
-            continue
-        if OrgRole(member.role) == OrgRole.OWNER:
-            continue
-        grant = org_role.hand_back_grant(member)
-        offers[member.id] = f"admin, via {grant.label}" if grant else "member"
-    return offers
+    offered = [
+        row.member
+        for row in rows
+        if row.member.role_source == org_role.MANUAL
+        and not row.member.account.is_agent
+        and OrgRole(row.member.role) != OrgRole.OWNER
+    ]
+    grants = org_role.hand_back_grants(org_id, offered)
+    return {
+        member.id: f"admin, via {grant.label}" if (grant := grants[member.id]) else "member"
+        for member in offered
+    }
 
 
 def _check_active_change(access: Access, member: OrgMember) -> None:

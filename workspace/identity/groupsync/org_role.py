@@ -11,6 +11,7 @@ the directory when the connection's "remove stale" setting is on)."""
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import and_, select
@@ -95,11 +96,17 @@ def org_grant(org_id: uuid.UUID, by_source: held.Held) -> OrgGrant | None:
             GroupMapping.idp_group.in_(names),
         )
     )
+    return _first_grant(by_source, set(groups))
+
+
+def _first_grant(by_source: held.Held, mapped: set[str]) -> OrgGrant | None:
+    """Of the person's groups mapped to the org's admin role, the one that sorts
+    first, then by source order."""
     candidates = [
         (group, held.SOURCES.index(source), source)
-        for group in groups
         for source in held.SOURCES
-        if group in by_source.get(source, ())
+        for group in by_source.get(source, ())
+        if group in mapped
     ]
     if not candidates:
         return None
@@ -157,6 +164,26 @@ def hand_back_grant(member: OrgMember) -> OrgGrant | None:
     if not member.active:
         return None
     return org_grant(member.org_id, held.held_groups(member.org_id, member.account_id))
+
+
+def hand_back_grants(
+    org_id: uuid.UUID, members: Sequence[OrgMember]
+) -> dict[uuid.UUID, OrgGrant | None]:
+    """:func:`hand_back_grant` of each member, by membership id, in two queries
+    whatever their number (the members page offers a hand-back on every row)."""
+    active = [m for m in members if m.active]
+    groups = held.held_groups_of(org_id, [m.account_id for m in active])
+    mapped = set(
+        db.session.scalars(
+            select(GroupMapping.idp_group).where(
+                GroupMapping.org_id == org_id, GroupMapping.project_id.is_(None)
+            )
+        )
+    )
+    grants: dict[uuid.UUID, OrgGrant | None] = {m.id: None for m in members}
+    for member in active:
+        grants[member.id] = _first_grant(groups.get(member.account_id, {}), mapped)
+    return grants
 
 
 def hand_back(member: OrgMember, *, actor_id: uuid.UUID | None) -> OrgRoleChange | None:

@@ -136,6 +136,10 @@ def test_invite_join_roles_last_owner_deactivate_and_audit(browser, live_server,
     expect(page.get_by_text("Ann is deactivated")).to_be_visible()
     assert questions and questions[0].startswith("Deactivate Ann?")
     expect(_row(page, "ann@acme.test")).to_contain_text("deactivated")
+    # Every column, the row menus' included, fits the card at 1280 px: the widest cells
+    # (a sign-in moment, a badge, the menu) are on the page now.
+    fits = "w => w.scrollWidth <= w.clientWidth + 1"
+    assert page.locator(".table-wrap:has(.member-table)").evaluate(fits)
     _menu(page, "ann@acme.test", "Ann").click()
     _row(page, "ann@acme.test").get_by_role("button", name="Reactivate").click()
     expect(page.get_by_text("Ann is active again")).to_be_visible()

@@ -88,14 +88,16 @@ def _no_default(schema: dict[str, Any]) -> None:
 
 
 def _not_blank(schema: dict[str, Any]) -> None:
-    schema["minLength"] = max(1, schema.get("minLength", 0))
+    key = "minItems" if schema.get("type") == "array" else "minLength"
+    schema[key] = max(1, schema.get(key, 0))
 
 
 class _NotBlank:
     """``Annotated[str, NOT_BLANK]``: a text its service refuses blank in its own words
     (the form shows them beside the field). The model lets ``""`` through so that the
     service can say what to enter; the document says it is refused (``minLength`` 1,
-    to which the generator adds the pattern that wants something besides spaces)."""
+    to which the generator adds the pattern that wants something besides spaces). On
+    a list, the same for an empty one (``minItems`` 1)."""
 
     def __get_pydantic_json_schema__(self, core_schema: Any, handler: Any) -> Any:
         schema = handler(core_schema)
@@ -157,6 +159,8 @@ def _in_words(err: Any) -> str:
         return "Enter a whole number."
     if kind in ("float_parsing", "float_type"):
         return "Enter a number."
+    if kind == "too_short" and isinstance(err.get("input"), list):
+        return f"Choose at least {ctx['min_length']}."
     if kind == "value_error" and ctx.get("error") is not None:
         return str(ctx["error"])  # a validator's own words, without "Value error, "
     bound = ctx.get("le", ctx.get("ge"))
@@ -336,9 +340,12 @@ def _from_multidict(model: type[BaseModel], values: MultiDict, *, blank_is_absen
             found = [v for v in found if v.strip()]
         if not found:
             continue
-        annotation = str(info.annotation)
-        data[key] = found if annotation.startswith(("list", "typing.List")) else found[-1]
+        data[key] = found if _is_list(info.annotation) else found[-1]
     return data
+
+
+def _is_list(annotation: Any) -> bool:
+    return str(annotation).startswith(("list", "typing.List"))
 
 
 def parse_form(model: type[M], form: Mapping[str, Any] | None = None) -> M:
@@ -352,6 +359,12 @@ def parse_form(model: type[M], form: Mapping[str, Any] | None = None) -> M:
     if not isinstance(values, MultiDict):
         values = MultiDict(values)
     data = _form_booleans(model, _from_multidict(model, values, blank_is_absent=True))
+    for name, info in model.model_fields.items():
+        # A form sends nothing for a list of checkboxes none of which is ticked: a
+        # required list is then empty, which its service refuses in its own words.
+        key = info.alias or name
+        if info.is_required() and key not in data and _is_list(info.annotation):
+            data[key] = []
     return validate(model, data, "Some fields need your attention.")
 
 

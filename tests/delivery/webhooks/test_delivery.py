@@ -232,6 +232,13 @@ def test_refusals(app, client, acme, receiver, monkeypatch):
     resp = client.post(url, headers=acme.headers, json={"url": "http://example.com/x",
                                                         "kinds": ["*"]})  # fmt: skip
     assert_problem(resp, 422, "url")
+    # No kind and a wrong URL: both in one problem.
+    resp = client.post(url, headers=acme.headers, json={"url": "http://example.com/x", "kinds": []})
+    assert resp.status_code == 422
+    assert {e["field"]: e["message"] for e in resp.get_json()["errors"]}["kinds"] == (
+        "Choose at least one event to send."
+    )
+    assert sorted(e["field"] for e in resp.get_json()["errors"]) == ["kinds", "url"]
     resp = client.post(
         url, headers=acme.headers, json={"url": "https://example.com/" + "a" * 3000, "kinds": ["*"]}
     )

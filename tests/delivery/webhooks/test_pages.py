@@ -22,6 +22,11 @@ def test_the_pages_from_adding_to_removing(app, client, acme, receiver):
     assert unknown.status_code == 400 and b"nope.*" in unknown.data
     none = client.post(base, data={"url": receiver.url("/ok/p")})  # no box ticked
     assert none.status_code == 400 and b"Choose at least one event to send." in none.data
+    # Both mistakes of one submit are named at once, beside their fields.
+    both = client.post(base, data={"url": "http://example.com/x", "description": "SIEM"})
+    assert both.status_code == 400 and b'value="SIEM"' in both.data
+    for said in (b"Choose at least one event to send.", b"must start with https://"):
+        assert said in both.data, said
     # A URL the parser cannot read is refused beside the field, not a 500.
     broken = client.post(base, data={"url": "https://[::1/x", "kinds": ["*"]})
     assert broken.status_code == 400 and b"Enter a URL such as" in broken.data

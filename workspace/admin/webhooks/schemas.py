@@ -11,11 +11,14 @@ from typing import Annotated
 from pydantic import Field
 
 from workspace.delivery.webhooks.service import MAX_DESCRIPTION, MAX_URL
-from workspace.inputs import InputModel, OutputModel
+from workspace.inputs import NOT_BLANK, InputModel, OutputModel
 
+#: At least one, which the service says in its words beside the checkboxes
+#: ("Choose at least one event to send"), as it does for a wrong URL in the same form.
 Kinds = Annotated[
     list[Annotated[str, Field(max_length=64)]],
-    Field(min_length=1, max_length=50, examples=[["scim.user.provisioned", "task.*"]]),
+    Field(max_length=50, examples=[["scim.user.provisioned", "task.*"]]),
+    NOT_BLANK,
 ]
 
 

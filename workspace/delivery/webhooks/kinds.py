@@ -46,7 +46,7 @@ MAX_KINDS = 50
 def check_kinds(kinds: list[str]) -> list[str]:
     """The kinds, de-duplicated in order; an unknown one is a 400 that names it."""
     if not kinds:
-        raise ServiceError("Choose at least one event kind.", field="kinds")
+        raise ServiceError("Choose at least one event to send.", field="kinds")
     if len(kinds) > MAX_KINDS:
         raise ServiceError(f"At most {MAX_KINDS} event kinds.", field="kinds")
     unknown = [k for k in kinds if k not in KINDS and k not in GROUPS]

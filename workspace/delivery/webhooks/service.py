@@ -18,7 +18,7 @@ from sqlalchemy import func, select
 from workspace.core.events import record_event
 from workspace.delivery.webhooks.kinds import check_kinds
 from workspace.delivery.webhooks.models import DeliveryStatus, WebhookDelivery, WebhookEndpoint
-from workspace.errors import ConflictError, NotFoundError, ServiceError
+from workspace.errors import ConflictError, FieldChecks, NotFoundError, ServiceError
 from workspace.extensions import db
 from workspace.security.crypto import SecretUnreadable, seal, unseal
 from workspace.security.outbound import OutboundError, check_url
@@ -111,9 +111,11 @@ def create(
     kinds: list[str],
     description: str | None = None,
 ) -> Created:
-    url = check_webhook_url(url)
-    kinds = check_kinds(kinds)
-    description = _check_description(description)
+    checks = FieldChecks()  # a form with a wrong URL and no event names both
+    url = checks.check(lambda: check_webhook_url(url))
+    kinds = checks.check(lambda: check_kinds(kinds))
+    description = checks.check(lambda: _check_description(description))
+    checks.refuse()
     cap = int(current_app.config.get("WEBHOOKS_MAX_PER_ORG", 20))
     count = db.session.scalar(
         select(func.count()).select_from(WebhookEndpoint).where(WebhookEndpoint.org_id == org_id)
@@ -144,12 +146,19 @@ def update(
 ) -> WebhookEndpoint:
     """Change the URL, description, kinds or ``active``; enabling again clears the
     failure count, so an endpoint fixed by its owner gets a fresh start."""
-    if "url" in changes and changes["url"] is not None:
-        endpoint.url = check_webhook_url(changes["url"])
-    if "kinds" in changes and changes["kinds"] is not None:
-        endpoint.kinds = check_kinds(changes["kinds"])
-    if "description" in changes and changes["description"] is not None:
-        endpoint.description = _check_description(changes["description"])
+    given = {k: v for k, v in changes.items() if v is not None}
+    checks = FieldChecks()
+    url = checks.check(lambda: check_webhook_url(given["url"])) if "url" in given else None
+    kinds = checks.check(lambda: check_kinds(given["kinds"])) if "kinds" in given else None
+    if "description" in given:
+        description = checks.check(lambda: _check_description(given["description"]))
+    checks.refuse()
+    if url is not None:
+        endpoint.url = url
+    if kinds is not None:
+        endpoint.kinds = kinds
+    if "description" in given:
+        endpoint.description = description
     if "active" in changes and changes["active"] is not None:
         active = bool(changes["active"])
         if active and not endpoint.active:

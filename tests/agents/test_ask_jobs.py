@@ -6,6 +6,8 @@ is delivered. Against the fake model server on loopback."""
 
 from __future__ import annotations
 
+import json
+
 import re
 import threading
 import time
@@ -184,6 +186,23 @@ def test_the_job_resource_answers_what_the_synchronous_ask_answers(
     # Another member of the org, and another org, never see it.
     bob = add_person(app, acme.org_id, "bob@acme.test")
     assert client.get(started.headers["Location"], headers=bob.headers).status_code == 404
+
+
+def test_a_chart_over_time_is_drawn_by_the_worker_with_its_links(
+    client, app, acme, fake_model, embedded_worker
+):
+    """A series over time links each point to its task list, built with url_for on
+    the worker, which serves no request (the Ask box's answer was a RuntimeError)."""
+    _with_bugs(client, acme)
+    configure_model(client, acme, fake_model)
+    over_time = {**GOOD, "metric": "count", "dimension": "completed", "interval": "week",
+                 "title": "Bugs completed per week"}  # fmt: skip
+    fake_model.behaviour.content = json.dumps(over_time)
+    started = _start(client, acme, text="bugs completed per week")
+    job = _follow(client, started.headers["Location"], acme.headers)
+    assert job["state"] == "done", job["error"]
+    assert job["result"]["title"] == "Bugs completed per week"
+    assert job["result"]["outcome"] == "ok"
 
 
 def test_without_a_model_the_job_answers_with_the_interpreter(client, app, acme, embedded_worker):

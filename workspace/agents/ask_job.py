@@ -27,6 +27,7 @@ from workspace.agents.ask_limits import ASK_JOB, check_rate, claim_slot
 from workspace.agents.schemas import AskOut
 from workspace.analytics.scope import make_scope
 from workspace.core.models import Account
+from workspace.delivery.links import link_context
 from workspace.errors import NotFoundError, ServiceError
 from workspace.extensions import db
 from workspace.jobs import service as jobs
@@ -129,5 +130,8 @@ def answer(job: Job, progress: Progress) -> None:
     scope = make_scope(access.org, _uuid(job.args.get("project_id")))
     model = job.args.get("model")
     progress(0, 1, f"Asking {model}…" if model else "Charting…")
-    result = ask.answer(scope, access.account, job.args["text"], run_id=job.id)
+    # A chart's points link to their task lists (url_for), and a worker serves no
+    # request: the links are built as BASE_URL's pages.
+    with link_context():
+        result = ask.answer(scope, access.account, job.args["text"], run_id=job.id)
     job.result = {"answer": AskOut.model_validate(result).model_dump(mode="json")}

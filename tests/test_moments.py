@@ -6,15 +6,16 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
+from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo
 
 from flask import render_template_string
 from sqlalchemy import select
 
 from tests.factories import login
+from workspace.core.dates import moment
 from workspace.core.models import Org
 from workspace.extensions import db
-from workspace.tracker.task_page.dates import moment
 
 TOKYO = ZoneInfo("Asia/Tokyo")  # no daylight saving: the label is always JST
 
@@ -53,3 +54,17 @@ def test_a_moment_outside_an_org_is_utc_and_zones_without_a_name_say_their_offse
     assert moment(at, TOKYO, seconds=True, clock=True) == "08:30:05 JST"
     assert moment(at, TOKYO, date=True) == "2 Mar 2026"
     assert moment(at, ZoneInfo("America/Sao_Paulo")) == "1 Mar 2026, 20:30 UTC-03"
+
+
+def test_an_invitation_says_its_expiry_in_the_inviting_orgs_zone(app, client, acme):
+    """The invitee is signed in to no org yet; the link still expires at the moment the
+    admin was shown, written the same way."""
+    with app.app_context():
+        db.session.get(Org, acme.org_id).timezone = "Asia/Tokyo"
+        db.session.commit()
+    made = client.post(acme.url("/invitations"), json={"email": "new@acme.test"},
+                       headers=acme.headers)  # fmt: skip
+    assert made.status_code == 201, made.get_json()
+    page = app.test_client().get(urlsplit(made.get_json()["sign_in_url"]).path)
+    text = " ".join(re.sub(r"<[^>]+>", " ", page.get_data(as_text=True)).split())
+    assert re.search(r"until \d{1,2} \w{3} \d{4}, \d\d:\d\d JST", text), text[-600:]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import secrets
-from datetime import datetime
+from datetime import datetime, tzinfo
 from pathlib import Path
 
 from flask import Blueprint, Flask, current_app, g, has_request_context, redirect, request, url_for
@@ -16,8 +16,8 @@ from jinja2.runtime import Context
 
 from workspace.auth.guards import page
 from workspace.auth.sessions import current_account
+from workspace.core.dates import day, moment
 from workspace.core.orgs import orgs_for_account
-from workspace.tracker.task_page.dates import day, moment
 
 bp = Blueprint("web", __name__)
 
@@ -85,14 +85,22 @@ def static_fingerprint(filename: str) -> str | None:
 
 
 @pass_context
-def when(context: Context, at: datetime | None, empty: str = "never", **how: bool) -> str:
-    """``at`` in the zone of the org the page is about, else in its own (UTC for what
-    the database holds); ``moment``'s ``seconds``, ``clock`` and ``date`` pass
-    through. ``empty`` for no moment."""
+def when(
+    context: Context,
+    at: datetime | None,
+    empty: str = "never",
+    zone: tzinfo | None = None,
+    **how: bool,
+) -> str:
+    """``at`` in ``zone``, else in the zone of the org the page is about, else in its
+    own (UTC for what the database holds); ``moment``'s ``seconds``, ``clock`` and
+    ``date`` pass through. ``empty`` for no moment."""
     if at is None:
         return empty
-    org = context.get("current_org")
-    return moment(at, org.zone if org is not None else at.tzinfo, **how)
+    if zone is None:
+        org = context.get("current_org")
+        zone = org.zone if org is not None else at.tzinfo
+    return moment(at, zone, **how)
 
 
 def init_app(app: Flask) -> None:

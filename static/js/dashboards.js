@@ -188,8 +188,8 @@
         lastComputed = Date.now();
         times[i].setAttribute("data-shown", times[i].getAttribute("datetime"));
       }
-      times[i].textContent = when.toLocaleTimeString();
-      times[i].title = when.toLocaleString();
+      // The text stays the server's: the time in the org's zone, as every page
+      // writes a moment (docs/tasks.md#dates), not the browser's own clock.
     }
   }
 

@@ -7,7 +7,6 @@ is delivered. Against the fake model server on loopback."""
 from __future__ import annotations
 
 import json
-
 import re
 import threading
 import time

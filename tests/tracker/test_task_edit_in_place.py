@@ -17,7 +17,7 @@ from tests.factories import (
     project_roles,
     setup_project,
 )
-from workspace.tracker.task_page.dates import day, iso_day
+from workspace.core.dates import day, iso_day
 from workspace.tracker.task_page.markdown import render_markdown
 
 HX = {"HX-Request": "true"}

@@ -241,6 +241,8 @@ def test_refresh_recomputes_in_place(live_server, client, world: World, page):
     with page.expect_response(lambda r: "/bodies" in r.url):
         page.click("[data-refresh]")
     expect(stamp).not_to_have_attribute("datetime", before, timeout=SHOWN)
+    # In the org's zone, as the server wrote it, not the browser's "2:19:46 PM".
+    expect(stamp).to_have_text(re.compile(r"^\d\d:\d\d:\d\d UTC$"))
     expect(page.locator(".headline-value")).to_have_text("6")
     assert page.evaluate("() => window.notReloaded") is True
 

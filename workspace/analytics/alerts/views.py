@@ -13,6 +13,7 @@ from workspace.analytics.alerts.schemas import AlertFields, MuteIn
 from workspace.analytics.dashboards.service import load_dashboard
 from workspace.analytics.scope import org_zone
 from workspace.auth.guards import form_again, page, render
+from workspace.core.dates import moment
 from workspace.inputs import InputModel
 from workspace.security.permissions import Access
 
@@ -32,7 +33,7 @@ class NewAlertQuery(InputModel):
 def _helpers(access: Access) -> dict:
     zone = org_zone(access.org)
     return {
-        "local": lambda instant: f"{instant.astimezone(zone):%a %-d %b %Y, %H:%M}",
+        "local": lambda instant: f"{instant.astimezone(zone):%a} {moment(instant, zone)}",
         "number": mailing.number,
         "condition_words": mailing.condition_words,
         "mutes": MUTES,

@@ -135,7 +135,7 @@ _TERMINALS = {
     "OP": "an operator (= != ~ !~ < <= > >=)",
     "STRING": "a quoted string",
     "DATE": "a date like 2026-01-31",
-    "WORD": "a value",
+    "WORD": "a field name or a value",  # the same words: listed once
     "RELDATE": "a relative date like -7d",
     "LPAR": "'('",
     "RPAR": "')'",

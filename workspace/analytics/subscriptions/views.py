@@ -14,6 +14,7 @@ from workspace.analytics.scope import org_zone
 from workspace.analytics.subscriptions import service
 from workspace.analytics.subscriptions.schemas import DashboardSubscriptionIn
 from workspace.auth.guards import form_again, page, render
+from workspace.core.dates import moment
 from workspace.extensions import csrf, limiter
 from workspace.security.permissions import Access
 from workspace.transaction import transactional
@@ -42,7 +43,7 @@ def _page(org: str, dashboard_id: uuid.UUID, access: Access, *, errors=None, val
         members=service.subscribable(access, dashboard),
         manages=service.may_manage_all(access, dashboard),
         zone=str(zone),
-        local=lambda instant: f"{instant.astimezone(zone):%a %-d %b %Y, %H:%M}",
+        local=lambda instant: f"{instant.astimezone(zone):%a} {moment(instant, zone)}",
         weekdays=WEEKDAYS,
         weekday_choices=list(enumerate(WEEKDAYS)),
         errors=errors or {},

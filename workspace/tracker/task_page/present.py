@@ -9,6 +9,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from workspace.core import accounts, comments, planning, tasks, workflow
+from workspace.core.dates import day, iso_day, moment
 from workspace.core.models import (
     Account,
     Comment,
@@ -19,7 +20,6 @@ from workspace.core.models import (
     zone_named,
 )
 from workspace.security.permissions import Access, can
-from workspace.tracker.task_page.dates import day, iso_day, moment
 from workspace.types import utcnow
 
 #: The page's fields, in the order the side panel shows them: URL name -> TaskPatch name.

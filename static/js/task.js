@@ -173,6 +173,60 @@
     else if (p.edit) p.edit.focus();
   });
 
+  /* The due date saves on "change", which a browser's date field fires at every step
+     of typing one (the month typed makes 2026-01-01 of 2026-03-01, a whole date, and
+     the save's swap then takes the field from under the next digits). A date typed
+     or stepped with the keys saves once, when the field is left or Enter is pressed;
+     a date picked with the mouse in the calendar saves at once. */
+  function dateField(target) {
+    return target instanceof HTMLInputElement && target.type === "date" && target.form;
+  }
+
+  document.addEventListener(
+    "keydown",
+    function (event) {
+      var input = event.target;
+      if (!dateField(input)) return;
+      if (event.key === "Enter") {
+        if (input.dataset.pending === "1") {
+          event.preventDefault();
+          send(input);
+        }
+      } else if (event.key.length === 1 || /^(Backspace|Delete|ArrowUp|ArrowDown)$/.test(event.key)) {
+        input.dataset.typing = "1";
+      }
+    },
+    true
+  );
+
+  document.addEventListener(
+    "change",
+    function (event) {
+      var input = event.target;
+      if (!dateField(input) || input.dataset.sending === "1") return;
+      if (input.dataset.typing === "1") {
+        event.stopImmediatePropagation(); // the form's autosave waits for the whole date
+        input.dataset.pending = "1";
+      }
+    },
+    true
+  );
+
+  document.addEventListener("focusout", function (event) {
+    var input = event.target;
+    if (!dateField(input)) return;
+    delete input.dataset.typing;
+    if (input.dataset.pending === "1") send(input);
+  });
+
+  function send(input) {
+    delete input.dataset.pending;
+    delete input.dataset.typing;
+    input.dataset.sending = "1";
+    input.dispatchEvent(new Event("change", { bubbles: true }));
+    delete input.dataset.sending;
+  }
+
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", function () { enhance(document); });
   } else {

@@ -85,6 +85,17 @@ def test_patch_validation(client, acme, globex):
     assert_problem(
         client.patch(url, json={"state": "Done"}, headers=acme.headers), 400, field="state"
     )
+    # A date far outside any plan is a slip of typing: refused, and nothing written.
+    for far in ("0002-01-20", "9999-12-31"):
+        resp = client.patch(url, json={"due_date": far}, headers=acme.headers)
+        assert_problem(resp, 422, field="due_date")
+        assert "from 1 Jan 1900 to 31 Dec 2999" in resp.get_json()["detail"]
+    for edge in ("1900-01-01", "2999-12-31"):
+        resp = client.patch(url, json={"due_date": edge}, headers=acme.headers)
+        assert resp.status_code == 200 and resp.get_json()["due_date"] == edge
+    cycles = acme.url(f"/projects/{project['id']}/cycles")
+    far_cycle = {"name": "Forever", "start_date": "0001-01-01", "end_date": "2026-01-01"}
+    assert_problem(client.post(cycles, json=far_cycle, headers=acme.headers), 422, "start_date")
 
 
 def test_assign_to_member_and_clear(client, acme):

@@ -103,6 +103,13 @@ def test_edit_every_field_in_place_and_discuss(page, world):
 
     page.get_by_label("Due date", exact=True).fill("2026-03-01")
     expect(timeline).to_contain_text("changed the due date from none to 1 Mar 2026")
+    # Typed digit by digit, a date saves once, whole, on Enter (or when the field is
+    # left): not at each step (2026-01-01 after the month, 0002-01-20 after a digit).
+    page.get_by_label("Due date", exact=True).focus()
+    page.keyboard.type("01202027")
+    page.keyboard.press("Enter")
+    expect(timeline).to_contain_text("changed the due date from 1 Mar 2026 to 20 Jan 2027")
+    expect(timeline.get_by_text(re.compile("changed the due date"))).to_have_count(2)
 
     page.get_by_label("Add a comment").fill("Reproduced on **Firefox**")
     page.get_by_role("button", name="Comment", exact=True).click()
@@ -117,8 +124,8 @@ def test_edit_every_field_in_place_and_discuss(page, world):
 
     # Every line says who made it, and they come in the order they happened.
     lines = page.locator("#timeline > li")
-    expect(lines).to_have_count(11)
-    for i in range(11):
+    expect(lines).to_have_count(12)
+    for i in range(12):
         expect(lines.nth(i)).to_contain_text("Acme Owner")
     expect(lines.first).to_contain_text("created the task")
     expect(lines.last).to_contain_text("Reproduced on Firefox and Chromium")

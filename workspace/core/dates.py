@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime, tzinfo
 
+from workspace.errors import ServiceError
+
 #: Fixed English abbreviations: ``%b`` would follow the server process's locale.
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
@@ -61,3 +63,18 @@ def moment(
     text = f"{local:%H:%M:%S}" if seconds else f"{local:%H:%M}"
     text = f"{text} {zone_label(local)}"
     return text if clock else f"{day(local.date())}, {text}"
+
+
+#: The days a due date or a cycle may name. A wider one is a typing slip, not a plan:
+#: a browser's date field holds "0002-01-20" after the first digit of a year, and a due
+#: date 700,000 days overdue only misleads every list that shows it.
+FIRST_PLAN_DAY = date(1900, 1, 1)
+LAST_PLAN_DAY = date(2999, 12, 31)
+
+
+def check_plan_day(value: date | None, field: str) -> None:
+    """Refuse a due or cycle date outside the plan's calendar, naming ``field``."""
+    if value is not None and not FIRST_PLAN_DAY <= value <= LAST_PLAN_DAY:
+        raise ServiceError(
+            f"Enter a date from {day(FIRST_PLAN_DAY)} to {day(LAST_PLAN_DAY)}.", field=field
+        )

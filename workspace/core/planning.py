@@ -9,6 +9,7 @@ from typing import Any
 
 from sqlalchemy import select
 
+from workspace.core.dates import check_plan_day
 from workspace.core.models import Cycle, Module, Project
 from workspace.core.workflow import (
     clean_name,
@@ -39,6 +40,8 @@ def create_cycle(
     *,
     actor_id: uuid.UUID | None = None,
 ) -> Cycle:
+    check_plan_day(start_date, "start_date")
+    check_plan_day(end_date, "end_date")
     if start_date and end_date and end_date < start_date:
         raise ServiceError("A cycle cannot end before it starts.", field="end_date")
     unique_name(Cycle, project.id, name, "cycle")
@@ -80,6 +83,8 @@ def update_cycle(
     _check_changes(cycle, changes, {"name", "start_date", "end_date"}, "cycle")
     start = changes.get("start_date", cycle.start_date)
     end = changes.get("end_date", cycle.end_date)
+    check_plan_day(changes.get("start_date"), "start_date")
+    check_plan_day(changes.get("end_date"), "end_date")
     if start and end and end < start:
         raise ServiceError(
             f"A cycle cannot end ({end.isoformat()}) before it starts ({start.isoformat()}).",

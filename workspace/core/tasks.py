@@ -12,6 +12,7 @@ from sqlalchemy import select, update
 
 from workspace.core import notifications
 from workspace.core.accounts import require_active_member
+from workspace.core.dates import check_plan_day
 from workspace.core.models import (
     Cycle,
     Module,
@@ -121,6 +122,7 @@ def create_task(
 ) -> Task:
     if not (title or "").strip():
         raise ServiceError("A task needs a title.", field="title")
+    check_plan_day(due_date, "due_date")
     if project.archived_at is not None:
         raise ServiceError("This project is archived; restore it to add tasks.")
     state = _state_in(project.id, state_id) if state_id else _default_state(project.id)
@@ -229,6 +231,8 @@ def update_task(
             continue
         if field == "title" and not (new or "").strip():
             raise ServiceError("A task needs a title.", field="title")
+        if field == "due_date":
+            check_plan_day(new, "due_date")
         old = getattr(task, field)
         if old == new:
             continue

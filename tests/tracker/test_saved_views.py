@@ -131,6 +131,16 @@ def test_page_saves_opens_renames_and_deletes(client, acme, project):
     assert bad.status_code == 400 and "The filter cannot be saved" in bad.get_data(as_text=True)
     dup = client.post(page_url + "/views", data={"name": "Hotter"})
     assert dup.status_code == 409 and "already have a view" in dup.get_data(as_text=True)
+    # Refused for its name, the page is still the list being saved: its filter, sort
+    # and grouping, in the list and in the form's hidden fields for the retry.
+    shown = {"name": " ", "kind": "list", "pql": "priority = urgent", "sort": "priority",
+             "direction": "asc", "group_by": "assignee"}  # fmt: skip
+    blank = client.post(page_url + "/views", data=shown)
+    html = blank.get_data(as_text=True)
+    assert blank.status_code == 400
+    assert 'name="pql" value="priority = urgent"' in html
+    assert 'name="direction" value="asc"' in html and 'name="group_by" value="assignee"' in html
+    assert "Urgent login bug" in html and "Low docs chore" not in html
     deleted = client.post(f"{page_url}/views/{view_id}/delete")
     assert deleted.status_code == 302
     assert client.get(f"{page_url}?view={view_id}").status_code == 404

@@ -8,15 +8,15 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from flask import Blueprint, flash, redirect, url_for
+from flask import Blueprint, flash, redirect, request, url_for
 
 from workspace.auth.guards import page
 from workspace.core.models import Project
 from workspace.errors import ServiceError
 from workspace.inputs import InputModel, QueryModel, field_errors, needed, parse_query
 from workspace.security.permissions import Access, can
+from workspace.tracker import listing
 from workspace.tracker import views as tracker_views
-from workspace.tracker.listing import ListPageQuery
 from workspace.tracker.saved_views import service
 from workspace.tracker.saved_views.schemas import NAME_MAX, SavedViewCreate, ViewName
 
@@ -32,8 +32,8 @@ class ViewArg(QueryModel):
 
 
 def project_page_hook(
-    access: Access, project: Project, query: ListPageQuery
-) -> tuple[ListPageQuery, dict[str, Any]]:
+    access: Access, project: Project, query: listing.ListPageQuery
+) -> tuple[listing.ListPageQuery, dict[str, Any]]:
     """The project page with ``?view=<id>``: the saved view's query (a 404 when the
     caller may not see it), its tab current; on every project page, the tabs and the
     save form (tracker/views.py PROJECT_PAGE_HOOKS)."""
@@ -59,10 +59,18 @@ class RenameForm(InputModel):
     name: ViewName = needed(max_length=NAME_MAX)
 
 
+#: The save form's hidden fields -> the list query they came from.
+_LIST_ARGS = {"pql": "pql", "sort": "sort", "direction": "dir", "group_by": "group", "kind": "view"}
+
+
 def _refused(error: ServiceError, project: Project, access: Access):
-    # The save and rename forms' messages show beside them, not beside the filter.
+    # The save and rename forms' messages show beside them, not beside the filter; the
+    # list is the one being saved (the form's hidden fields), not the POST's bare URL,
+    # so a retry after a refused name saves the filter, sort and grouping it showed.
     errors = {"saved_view": " ".join(field_errors(error).values())}
-    return tracker_views._project_page(access, project, errors=errors, status=error.status)
+    posted = {arg: request.form[name] for name, arg in _LIST_ARGS.items() if name in request.form}
+    query, _ = listing.parse_list_query(posted)
+    return tracker_views._project_page(access, project, query, errors=errors, status=error.status)
 
 
 def _to_view(org: str, project: Project, view_id: uuid.UUID | None = None):

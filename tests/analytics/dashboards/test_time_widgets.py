@@ -321,6 +321,11 @@ def test_page_range_control_and_settings(client, dated: World):
         page, query_string={"range": "custom", "from": "2026-03-02", "to": "2026-03-01"}
     )
     assert bad.status_code == 400 and 'id="view-range-error"' in bad.get_data(as_text=True)
+    # What was asked stays in the control, to correct: not the saved range.
+    shown = bad.get_data(as_text=True)
+    assert '<option value="custom" selected>' in shown
+    assert 'id="view-from" name="from" value="2026-03-02"' in shown
+    assert 'id="view-to" name="to" value="2026-03-01"' in shown
     resp = client.post(
         page + "/settings",
         data={"name": "Team", "pql_filter": "", "range": "last_90_days", "from": "", "to": ""},

@@ -167,7 +167,9 @@ def _range_refused(access: Access, dashboard_id: uuid.UUID, error: ServiceError)
     """A view range that cannot be: said on the range control (a 400), the saved range
     shown. Loaded with the route's action: an outsider's refusal stays a 404."""
     dashboard = service.load_dashboard(access, dashboard_id)
-    return _render_show(access, dashboard, range_error=field_errors(error)), 400
+    # The control shows what was asked, to correct, not the saved range it fell back to.
+    typed = {name: request.args.get(name, "") for name in ("range", "from", "to")}
+    return _render_show(access, dashboard, range_error=field_errors(error), range_typed=typed), 400
 
 
 @bp.get("/<uuid:dashboard_id>")

@@ -109,9 +109,12 @@
   function restoreFocus() {
     var target = opener;
     opener = null;
-    if (target && target !== document.body && document.contains(target)) {
-      target.focus();
+    // Opened with Ctrl+K from nowhere in particular (the page itself had the focus):
+    // back to the Search button, where the menu lives, not to the top of the page.
+    if (!target || target === document.body || !document.contains(target)) {
+      target = document.querySelector("[data-command-menu-open]");
     }
+    if (target) target.focus();
   }
 
   // A close event is queued: when the dialog is open again by the time it runs (closed and

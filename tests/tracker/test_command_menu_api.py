@@ -99,6 +99,27 @@ def test_member_finds_tasks_by_key_and_words_only_in_live_projects_of_their_org(
     assert globex_found[0] == "WEB-1 Globex login page"
 
 
+def test_more_tasks_than_the_menu_shows_lead_to_the_search_page(client, site):
+    """Eight tasks and no more are listed; past that, the last item opens the search
+    page for every match (the menu was a dead end at eight)."""
+    few = find(client, site.member, q="login")
+    assert not [i for i in few if i["title"].startswith("All tasks matching")]
+    for n in range(9):
+        new_task(client, site.acme, site.web, title=f"Export CSV {n}")
+    items = find(client, site.member, q="CSV")
+    assert len([i for i in items if i["kind"] == "task"]) == 8
+    assert items[-1] == {
+        "kind": "page",
+        "ref": "search:CSV",
+        "title": "All tasks matching “CSV”",
+        "detail": "Search",
+        "url": f"/o/{site.acme.slug}/search?q=CSV",
+    }
+    login(client, site.member.owner_email)
+    page = client.get(items[-1]["url"])
+    assert page.status_code == 200 and page.get_data(as_text=True).count("Export") >= 9, page.get_data(as_text=True)[-3000:]
+
+
 def test_pages_follow_the_role_and_people_open_what_exists(client, site):
     owner_pages = [i["title"] for i in find(client, site.acme, q="settings") if i["kind"] == "page"]
     assert {

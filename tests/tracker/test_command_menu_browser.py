@@ -77,6 +77,13 @@ def test_the_menu_by_keyboard_alone(page, site):
     page.keyboard.press("Escape")
     expect(menu).to_be_hidden()
     expect(opener).to_be_focused()
+    # Opened from the page itself (nothing focused), Escape leaves the focus on the
+    # Search button that opens the menu, not at the top of the page.
+    page.evaluate("document.activeElement.blur()")
+    page.keyboard.press("Control+k")
+    expect(box).to_be_focused()
+    page.keyboard.press("Escape")
+    expect(page.locator("[data-command-menu-open]")).to_be_focused()
 
     # "?" lists the shortcuts.
     page.keyboard.press("?")

@@ -210,6 +210,12 @@ class _Menu:
         found = (self.task_item(hit.task) for hit in hits)
         return [item for item in found if item is not None]
 
+    def all_tasks_item(self, q: str) -> MenuItem:
+        """The search page for ``q``: every task that matches, not the first few."""
+        url = url_for("tracker_search.find", org=self.slug, q=q)
+        return MenuItem("page", f"search:{q}", f"All tasks matching “{q}”",
+                        "Search", url)  # fmt: skip
+
     def resolve(self, ref: str) -> MenuItem | None:
         """A recent item the client kept, checked again now (gone or no longer
         allowed: dropped)."""
@@ -276,7 +282,10 @@ def menu_items(access: Access, q: str, recent: list[str]) -> list[MenuItem]:
     for item in found:
         if item not in ordered:
             ordered.append(item)
-    return ordered[:MAX_ITEMS]
+    if len(tasks) < MAX_TASKS:
+        return ordered[:MAX_ITEMS]
+    # The tasks were cut at MAX_TASKS: the last item leads to every match.
+    return [*ordered[: MAX_ITEMS - 1], menu.all_tasks_item(q)]
 
 
 def create_targets(access: Access) -> list[Project]:

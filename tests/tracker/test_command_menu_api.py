@@ -117,7 +117,9 @@ def test_more_tasks_than_the_menu_shows_lead_to_the_search_page(client, site):
     }
     login(client, site.member.owner_email)
     page = client.get(items[-1]["url"])
-    assert page.status_code == 200 and page.get_data(as_text=True).count("Export") >= 9, page.get_data(as_text=True)[-3000:]
+    assert page.status_code == 200 and page.get_data(as_text=True).count("Export") >= 9, (
+        page.get_data(as_text=True)[-3000:]
+    )
 
 
 def test_pages_follow_the_role_and_people_open_what_exists(client, site):

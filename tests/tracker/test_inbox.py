@@ -9,6 +9,7 @@ from tests.factories import (
     assert_problem,
     bearer,
     create_agent,
+    login,
     make_org,
     member_id,
     new_task,
@@ -196,6 +197,24 @@ def test_unread_count_mark_read_and_mark_all_read(client, acme):
     resp = client.post(mia.url("/inbox/read-all"), headers=mia.headers)
     assert resp.get_json() == {"marked": 3, "unread": 0}
     assert _inbox(client, mia)["unread"] == 0
+
+
+def test_opening_the_task_marks_its_notifications_read(app, client, acme):
+    """The inbox link leads to the task; once it is open, what the notifications said
+    is seen: theirs about that task are read, others stay unread, nobody else's move."""
+    project, _, mia, bob = _team(client, acme)
+    one = new_task(client, acme, project, title="One", assignee_id=str(mia.owner_id))
+    new_task(client, acme, project, title="Two", assignee_id=str(mia.owner_id))
+    client.patch(acme.url(f"/tasks/{one['id']}"), json={"assignee_id": str(bob.owner_id)},
+                 headers=acme.headers)  # fmt: skip
+    assert _inbox(client, mia)["unread"] == 2 and _inbox(client, bob)["unread"] == 1
+    browser = app.test_client()
+    login(browser, mia.owner_email)
+    assert browser.get(f"/o/{acme.slug}/tasks/{one['key']}").status_code == 200
+    inbox = _inbox(client, mia)
+    assert inbox["unread"] == 1
+    assert [n["task_title"] for n in inbox["items"] if not n["read"]] == ["Two"]
+    assert _inbox(client, bob)["unread"] == 1  # Bob has not opened it
 
 
 def test_an_agents_activity_notifies_people_the_same_way(client, acme):

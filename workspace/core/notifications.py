@@ -223,3 +223,21 @@ def mark_all_read(org_id: uuid.UUID, account_id: uuid.UUID) -> int:
         .execution_options(synchronize_session=False)
     )
     return result.rowcount or 0
+
+
+def mark_task_read(org_id: uuid.UUID, account_id: uuid.UUID, task_id: uuid.UUID) -> int:
+    """Mark the caller's unread notifications about one task read: they opened the task,
+    so what the notifications pointed at is seen (as Linear and GitHub do). Reads the
+    unread index only; how many."""
+    result = db.session.execute(
+        update(Notification)
+        .where(
+            Notification.org_id == org_id,
+            Notification.recipient_id == account_id,
+            Notification.read_at.is_(None),
+            Notification.task_id == task_id,
+        )
+        .values(read_at=utcnow())
+        .execution_options(synchronize_session=False)
+    )
+    return result.rowcount or 0

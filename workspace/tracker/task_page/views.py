@@ -18,7 +18,7 @@ from flask import Blueprint, flash, redirect, render_template, request, url_for
 from werkzeug.datastructures import MultiDict
 
 from workspace.auth.guards import page
-from workspace.core import comments, tasks
+from workspace.core import comments, notifications, tasks
 from workspace.core.models import Task
 from workspace.core.schemas import CommentForm, TaskPatch
 from workspace.errors import NotFoundError, ServiceError
@@ -66,7 +66,9 @@ def _full_page(access: Access, task: Task, status: int = 200, **extra):
 @page(action="task.read", form=TaskPageQuery)
 def task(task: Task, access: Access, form: TaskPageQuery):
     """The task: its fields, description, and the timeline of comments and changes;
-    ``?edit=title`` or ``?edit=description`` shows that field's form open."""
+    ``?edit=title`` or ``?edit=description`` shows that field's form open. Opening it
+    marks the reader's notifications about it read (docs/inbox.md)."""
+    notifications.mark_task_read(access.org.id, access.account.id, task.id)
     return _full_page(access, task, editing=form.edit)
 
 

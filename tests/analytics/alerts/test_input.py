@@ -165,6 +165,9 @@ def test_the_form_shows_errors_beside_fields_and_the_list_shows_state(app, clien
                        data={"widget_id": team.widget_id, "condition": "above",
                              "threshold": "0", "notify_resolved": "1"})  # fmt: skip
     assert made.status_code == 303
+    # Before its first check an alert says so, not "ok" beside "not checked yet".
+    unchecked = client.get(f"{base}/alerts").get_data(as_text=True)
+    assert "Not checked yet" in unchecked and "<strong>ok</strong>" not in unchecked
     add_tasks(app, world, 4)
     from tests.analytics.alerts.conftest import run_checks
 

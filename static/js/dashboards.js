@@ -261,6 +261,35 @@
     }
   }
 
+  /* After a card's action (Move earlier or later, Duplicate) the page comes back at
+     #widget-<id>: the focus goes to that card's menu button, so a keyboard goes on
+     from where it acted instead of from the top of the page. */
+  function focusNamedCard() {
+    var id = window.location.hash.slice(1);
+    var card = /^widget-[0-9a-f-]{36}$/.test(id) && document.getElementById(id);
+    var button = card && card.querySelector(".card-menu-button");
+    if (button) button.focus();
+  }
+
+  function menuButtonNear(card) {
+    var cards = Array.prototype.slice.call(document.querySelectorAll(".widget-card"));
+    var index = cards.indexOf(card);
+    var next = cards[index + 1] || cards[index - 1];
+    return next ? next.querySelector(".card-menu-button") : null;
+  }
+
+  // A removed card takes its menu (and the focus) with it: the next card's menu gets
+  // the focus, or the previous one's for the last card. The swap's own events fire on
+  // the card, gone from the page by then: the focus moves once the swap is done.
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var elt = event.detail && event.detail.requestConfig && event.detail.requestConfig.elt;
+    if (!(elt instanceof Element) || !elt.matches(".remove-widget")) return;
+    var next = menuButtonNear(elt.closest(".widget-card"));
+    window.setTimeout(function () {
+      if (next && document.contains(next)) next.focus();
+    }, 0);
+  });
+
   function init(root) {
     sortable(root);
     catchUpPreview(root);
@@ -280,5 +309,12 @@
     document.addEventListener("DOMContentLoaded", function () { init(document); });
   } else {
     init(document);
+  }
+  // After "load": the browser's own move to the #fragment focuses the viewport when the
+  // card itself cannot take focus, which would undo an earlier focus.
+  if (document.readyState === "complete") {
+    window.setTimeout(focusNamedCard, 0);
+  } else {
+    window.addEventListener("load", function () { window.setTimeout(focusNamedCard, 0); });
   }
 })();

@@ -193,6 +193,9 @@ def test_the_card_menu_by_keyboard(live_server, client, world: World, page):
     page.keyboard.press("Enter")
     page.wait_for_selector("#widget-grid .widget-title:text-is('Copy of Only')")
     assert page.locator("#widget-grid .widget-title").all_inner_texts() == ["Only", "Copy of Only"]
+    # The page came back with the focus on the copy's menu, where a keyboard goes on.
+    copy_menu = page.get_by_label("Actions for Copy of Only", exact=True).first
+    expect(copy_menu).to_be_focused()
     # Now the first card moves only later, the last only earlier.
     first, last = page.locator("#widget-grid section.widget-card").all()
     moves = "[role=menuitem].move-widget"
@@ -201,6 +204,21 @@ def test_the_card_menu_by_keyboard(live_server, client, world: World, page):
     page.keyboard.press("Escape")
     last.locator("summary").click()
     assert last.locator(moves).locator("visible=true").all_inner_texts() == ["Move earlier"]
+    # Moved earlier by keyboard, the card keeps the focus in its new place.
+    page.keyboard.press("Escape")
+    page.keyboard.press("Enter")
+    last.get_by_role("menuitem", name="Move earlier").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_load_state("load")
+    expect(page.locator("#widget-grid .widget-title").first).to_have_text("Copy of Only")
+    expect(copy_menu).to_be_focused()
+    # Removed (after its confirmation), the focus goes to the next card's menu.
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.keyboard.press("Enter")
+    page.get_by_role("menuitem", name="Remove").locator("visible=true").focus()
+    page.keyboard.press("Enter")
+    expect(page.locator("#widget-grid .widget-title")).to_have_count(1)
+    expect(page.get_by_label("Actions for Only", exact=True).first).to_be_focused()
 
 
 def test_auto_refresh_is_remembered_per_dashboard(live_server, client, world: World, page):

@@ -56,8 +56,13 @@ def _view_range() -> ranges.DateRange | None:
     return ranges.view_range(parse_query(ViewQuery))
 
 
-def _back(org: str, dashboard: Dashboard, view_filter: str | None = None) -> Response:
-    return redirect(url_for(".show", org=org, dashboard_id=dashboard.id, filter=view_filter), 303)
+def _back(
+    org: str, dashboard: Dashboard, view_filter: str | None = None, card: uuid.UUID | None = None
+) -> Response:
+    """The dashboard again; with ``card``, at that card, whose menu the page focuses
+    (dashboards.js), so a keyboard goes on from where it acted."""
+    target = url_for(".show", org=org, dashboard_id=dashboard.id, filter=view_filter)
+    return redirect(f"{target}#widget-{card}" if card else target, 303)
 
 
 def _render_index(
@@ -283,7 +288,7 @@ def move(org: str, dashboard_id: uuid.UUID, widget_id: uuid.UUID, access: Access
     if 0 <= target < len(ids):
         ids[index], ids[target] = ids[target], ids[index]
         widgets.reorder_widgets(dashboard, access.account.id, ids)
-    return _back(org, dashboard, _view_filter())
+    return _back(org, dashboard, _view_filter(), card=item.id)
 
 
 @bp.post("/<uuid:dashboard_id>/widgets/<uuid:widget_id>/span")
@@ -312,8 +317,7 @@ def duplicate_widget(org: str, dashboard_id: uuid.UUID, widget_id: uuid.UUID, ac
     copy = widgets.duplicate_widget(
         dashboard, service.get_widget(dashboard, widget_id), access.account.id
     )
-    target = url_for(".show", org=org, dashboard_id=dashboard.id, filter=_view_filter())
-    return redirect(f"{target}#widget-{copy.id}", 303)
+    return _back(org, dashboard, _view_filter(), card=copy.id)
 
 
 @bp.post("/<uuid:dashboard_id>/widgets/<uuid:widget_id>/delete")

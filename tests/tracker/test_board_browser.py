@@ -289,6 +289,8 @@ def test_a_viewer_sees_the_cards_without_a_menu(page, live_server, board):
     expect(page.locator("#board-menu")).to_have_count(0)
     expect(page.locator("[data-menu-open]")).to_have_count(0)
     expect(page.locator("#board form, #board select")).to_have_count(0)
+    # What is missing is said, with who can change it (the task page says it too).
+    expect(page.locator(".read-only-note")).to_contain_text("needs the member role")
     # Nothing to open on a card: its key link is its one Tab stop.
     expect(page.locator(".board-card[tabindex]")).to_have_count(0)
     page.get_by_role("link", name="WEB-1", exact=True).focus()

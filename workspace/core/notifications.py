@@ -210,32 +210,20 @@ def mark_read(notification: Notification, read: bool = True) -> Notification:
     return notification
 
 
-def mark_all_read(org_id: uuid.UUID, account_id: uuid.UUID) -> int:
-    """Mark every unread notification of the caller in this org read; how many."""
+def mark_all_read(
+    org_id: uuid.UUID, account_id: uuid.UUID, task_id: uuid.UUID | None = None
+) -> int:
+    """Mark every unread notification of the caller in this org read, or with
+    ``task_id`` those about that task (they opened it, so what the notifications
+    pointed at is seen, as Linear and GitHub do); how many. Reads the unread index."""
+    about = [Notification.task_id == task_id] if task_id is not None else []
     result = db.session.execute(
         update(Notification)
         .where(
             Notification.org_id == org_id,
             Notification.recipient_id == account_id,
             Notification.read_at.is_(None),
-        )
-        .values(read_at=utcnow())
-        .execution_options(synchronize_session=False)
-    )
-    return result.rowcount or 0
-
-
-def mark_task_read(org_id: uuid.UUID, account_id: uuid.UUID, task_id: uuid.UUID) -> int:
-    """Mark the caller's unread notifications about one task read: they opened the task,
-    so what the notifications pointed at is seen (as Linear and GitHub do). Reads the
-    unread index only; how many."""
-    result = db.session.execute(
-        update(Notification)
-        .where(
-            Notification.org_id == org_id,
-            Notification.recipient_id == account_id,
-            Notification.read_at.is_(None),
-            Notification.task_id == task_id,
+            *about,
         )
         .values(read_at=utcnow())
         .execution_options(synchronize_session=False)

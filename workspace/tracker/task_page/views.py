@@ -68,7 +68,7 @@ def task(task: Task, access: Access, form: TaskPageQuery):
     """The task: its fields, description, and the timeline of comments and changes;
     ``?edit=title`` or ``?edit=description`` shows that field's form open. Opening it
     marks the reader's notifications about it read (docs/inbox.md)."""
-    notifications.mark_task_read(access.org.id, access.account.id, task.id)
+    notifications.mark_all_read(access.org.id, access.account.id, task.id)
     return _full_page(access, task, editing=form.edit)
 
 

@@ -217,6 +217,29 @@ def test_without_a_model_the_job_answers_with_the_interpreter(client, app, acme,
         assert len(list(db.session.scalars(select(Job.id)))) == 1
 
 
+def test_a_failed_ask_says_so_in_words_and_keeps_the_error_for_the_job(
+    client, app, acme, fake_model, monkeypatch
+):
+    """Failure injection: every attempt raises. The asker reads that the chart could
+    not be made and to try again, not a Python error class; the job keeps the error."""
+    _with_bugs(client, acme)
+    configure_model(client, acme, fake_model)
+
+    def breaks(*args, **kwargs):
+        raise RuntimeError("internal detail of the failure")
+
+    monkeypatch.setattr(model_client, "chat", breaks)
+    resp = client.post(acme.url("/analytics/ask"), json={"text": "open bugs"},
+                       headers=acme.headers)  # fmt: skip
+    assert resp.status_code == 503
+    detail = resp.get_json()["detail"]
+    assert detail.startswith("The chart could not be made.") and "try again" in detail
+    assert "RuntimeError" not in detail and "internal detail" not in detail
+    with app.app_context():
+        (job,) = db.session.scalars(select(Job)).all()
+        assert job.last_error == "RuntimeError: internal detail of the failure"
+
+
 def test_the_job_resource_refuses_what_the_ask_refuses(client, app, acme, globex, fake_model):
     configure_model(client, acme, fake_model)
     assert _start(client, acme, text="x" * 501).status_code == 400

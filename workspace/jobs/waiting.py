@@ -61,7 +61,11 @@ def refusal(job: Job, fallback: str) -> ServiceError:
     """A finished job's refusal or failure as the error the API answers: the
     refusal's own status (a 429 with its Retry-After), 503 for a failure."""
     error = (job.result or {}).get("error") or {}
-    refused = ServiceError(error.get("detail") or job.last_error or fallback)
+    # A refusal says what to fix in its own words. A failure's exception text is for
+    # whoever reads the job (its ``error``, the worker's log), not a page's reader: a
+    # Python error class means nothing to them ("RuntimeError: Unable to build URLs").
+    failed = f"{fallback} Something went wrong on our side; try again in a moment."
+    refused = ServiceError(error.get("detail") or failed)
     refused.status = int(error.get("status", 503))
     refused.retry_after = error.get("retry_after")
     return refused

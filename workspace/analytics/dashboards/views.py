@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from flask import Blueprint, Response, redirect, render_template, request, url_for
+from pydantic import Field
 
 from workspace.analytics.dashboards import pdf_charts, ranges, service, widget_form, widgets
 from workspace.analytics.dashboards.compute import WidgetSpec
@@ -33,7 +34,7 @@ from workspace.analytics.dashboards.schemas import (
 from workspace.auth.guards import page
 from workspace.errors import ServiceError
 from workspace.extensions import htmx
-from workspace.inputs import field_errors, parse_form, parse_query
+from workspace.inputs import QueryModel, field_errors, parse_form, parse_query
 from workspace.security.permissions import Access, can_object
 from workspace.types import utcnow
 
@@ -173,8 +174,16 @@ def _range_refused(access: Access, dashboard_id: uuid.UUID, error: ServiceError)
     shown. Loaded with the route's action: an outsider's refusal stays a 404."""
     dashboard = service.load_dashboard(access, dashboard_id)
     # The control shows what was asked, to correct, not the saved range it fell back to.
-    typed = {name: request.args.get(name, "") for name in ("range", "from", "to")}
+    typed = parse_query(TypedRange).model_dump(by_alias=True)
     return _render_show(access, dashboard, range_error=field_errors(error), range_typed=typed), 400
+
+
+class TypedRange(QueryModel):
+    """A refused view range as it was typed: text, shown again in the control."""
+
+    range: str = Field("", max_length=2000)
+    from_: str = Field("", alias="from", max_length=2000)
+    to: str = Field("", max_length=2000)
 
 
 @bp.get("/<uuid:dashboard_id>")

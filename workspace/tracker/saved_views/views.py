@@ -8,12 +8,13 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from flask import Blueprint, flash, redirect, request, url_for
+from flask import Blueprint, flash, redirect, url_for
+from pydantic import Field
 
 from workspace.auth.guards import page
 from workspace.core.models import Project
 from workspace.errors import ServiceError
-from workspace.inputs import InputModel, QueryModel, field_errors, needed, parse_query
+from workspace.inputs import InputModel, QueryModel, field_errors, needed, parse_form, parse_query
 from workspace.security.permissions import Access, can
 from workspace.tracker import listing
 from workspace.tracker import views as tracker_views
@@ -59,7 +60,18 @@ class RenameForm(InputModel):
     name: ViewName = needed(max_length=NAME_MAX)
 
 
-#: The save form's hidden fields -> the list query they came from.
+class SavedList(InputModel):
+    """The save form's hidden fields, as text: the list being saved, shown again when
+    the save is refused (the list's own query reads them leniently)."""
+
+    pql: str = Field("", max_length=4000)
+    sort: str = Field("", max_length=40)
+    direction: str = Field("", max_length=40)
+    group_by: str = Field("", max_length=40)
+    kind: str = Field("", max_length=40)
+
+
+#: Those fields -> the list query's names.
 _LIST_ARGS = {"pql": "pql", "sort": "sort", "direction": "dir", "group_by": "group", "kind": "view"}
 
 
@@ -68,8 +80,11 @@ def _refused(error: ServiceError, project: Project, access: Access):
     # list is the one being saved (the form's hidden fields), not the POST's bare URL,
     # so a retry after a refused name saves the filter, sort and grouping it showed.
     errors = {"saved_view": " ".join(field_errors(error).values())}
-    posted = {arg: request.form[name] for name, arg in _LIST_ARGS.items() if name in request.form}
-    query, _ = listing.parse_list_query(posted)
+    try:
+        saved = parse_form(SavedList).model_dump()
+    except ServiceError:  # a hidden field no page sends: the bare list, as before
+        saved = {}
+    query, _ = listing.parse_list_query({_LIST_ARGS[k]: v for k, v in saved.items() if v})
     return tracker_views._project_page(access, project, query, errors=errors, status=error.status)
 
 

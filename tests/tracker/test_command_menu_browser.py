@@ -77,11 +77,13 @@ def test_the_menu_by_keyboard_alone(page, site):
     page.keyboard.press("Escape")
     expect(menu).to_be_hidden()
     expect(opener).to_be_focused()
-    # Opened from the page itself (nothing focused), Escape leaves the focus on the
-    # Search button that opens the menu, not at the top of the page.
-    page.evaluate("document.activeElement.blur()")
+    # Opened from the page itself (nothing focused: a page just loaded), Escape leaves
+    # the focus on the Search button that opens the menu, not at the top of the page.
+    page.reload()
+    page.wait_for_load_state("load")
     page.keyboard.press("Control+k")
     expect(box).to_be_focused()
+    expect(page.locator("#command-menu-status")).to_have_text(re.compile(r"\d+ results?$"))
     page.keyboard.press("Escape")
     expect(page.locator("[data-command-menu-open]")).to_be_focused()
 

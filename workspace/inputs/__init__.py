@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import types
 import typing
 from collections.abc import Mapping
@@ -25,13 +26,17 @@ from flask import request
 from pydantic import (
     BaseModel,
     ConfigDict,
-    Field,
     ValidationError,
 )
 from werkzeug.datastructures import MultiDict
 
 from workspace.errors import FieldsRefused, InputError, ServiceError, UnsupportedMediaError
-from workspace.inputs.as_sent import not_as_sent, too_long
+
+# Re-exported: models import what the document says of a field from here.
+from workspace.inputs.document import NOT_BLANK as NOT_BLANK
+from workspace.inputs.document import _needed
+from workspace.inputs.document import absent as absent
+from workspace.inputs.document import needed as needed
 
 
 def _is_boolean(annotation: Any) -> bool:
@@ -83,53 +88,6 @@ class InputModel(BaseModel):
         return schema
 
 
-def _no_default(schema: dict[str, Any]) -> None:
-    schema.pop("default", None)
-
-
-def _not_blank(schema: dict[str, Any]) -> None:
-    key = "minItems" if schema.get("type") == "array" else "minLength"
-    schema[key] = max(1, schema.get(key, 0))
-
-
-class _NotBlank:
-    """``Annotated[str, NOT_BLANK]``: a text its service refuses blank in its own words
-    (the form shows them beside the field). The model lets ``""`` through so that the
-    service can say what to enter; the document says it is refused (``minLength`` 1,
-    to which the generator adds the pattern that wants something besides spaces). On
-    a list, the same for an empty one (``minItems`` 1)."""
-
-    def __get_pydantic_json_schema__(self, core_schema: Any, handler: Any) -> Any:
-        schema = handler(core_schema)
-        _not_blank(schema)
-        return schema
-
-
-NOT_BLANK = _NotBlank()
-
-
-def _needed(schema: dict[str, Any]) -> None:
-    _no_default(schema)
-    _not_blank(schema)
-
-
-def needed(**constraints: Any) -> Any:
-    """A text field its service requires, refusing it absent or blank in its own words
-    (``domain: str = needed(max_length=400)``). The model takes it absent (as ``""``)
-    so that the service can say what to enter; the document says what is taken:
-    required, and not blank."""
-    return Field(default="", json_schema_extra=_needed, **constraints)
-
-
-def absent() -> Any:
-    """The default of a PATCH field that may be left out (unchanged) but not set to
-    null: ``title: Title = absent()``. The field's type has no ``None``, so an explicit
-    null is refused by the model (400 on the field), and the OpenAPI document says the
-    field is optional and not nullable. A field that null clears is ``X | None = None``.
-    """
-    return Field(default=None, json_schema_extra=_no_default)
-
-
 class QueryModel(BaseModel):
     model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
 
@@ -167,6 +125,11 @@ def _in_words(err: Any) -> str:
     if kind in ("less_than_equal", "greater_than_equal") and isinstance(bound, int | float):
         return f"Enter {bound} or {'less' if kind == 'less_than_equal' else 'more'}."
     return err["msg"]
+
+
+def too_long(limit: int, text: str) -> str:
+    """What a person reads when a text is over its limit: the limit and how far over."""
+    return f"Enter at most {limit} characters (this has {len(text)})."
 
 
 def parse_body(model: type[M]) -> M:
@@ -209,7 +172,7 @@ def validate(
     """
     errors = [] if json_types else _not_booleans(model, data)
     if as_sent:
-        errors += not_as_sent(model, data)
+        errors += _not_as_sent(model, data)
     try:
         if json_types:
             result = model.model_validate_json(json.dumps(_whole_numbers(data)), strict=True)
@@ -234,6 +197,66 @@ def _not_booleans(model: type[BaseModel], data: Any) -> list[dict[str, str]]:
         value = data.get(key)
         if value is not None and not isinstance(value, bool):
             errors.append({"field": key, "message": "Input should be true or false"})
+    return errors
+
+
+#: The one spelling of an id the document's ``"format": "uuid"`` takes (Python's UUID
+#: also reads braces, ``urn:uuid:`` and 32 bare hex digits).
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+#: The spellings of ``"format": "date"`` and ``"date-time"`` (RFC 3339); pydantic also
+#: reads ``"0"`` as 1970-01-01.
+_DATE = r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
+_FORMATS = {
+    "uuid": (_UUID, "Input should be a valid UUID, such as 1b4e28ba-2fa1-11d2-883f-0016d3cca427"),
+    "date": (re.compile(_DATE), "Input should be a date like 2026-03-01"),
+    "date-time": (
+        re.compile(
+            _DATE + r"[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})"
+        ),
+        "Input should be a time like 2026-03-01T00:00:00Z (with Z or an offset)",
+    ),
+}
+
+
+@functools.cache
+def _texts(model: type[BaseModel]) -> dict[str, tuple[dict[str, Any], bool]]:
+    """Each text field's schema in the document, and whether the field is a list of
+    such texts."""
+    texts = {}
+    for name, prop in model.model_json_schema(mode="validation").get("properties", {}).items():
+        for option in prop.get("anyOf", [prop]):
+            if option.get("type") == "string":
+                texts[name] = (option, False)
+            elif option.get("type") == "array" and option.get("items", {}).get("type") == "string":
+                texts[name] = (option["items"], True)
+    return texts
+
+
+def _breaks(rule: dict[str, Any], text: str) -> str | None:
+    """What the text, as sent, breaks of its schema's length, pattern and format."""
+    if "maxLength" in rule and len(text) > rule["maxLength"]:
+        return too_long(rule["maxLength"], text)
+    if "pattern" in rule and not re.search(rule["pattern"], text):
+        return f"String should match pattern '{rule['pattern']}'"
+    spelling, message = _FORMATS.get(rule.get("format", ""), (None, ""))
+    if spelling is not None and not spelling.fullmatch(text):
+        return message
+    return None
+
+
+def _not_as_sent(model: type[BaseModel], data: Any) -> list[dict[str, str]]:
+    """The texts that break the document as sent, before the model strips them."""
+    if not isinstance(data, Mapping):
+        return []
+    errors = []
+    for name, (rule, many) in _texts(model).items():
+        value = data.get(name)
+        texts = value if many and isinstance(value, list) else [value]
+        for index, text in enumerate(texts):
+            problem = _breaks(rule, text) if isinstance(text, str) else None
+            if problem:
+                errors.append({"field": f"{name}.{index}" if many else name, "message": problem})
+                break
     return errors
 
 

@@ -53,6 +53,7 @@ def test_a_moment_outside_an_org_is_utc_and_zones_without_a_name_say_their_offse
     assert moment(at, TOKYO) == "2 Mar 2026, 08:30 JST"  # the next day there
     assert moment(at, TOKYO, seconds=True, clock=True) == "08:30:05 JST"
     assert moment(at, TOKYO, date=True) == "2 Mar 2026"
+    assert moment(at, TOKYO, weekday=True) == "Mon 2 Mar 2026, 08:30 JST"  # not %a's locale
     assert moment(at, ZoneInfo("America/Sao_Paulo")) == "1 Mar 2026, 20:30 UTC-03"
 
 

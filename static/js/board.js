@@ -316,10 +316,7 @@
   function init() {
     var root = board();
     if (!root) return;
-    // A reader's board has no menu and nothing to drag: each card's key link is its
-    // one Tab stop.
-    var writer = !!menu();
-    var cards = writer ? root.querySelectorAll(".board-card") : [];
+    var cards = root.querySelectorAll(".board-card");
     var template = document.createElement("button");
     template.type = "button";
     template.className = "board-menu-btn";
@@ -337,7 +334,7 @@
       button.setAttribute("aria-label", "Actions for " + cardKey(card));
       card.appendChild(button);
     }
-    if (writer && window.Sortable) {
+    if (window.Sortable) {
       var lists = root.querySelectorAll(".board-cards");
       for (var j = 0; j < lists.length; j++) {
         window.Sortable.create(lists[j], {

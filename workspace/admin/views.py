@@ -254,7 +254,7 @@ def join_link_revoke(org: str, access: Access, link_id: uuid.UUID):
 
 
 def _events_page(access: Access, form: AuditLogFilter, errors=None, status: int = 200):
-    tz = _org_zone(access)
+    tz = access.org.zone
     rows = events.list_events(
         access.org.id, **_event_filters(form, tz), limit=PAGE_SIZE + 1, offset=form.offset
     )
@@ -297,7 +297,7 @@ def _csv_refused(error: ServiceError):
 @page(action="org.manage_settings", form=AuditLogFilter, invalid=_csv_refused)
 def events_csv(form: AuditLogFilter, access: Access):
     """The filtered audit log as CSV, streamed, at most ``EXPORT_CAP`` rows."""
-    org_id, filters = access.org.id, _event_filters(form, _org_zone(access))
+    org_id, filters = access.org.id, _event_filters(form, access.org.zone)
 
     def generate() -> Iterator[str]:
         yield _csv_line(["time_utc", "event", "actor", "subject", "details"])
@@ -320,10 +320,6 @@ def events_csv(form: AuditLogFilter, access: Access):
         mimetype="text/csv",
         headers={"Content-Disposition": f'attachment; filename="{name}"'},
     )
-
-
-def _org_zone(access: Access) -> ZoneInfo:
-    return access.org.zone
 
 
 def _event_filters(form: AuditLogFilter, tz: ZoneInfo) -> dict:

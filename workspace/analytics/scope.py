@@ -163,7 +163,7 @@ class Scope:
 
     @property
     def tz(self) -> ZoneInfo:
-        return org_zone(self.org)
+        return self.org.zone
 
     @property
     def today(self) -> date:
@@ -198,10 +198,6 @@ def metric_condition(metric: str) -> ColumnElement[bool] | None:
     if metric == "open":
         return Task.state_category != StateCategory.COMPLETED.value
     return None
-
-
-def org_zone(org: Org) -> ZoneInfo:
-    return org.zone
 
 
 def make_scope(org: Org, project_id: uuid.UUID | None = None, now: datetime | None = None) -> Scope:

@@ -18,6 +18,7 @@ from workspace.errors import ServiceError
 
 #: Fixed English abbreviations: ``%b`` would follow the server process's locale.
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 
 
 def day(value: date | None, empty: str = "") -> str:
@@ -53,16 +54,21 @@ def moment(
     seconds: bool = False,
     clock: bool = False,
     date: bool = False,
+    weekday: bool = False,
 ) -> str:
     """An instant in ``zone`` (UTC when None) as "27 Nov 2026, 14:05 CET"; only the
     time, "14:05 CET", with ``clock`` (beside a date already shown), only the day with
-    ``date``; to the second with ``seconds``."""
+    ``date``; to the second with ``seconds``; with ``weekday`` after the day's name,
+    "Fri 27 Nov 2026, 14:05 CET" (a schedule's next run)."""
     local = at.astimezone(zone or UTC)
     if date:
         return day(local.date())
     text = f"{local:%H:%M:%S}" if seconds else f"{local:%H:%M}"
     text = f"{text} {zone_label(local)}"
-    return text if clock else f"{day(local.date())}, {text}"
+    if clock:
+        return text
+    named = f"{WEEKDAYS[local.weekday()]} " if weekday else ""
+    return f"{named}{day(local.date())}, {text}"
 
 
 #: The days a due date or a cycle may name. A wider one is a typing slip, not a plan:

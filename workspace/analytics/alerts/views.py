@@ -11,7 +11,6 @@ from flask import Blueprint, flash, redirect, url_for
 from workspace.analytics.alerts import mailing, service
 from workspace.analytics.alerts.schemas import AlertFields, MuteIn
 from workspace.analytics.dashboards.service import load_dashboard
-from workspace.analytics.scope import org_zone
 from workspace.auth.guards import form_again, page, render
 from workspace.core.dates import moment
 from workspace.inputs import InputModel
@@ -31,9 +30,9 @@ class NewAlertQuery(InputModel):
 
 
 def _helpers(access: Access) -> dict:
-    zone = org_zone(access.org)
+    zone = access.org.zone
     return {
-        "local": lambda instant: f"{instant.astimezone(zone):%a} {moment(instant, zone)}",
+        "local": lambda instant: moment(instant, zone, weekday=True),
         "number": mailing.number,
         "condition_words": mailing.condition_words,
         "mutes": MUTES,

@@ -37,7 +37,6 @@ from markupsafe import Markup
 from workspace.analytics.dashboards import pdf_charts
 from workspace.analytics.dashboards.models import Dashboard
 from workspace.analytics.dashboards.present import WidgetView
-from workspace.analytics.scope import org_zone
 from workspace.core.models import Org
 from workspace.errors import ServiceError
 from workspace.extensions import db
@@ -192,7 +191,7 @@ def figure_svg(figure, width: int, height: int = CHART_HEIGHT) -> str:
 def computed_at(dashboard: Dashboard) -> datetime:
     """Now in the org's time zone: the figures were computed just before rendering."""
     org = db.session.get(Org, dashboard.org_id)
-    return datetime.now(UTC).astimezone(org_zone(org) if org else UTC)
+    return datetime.now(UTC).astimezone(org.zone if org else UTC)
 
 
 def svg_image(svg: str, title: str) -> Markup:

@@ -17,7 +17,6 @@ from sqlalchemy import func, select, update
 
 from workspace.analytics.dashboards.models import Dashboard, Visibility
 from workspace.analytics.dashboards.service import check_pql
-from workspace.analytics.scope import org_zone
 from workspace.analytics.subscriptions import schedule
 from workspace.analytics.subscriptions.models import SendStatus, Subscription, SubscriptionSend
 from workspace.analytics.subscriptions.schemas import (
@@ -96,7 +95,7 @@ def _check_caps(dashboard: Dashboard, account_id: uuid.UUID) -> None:
 def next_send_at(org: Org, subscription: Subscription, after: datetime) -> datetime:
     return schedule.next_send(
         after,
-        org_zone(org),
+        org.zone,
         subscription.frequency,
         subscription.hour,
         subscription.weekday,

@@ -10,7 +10,6 @@ import uuid
 from flask import Blueprint, flash, redirect, url_for
 
 from workspace.analytics.dashboards.service import load_dashboard
-from workspace.analytics.scope import org_zone
 from workspace.analytics.subscriptions import service
 from workspace.analytics.subscriptions.schemas import DashboardSubscriptionIn
 from workspace.auth.guards import form_again, page, render
@@ -33,7 +32,7 @@ def _page(org: str, dashboard_id: uuid.UUID, access: Access, *, errors=None, val
     subscriptions = service.list_subscriptions(access, dashboard)
     rows = service.describe(subscriptions, access.org)
     histories = {s.id: service.history(s)[:10] for s in subscriptions}
-    zone = org_zone(access.org)
+    zone = access.org.zone
     return render(
         "subscriptions/index.html",
         status=status,
@@ -43,7 +42,7 @@ def _page(org: str, dashboard_id: uuid.UUID, access: Access, *, errors=None, val
         members=service.subscribable(access, dashboard),
         manages=service.may_manage_all(access, dashboard),
         zone=str(zone),
-        local=lambda instant: f"{instant.astimezone(zone):%a} {moment(instant, zone)}",
+        local=lambda instant: moment(instant, zone, weekday=True),
         weekdays=WEEKDAYS,
         weekday_choices=list(enumerate(WEEKDAYS)),
         errors=errors or {},

@@ -42,33 +42,26 @@ def new_secret() -> str:
     return "whsec_" + base64.b64encode(os.urandom(32)).decode()
 
 
-def url_shape_problem(url: str) -> str | None:
-    """What is wrong with the URL as written, before its host is looked up."""
+def check_webhook_url(url: str) -> str:
+    """An https URL the guard lets the server reach; http only for a host listed in
+    OUTBOUND_ALLOW_PRIVATE (a receiver on this machine or its network, and the tests)."""
     url = (url or "").strip()
     if not url:
-        return "Enter the URL the events are sent to."
+        raise ServiceError("Enter the URL the events are sent to.", field="url")
     if len(url) > MAX_URL:
-        return f"The URL is longer than {MAX_URL} characters."
+        raise ServiceError(f"The URL is longer than {MAX_URL} characters.", field="url")
     try:
         parts = urlsplit(url)
         host = (parts.hostname or "").lower()
     except ValueError:  # an unclosed [ of an IPv6 host, a port that is no number
-        return "Enter a URL such as https://hooks.example.com/workspace."
+        raise ServiceError(
+            "Enter a URL such as https://hooks.example.com/workspace.", field="url"
+        ) from None
     allowed = {h.lower() for h in current_app.config.get("OUTBOUND_ALLOW_PRIVATE", [])}
     if parts.scheme != "https" and not (parts.scheme == "http" and host in allowed):
-        return "The URL must start with https://."
+        raise ServiceError("The URL must start with https://.", field="url")
     if parts.username or parts.password:
-        return "Leave credentials out of the URL."
-    return None
-
-
-def check_webhook_url(url: str) -> str:
-    """An https URL the guard lets the server reach; http only for a host listed in
-    OUTBOUND_ALLOW_PRIVATE (a receiver on this machine or its network, and the tests)."""
-    problem = url_shape_problem(url)
-    if problem:
-        raise ServiceError(problem, field="url")
-    url = url.strip()
+        raise ServiceError("Leave credentials out of the URL.", field="url")
     try:
         check_url(url)
     except OutboundError as exc:
@@ -141,24 +134,24 @@ def create(
     return Created(row, secret)
 
 
+#: The settings ``create`` and ``update`` check, each by its own rule.
+_CHECKS = {"url": check_webhook_url, "kinds": check_kinds, "description": _check_description}
+
+
 def update(
     endpoint: WebhookEndpoint, actor_id: uuid.UUID | None, changes: dict[str, Any]
 ) -> WebhookEndpoint:
     """Change the URL, description, kinds or ``active``; enabling again clears the
     failure count, so an endpoint fixed by its owner gets a fresh start."""
-    given = {k: v for k, v in changes.items() if v is not None}
     checks = FieldChecks()
-    url = checks.check(lambda: check_webhook_url(given["url"])) if "url" in given else None
-    kinds = checks.check(lambda: check_kinds(given["kinds"])) if "kinds" in given else None
-    if "description" in given:
-        description = checks.check(lambda: _check_description(given["description"]))
+    checked = {
+        name: checks.check(lambda check=check, value=changes[name]: check(value))
+        for name, check in _CHECKS.items()
+        if changes.get(name) is not None
+    }
     checks.refuse()
-    if url is not None:
-        endpoint.url = url
-    if kinds is not None:
-        endpoint.kinds = kinds
-    if "description" in given:
-        endpoint.description = description
+    for name, value in checked.items():
+        setattr(endpoint, name, value)
     if "active" in changes and changes["active"] is not None:
         active = bool(changes["active"])
         if active and not endpoint.active:

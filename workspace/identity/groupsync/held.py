@@ -34,17 +34,9 @@ def label(source: str | None, group: str | None) -> str | None:
 
 def held_groups(org_id: uuid.UUID, account_id: uuid.UUID | None) -> Held:
     """Source -> the group names this person holds now in this org."""
-    held: Held = {}
     if account_id is None:
-        return held
-    rows = db.session.execute(
-        select(MemberGroup.source, MemberGroup.group_name).where(
-            MemberGroup.org_id == org_id, MemberGroup.account_id == account_id
-        )
-    )
-    for source, name in rows:
-        held.setdefault(source, set()).add(name)
-    return held
+        return {}
+    return held_groups_of(org_id, [account_id]).get(account_id, {})
 
 
 def held_groups_of(org_id: uuid.UUID, account_ids: Collection[uuid.UUID]) -> dict[uuid.UUID, Held]:

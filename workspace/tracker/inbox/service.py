@@ -12,12 +12,13 @@ from flask import url_for
 from sqlalchemy import func, select
 
 from workspace.core import notifications, task_lists
+from workspace.core.dates import moment
 from workspace.core.models import Account, Notification, Org, Project, Task, TaskSubscription
 from workspace.core.models.projects import CLOSED_CATEGORIES
 from workspace.extensions import db
 from workspace.security.permissions import Access
 from workspace.tracker.home import ordered
-from workspace.tracker.task_page.present import exact, relative
+from workspace.tracker.task_page.present import relative
 
 
 @dataclass(frozen=True)
@@ -102,7 +103,7 @@ def present(org: Org, rows: list[Notification]) -> list[InboxItem]:
                 created_at=row.created_at,
                 read_at=row.read_at,
                 ago=relative(row.created_at),
-                exact=exact(row.created_at, org.timezone),
+                exact=moment(row.created_at, org.zone),
             )
         )
     return items

@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from workspace.core import accounts, comments, planning, tasks, workflow
-from workspace.core.dates import day, iso_day, moment
+from workspace.core.dates import day, iso_day
 from workspace.core.models import (
     Account,
     Comment,
@@ -17,7 +17,6 @@ from workspace.core.models import (
     Task,
     TaskActivity,
     TaskKind,
-    zone_named,
 )
 from workspace.security.permissions import Access, can
 from workspace.types import utcnow
@@ -178,11 +177,6 @@ def relative(at: datetime, now: datetime | None = None) -> str:
         n = int(delta / timedelta(minutes=1))
         return f"{n} minute{'s' if n != 1 else ''} ago"
     return day(at.date())
-
-
-def exact(at: datetime, zone: str) -> str:
-    """The instant in the org's time zone, e.g. '1 Mar 2026, 14:05 CET'."""
-    return moment(at, zone_named(zone))
 
 
 def page_context(access: Access, task: Task, **extra: Any) -> dict[str, Any]:

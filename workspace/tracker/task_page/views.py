@@ -42,7 +42,6 @@ BLANK = {
 
 bp.add_app_template_filter(render_markdown, "task_markdown")
 bp.add_app_template_filter(present.relative, "task_ago")
-bp.add_app_template_filter(present.exact, "task_exact")
 
 
 @bp.after_request

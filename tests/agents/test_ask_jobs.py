@@ -238,6 +238,14 @@ def test_a_failed_ask_says_so_in_words_and_keeps_the_error_for_the_job(
     with app.app_context():
         (job,) = db.session.scalars(select(Job)).all()
         assert job.last_error == "RuntimeError: internal detail of the failure"
+    # The job's resource and page, which the asker may open, say the same in words.
+    error = client.get(acme.url(f"/jobs/{job.id}"), headers=acme.headers).get_json()["error"]
+    assert error["status"] == 503 and "try again" in error["detail"]
+    login(client, acme.owner_email)
+    page = client.get(f"/o/{acme.slug}/jobs/{job.id}").get_data(as_text=True)
+    assert "It could not be made." in page and "try again" in page
+    for shown in (error["detail"], page):
+        assert "RuntimeError" not in shown and "internal detail" not in shown
 
 
 def test_the_job_resource_refuses_what_the_ask_refuses(client, app, acme, globex, fake_model):

@@ -32,6 +32,11 @@ class JobState(StrEnum):
 FINISHED = (JobState.DONE, JobState.DEAD)
 UNFINISHED = tuple(state for state in JobState if state not in FINISHED)
 
+#: What the person who started a job reads when it failed rather than was refused. The
+#: exception text is for whoever runs the service (``last_error``, the worker's log): a
+#: Python error class means nothing to a member, and its text may name internals.
+FAILED_IN_WORDS = "Something went wrong on our side; try again in a moment."
+
 
 class Job(db.Model):
     """One piece of work: what to run (``kind`` and ``args``), for whom, and how it went."""
@@ -75,6 +80,17 @@ class Job(db.Model):
     @property
     def job_state(self) -> JobState:
         return JobState(self.state)
+
+    @property
+    def refusal(self) -> dict:
+        """Why a handler refused the job (status, detail), or {} (docs/jobs.md)."""
+        return (self.result or {}).get("error") or {}
+
+    @property
+    def error_in_words(self) -> str:
+        """What the person who started a dead job reads: a refusal's own words, or
+        that it failed, never the exception text kept in ``last_error``."""
+        return self.refusal.get("detail") or f"It could not be made. {FAILED_IN_WORDS}"
 
 
 class JobFile(db.Model):

@@ -47,11 +47,7 @@ class JobOut(OutputModel):
     def of(cls, job: Job) -> JobOut:
         error = None
         if job.job_state is JobState.DEAD:
-            refusal = (job.result or {}).get("error") or {}
-            error = JobError(
-                status=int(refusal.get("status", 503)),
-                detail=refusal.get("detail") or job.last_error or "The job failed.",
-            )
+            error = JobError(status=int(job.refusal.get("status", 503)), detail=job.error_in_words)
         has_file = job.job_state is JobState.DONE and bool((job.result or {}).get("filename"))
         return cls(
             id=job.id,

@@ -12,7 +12,7 @@ from flask import current_app
 from workspace.errors import BusyError, ServiceError
 from workspace.extensions import db
 from workspace.jobs import broker, runner, service
-from workspace.jobs.models import Job
+from workspace.jobs.models import FAILED_IN_WORDS, Job
 from workspace.transaction import commit_early
 
 log = logging.getLogger(__name__)
@@ -60,11 +60,9 @@ def _hand_back_connection() -> None:
 def refusal(job: Job, fallback: str) -> ServiceError:
     """A finished job's refusal or failure as the error the API answers: the
     refusal's own status (a 429 with its Retry-After), 503 for a failure."""
-    error = (job.result or {}).get("error") or {}
-    # A refusal says what to fix in its own words. A failure's exception text is for
-    # whoever reads the job (its ``error``, the worker's log), not a page's reader: a
-    # Python error class means nothing to them ("RuntimeError: Unable to build URLs").
-    failed = f"{fallback} Something went wrong on our side; try again in a moment."
+    error = job.refusal
+    # A refusal says what to fix in its own words; a failure says only that it failed.
+    failed = f"{fallback} {FAILED_IN_WORDS}"
     refused = ServiceError(error.get("detail") or failed)
     refused.status = int(error.get("status", 503))
     refused.retry_after = error.get("retry_after")

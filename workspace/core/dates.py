@@ -21,12 +21,13 @@ MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", 
 WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 
 
-def day(value: date | None, empty: str = "") -> str:
-    """``value`` as "27 Nov 2026" (no leading zero: "1 Mar 2026"); ``empty`` for no
-    date."""
+def day(value: date | None, empty: str = "", *, weekday: bool = False) -> str:
+    """``value`` as "27 Nov 2026" (no leading zero: "1 Mar 2026"), with ``weekday``
+    "Fri 27 Nov 2026"; ``empty`` for no date."""
     if value is None:
         return empty
-    return f"{value.day} {MONTHS[value.month - 1]} {value.year}"
+    named = f"{WEEKDAYS[value.weekday()]} " if weekday else ""
+    return f"{named}{value.day} {MONTHS[value.month - 1]} {value.year}"
 
 
 def iso_day(value: str | None, empty: str = "none") -> str:
@@ -67,8 +68,7 @@ def moment(
     text = f"{text} {zone_label(local)}"
     if clock:
         return text
-    named = f"{WEEKDAYS[local.weekday()]} " if weekday else ""
-    return f"{named}{day(local.date())}, {text}"
+    return f"{day(local.date(), weekday=weekday)}, {text}"
 
 
 #: The days a due date or a cycle may name. A wider one is a typing slip, not a plan:

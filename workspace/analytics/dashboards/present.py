@@ -15,6 +15,7 @@ from typing import Any
 from workspace.analytics import charts, drill, palette, time_charts
 from workspace.analytics.dashboards.compute import WidgetResult
 from workspace.analytics.figure import Figure
+from workspace.core.dates import day
 
 
 @dataclass
@@ -114,9 +115,9 @@ def present(result: WidgetResult) -> WidgetView:
 def bucket_label(start: date, interval: str) -> str:
     """A bucket as a table row says it, from its first day in the range."""
     if interval == "day":
-        return f"{start:%a} {start.day} {start:%b %Y}"
+        return day(start, weekday=True)
     if interval == "week":
-        return f"Week of {start.day} {start:%b %Y}"
+        return f"Week of {day(start)}"
     if interval == "month":
         return f"{start:%B %Y}"
     return f"Q{(start.month - 1) // 3 + 1} {start.year}"

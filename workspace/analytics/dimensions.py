@@ -18,7 +18,7 @@ from sqlalchemy import select
 
 from workspace.analytics import palette
 from workspace.analytics.scope import grouped
-from workspace.core.models import Account, Priority, Project, State, Task, TaskKind
+from workspace.core.models import Account, OrgMember, Priority, Project, State, Task, TaskKind
 from workspace.extensions import db
 
 UNASSIGNED = "unassigned"
@@ -101,6 +101,36 @@ def category_by_name(pairs: Iterable[tuple[str, str, int]]) -> dict[str, str]:
         name: min(c, key=lambda cat: (-c[cat], order.index(cat) if cat in order else 99))
         for name, c in weights.items()
     }
+
+
+def possible(org_id: uuid.UUID, dimension: str) -> dict[str, str]:
+    """``{key: label}`` of every row a grouping by ``dimension`` may show in the org
+    now: each priority and kind, each state name, each project, each member (and
+    Unassigned), in the order a table lists them. What a person may name as one
+    category (an alert's)."""
+    if dimension in _ENUM_ORDER:
+        return {key: key for key in _ENUM_ORDER[dimension]}
+    found = _possible_named(org_id, dimension)
+    return {key: found[key] for key in ordered(dimension, found, found)}
+
+
+def _possible_named(org_id: uuid.UUID, dimension: str) -> dict[str, str]:
+    if dimension == "status":
+        names = db.session.scalars(
+            select(State.name).join(Project, Project.id == State.project_id)
+            .where(Project.org_id == org_id).distinct()
+        )  # fmt: skip
+        return {name: name for name in names}
+    if dimension == "project":
+        rows = db.session.execute(select(Project.id, Project.name).where(Project.org_id == org_id))
+        return {str(i): name for i, name in rows}
+    people = db.session.execute(
+        select(Account.id, Account.name, Account.email)
+        .join(OrgMember, OrgMember.account_id == Account.id)
+        .where(OrgMember.org_id == org_id)
+    ).all()
+    labelled = {str(i): text for i, text in palette.person_labels(people).items()}
+    return {**labelled, UNASSIGNED: "Unassigned"}
 
 
 def status_categories(org_id: uuid.UUID, names: Iterable[str]) -> dict[str, str]:

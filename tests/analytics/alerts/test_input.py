@@ -216,3 +216,25 @@ def test_two_workers_racing_on_one_alert_send_once(app, client, team: Team):
     assert sorted(results, key=str) == [None, "fired"]
     assert len(outbox_to(app, world.acme.owner_email)) == 1
     assert [e.kind for e in history(app, alert_id)] == ["fired"]
+
+
+def test_a_category_the_widget_cannot_have_is_refused_with_the_ones_it_can(client, team: Team):
+    """A typo ("Urgnet") counted 0 for ever: a 'below' alert fired at once and an
+    'above' one never did, without a word. Now it is refused, naming the rows."""
+    world = team.world
+    typo = team.alert(client, widget_id=team.by_priority_id, category="Urgnet")
+    assert typo.status_code == 422
+    (error,) = typo.get_json()["errors"]
+    assert error["field"] == "category" and "no priority named “Urgnet”" in error["message"]
+    assert "urgent" in error["message"] and "low" in error["message"]
+    # A row with no tasks today may be named (Acme has none of priority "none"), in any case.
+    assert team.alert(client, widget_id=team.by_priority_id, category="NONE").status_code == 201
+    # Open dimensions: a state name, a member by name, a project by name or id.
+    for dimension, category in (("status", "In Progress"), ("assignee", "Unassigned"),
+                                ("project", "Operations"), ("project", str(world.ops_id))):  # fmt: skip
+        widget = add_widget(client, world.acme, team.dashboard_id, title=dimension,
+                            chart_type="table", dimension=dimension)  # fmt: skip
+        made = team.alert(client, widget_id=widget["id"], category=category)
+        assert made.status_code == 201, (dimension, made.get_json())
+        wrong = team.alert(client, widget_id=widget["id"], category="Nobody at all")
+        assert wrong.status_code == 422, dimension

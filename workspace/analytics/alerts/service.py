@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from flask import current_app
 from sqlalchemy import delete, func, select
 
+from workspace.analytics import dimensions
 from workspace.analytics.alerts.models import Alert, AlertEvent, AlertState, Condition
 from workspace.analytics.alerts.schemas import AlertDetail, AlertEventOut, AlertFields, AlertOut
 from workspace.analytics.dashboards.compute import WidgetSpec
@@ -47,12 +48,26 @@ def _reader(access: Access, dashboard: Dashboard, account_id: uuid.UUID) -> Acco
     return account
 
 
-def _check(data: AlertFields, spec: WidgetSpec) -> None:
+def _check(org_id: uuid.UUID, data: AlertFields, spec: WidgetSpec) -> None:
     if data.condition == Condition.CHANGE and data.threshold <= 0:
         raise ServiceError("A change is a percentage greater than 0.", field="threshold")
-    if data.category and spec.is_time:
+    if not data.category:
+        return
+    if spec.is_time:
         raise ServiceError(
             "A time widget's buckets move: alert on its total (leave the category empty).",
+            field="category",
+        )
+    # A category no row can have counts 0 for ever: a typo would fire "below" alerts
+    # and silence "above" ones without a word. A row with no tasks today may be named.
+    rows = dimensions.possible(org_id, spec.dimension)
+    wanted = data.category.casefold()
+    if not any(wanted in (key.casefold(), label.casefold()) for key, label in rows.items()):
+        shown = list(rows.values())
+        listed = ", ".join(shown[:12]) + (f" and {len(shown) - 12} more" if len(shown) > 12 else "")
+        raise ServiceError(
+            f"This widget has no {spec.dimension} named “{data.category}”: "
+            f"name one of {listed}, or leave it empty for the total.",
             field="category",
         )
 
@@ -72,7 +87,7 @@ def _settings(access: Access, dashboard_id: uuid.UUID, data: AlertFields) -> dic
     name defaulting to its title, the other members to mail, each once."""
     dashboard = load_dashboard(access, dashboard_id, "dashboard.read")
     widget = get_widget(dashboard, data.widget_id)
-    _check(data, WidgetSpec.of(widget))
+    _check(access.org.id, data, WidgetSpec.of(widget))
     recipients = [
         str(_reader(access, dashboard, account_id).id)
         for account_id in dict.fromkeys(data.recipient_ids)

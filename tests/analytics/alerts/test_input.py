@@ -230,8 +230,9 @@ def test_a_category_the_widget_cannot_have_is_refused_with_the_ones_it_can(clien
     # A row with no tasks today may be named (Acme has none of priority "none"), in any case.
     assert team.alert(client, widget_id=team.by_priority_id, category="NONE").status_code == 201
     # Open dimensions: a state name, a member by name, a project by name or id.
-    for dimension, category in (("status", "In Progress"), ("assignee", "Unassigned"),
-                                ("project", "Operations"), ("project", str(world.ops_id))):  # fmt: skip
+    named = [("status", "In Progress"), ("assignee", "Unassigned"), ("project", "Operations"),
+             ("project", str(world.ops_id))]  # fmt: skip
+    for dimension, category in named:
         widget = add_widget(client, world.acme, team.dashboard_id, title=dimension,
                             chart_type="table", dimension=dimension)  # fmt: skip
         made = team.alert(client, widget_id=widget["id"], category=category)

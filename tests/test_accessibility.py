@@ -39,7 +39,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.markup_only]
 #: Pages the side nav does not link to but a person reaches in one click from it.
 DETAIL_PAGES = ["/projects/{project}", "/projects/{project}?view=board",
                 "/projects/{project}/settings", "/projects/{project}/members", "/tasks/WEB-1",
-                "/dashboards/{board}"]  # fmt: skip
+                "/projects/{project}/deleted-tasks", "/dashboards/{board}"]  # fmt: skip
 ANALYTICS_TABS = ["flow", "flow-time", "workload", "scatter", "forecast", "pivot", "custom"]
 WIDTHS = (1280, 390)
 PHONE = 390
@@ -62,6 +62,9 @@ def site(live_server):
     # In a cycle, so the scatter tab draws its table (and the walk checks it).
     task = new_task(client, org, project, title="First task", cycle_id=cycle.get_json()["id"])
     assert task["sequence"] == 1
+    # Deleted, so the Deleted tasks page lists one with its Restore button.
+    gone = new_task(client, org, project, title="Filed twice")
+    assert client.delete(org.url(f"/tasks/{gone['id']}"), headers=h).status_code == 204
     board = client.post(org.url("/dashboards"), json={"name": "Board"}, headers=h)
     assert board.status_code == 201, board.get_json()
     board_id = board.get_json()["id"]

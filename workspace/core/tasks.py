@@ -14,6 +14,7 @@ from workspace.core import notifications
 from workspace.core.accounts import require_active_member
 from workspace.core.dates import check_plan_day
 from workspace.core.models import (
+    Account,
     Cycle,
     Module,
     Priority,
@@ -293,9 +294,47 @@ def get_task_by_key(org_id: uuid.UUID, key: str) -> Task:
 
 
 def delete_task(task: Task, actor_id: uuid.UUID | None) -> None:
-    """Soft delete: the task leaves every list and count; its history stays."""
+    """Soft delete: the task leaves every list and count; its history stays, and
+    :func:`restore_task` brings it back."""
     task.deleted_at = utcnow()
     _history(task, actor_id, "deleted", new_value="true")
+
+
+def restore_task(project: Project, task_id: uuid.UUID, actor_id: uuid.UUID | None) -> Task:
+    """A deleted task of ``project`` back in every list and count, with its key, its
+    fields and its history (404 for any other id: live, another project's, unknown)."""
+    task = db.session.scalar(
+        select(Task).where(
+            Task.id == task_id, Task.project_id == project.id, Task.deleted_at.is_not(None)
+        )
+    )
+    if task is None:
+        raise NotFoundError("No deleted task of this project has that id.")
+    task.deleted_at = None
+    _history(task, actor_id, "restored", new_value="true")
+    return task
+
+
+def deleted_tasks(project: Project, limit: int = 100) -> list[tuple[Task, Account | None]]:
+    """The project's deleted tasks, the most recently deleted first, each with who
+    deleted it last (None: nobody recorded, such as a bulk load's)."""
+    found = db.session.scalars(
+        select(Task)
+        .where(Task.project_id == project.id, Task.deleted_at.is_not(None))
+        .order_by(Task.deleted_at.desc(), Task.sequence.desc())
+        .limit(limit)
+    ).all()
+    # Oldest first, so a task deleted, restored and deleted again keeps the last one.
+    deleters = dict(
+        db.session.execute(
+            select(TaskActivity.task_id, Account)
+            .join(Account, Account.id == TaskActivity.actor_id)
+            .where(TaskActivity.task_id.in_([t.id for t in found]),
+                   TaskActivity.field == "deleted")
+            .order_by(TaskActivity.created_at)
+        ).all()
+    )  # fmt: skip
+    return [(task, deleters.get(task.id)) for task in found]
 
 
 def bulk_update_tasks(

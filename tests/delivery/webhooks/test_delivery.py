@@ -66,6 +66,26 @@ def test_a_task_event_reaches_the_receiver_signed(app, client, acme, receiver, e
     assert endpoint["secret"] not in again.get_data(as_text=True)
 
 
+def test_a_restored_task_is_its_own_event(app, client, acme, receiver):
+    """A receiver mirroring tasks learns that a deleted task came back (the delete's
+    Undo), not a second task.deleted."""
+    path = receiver.path("ok")
+    endpoint = register(client, acme, receiver, path, kinds=["task.deleted", "task.restored"])
+    project, _ = setup_project(client, acme)
+    task = new_task(client, acme, project, title="Back again")
+    assert client.delete(acme.url(f"/tasks/{task['id']}"), headers=acme.headers).status_code == 204
+    restore = acme.url(f"/projects/{project['id']}/deleted-tasks/{task['id']}/restore")
+    assert client.post(restore, headers=acme.headers).status_code == 200
+    run_deliveries(app)
+    payloads = [json.loads(g.body) for g in receiver.requests(path)]
+    assert sorted(p["type"] for p in payloads) == ["task.deleted", "task.restored"]
+    assert {p["data"]["task_id"] for p in payloads} == {task["id"]}
+    assert {r["kind"] for r in log(client, acme, endpoint["id"])} == {
+        "task.deleted",
+        "task.restored",
+    }
+
+
 def test_scim_and_member_events_reach_a_subscriber_and_others_do_not(app, client, acme,
                                                                      receiver):  # fmt: skip
     path = receiver.path("ok")

@@ -1,8 +1,9 @@
 """The event kinds an endpoint can subscribe to (docs/delivery.md#webhooks).
 
 Audit events keep the kind ``record_event`` gave them; task changes come from the
-task history as ``task.created``, ``task.updated`` and ``task.deleted``. A subscription
-names an exact kind, a group (``member.*``) or ``*`` for everything (the audit stream)."""
+task history as ``task.created``, ``task.updated``, ``task.deleted`` and
+``task.restored``. A subscription names an exact kind, a group (``member.*``) or ``*``
+for everything (the audit stream)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ KINDS: dict[str, str] = {
     "task.created": "A task was created",
     "task.updated": "A task was changed",
     "task.deleted": "A task was deleted",
+    "task.restored": "A deleted task was restored",
 }
 #: Groups: every kind starting with the prefix. ``ldap.*`` and ``sso.*`` carry the
 #: directory syncs (``ldap.sync.added`` ...); ``auth.*`` every sign-in event.

@@ -85,10 +85,10 @@ def _from_event(row: Event) -> tuple[str, str, dict[str, Any]]:
 
 def _from_task(session: Session, rows: list[TaskActivity]) -> tuple[str, str, dict[str, Any]]:
     fields = [r.field for r in rows]
-    kind = (
-        "task.created" if "created" in fields else "task.deleted" if "deleted" in fields
-        else "task.updated"
-    )  # fmt: skip
+    kind = next(
+        (f"task.{field}" for field in ("created", "deleted", "restored") if field in fields),
+        "task.updated",
+    )
     first = rows[0]
     first.id = first.id or uuid.uuid4()
     at = first.created_at or utcnow()

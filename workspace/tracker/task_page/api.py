@@ -9,9 +9,10 @@ import uuid
 from workspace.api import operation
 from workspace.api.blueprints import api_blueprint
 from workspace.core import comments, tasks
-from workspace.core.models import Task
-from workspace.core.schemas import ActivityOut, CommentCreate, CommentOut, CommentPatch
+from workspace.core.models import Project, Task
+from workspace.core.schemas import ActivityOut, CommentCreate, CommentOut, CommentPatch, TaskOut
 from workspace.security.permissions import Access
+from workspace.tracker.task_page.schemas import DeletedTaskOut
 
 bp = api_blueprint("task_page_api", __name__, "/api/v1/orgs/<uuid:org_id>")
 
@@ -82,3 +83,25 @@ def delete_comment(task: Task, comment_id: uuid.UUID, access: Access):
     comments.delete_comment(
         comments.get_comment(task, comment_id), task, access.account.id, moderator=access.is_admin
     )
+
+
+@bp.get("/projects/<uuid:project_id>/deleted-tasks")
+@operation(
+    "List a project's deleted tasks, the most recently deleted first (at most 100)",
+    tag="tasks",
+    action="task.read",
+    response=list[DeletedTaskOut],
+)
+def list_deleted_tasks(project: Project, access: Access):
+    return [DeletedTaskOut.of(task, by) for task, by in tasks.deleted_tasks(project)]
+
+
+@bp.post("/projects/<uuid:project_id>/deleted-tasks/<uuid:task_id>/restore")
+@operation(
+    "Restore a deleted task: back in every list and count, with its key and history",
+    tag="tasks",
+    action="task.write",
+    response=TaskOut,
+)
+def restore_task(project: Project, task_id: uuid.UUID, access: Access):
+    return TaskOut.model_validate(tasks.restore_task(project, task_id, access.account.id))

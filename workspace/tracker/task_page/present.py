@@ -122,6 +122,8 @@ def describe(row: TaskActivity, ch: Choices) -> str:
         return "created the task"
     if field == "deleted":
         return "deleted the task"
+    if field == "restored":
+        return "restored the deleted task"
     if field == "archived":
         return "archived the task" if new == "True" else "restored the task"
     if field == "title":

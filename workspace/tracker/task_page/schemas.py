@@ -3,9 +3,12 @@ without JavaScript opens for editing, and the description a preview renders."""
 
 from __future__ import annotations
 
+import uuid
+from datetime import datetime
 from typing import Literal
 
-from workspace.core.schemas import Text
+from workspace.core.models import Account, Task
+from workspace.core.schemas import TaskOut, Text
 from workspace.inputs import InputModel, QueryModel
 
 
@@ -19,3 +22,17 @@ class DescriptionPreview(InputModel):
     #: The same limit as a saved description (``TaskPatch.description``), so a preview
     #: never shows what Save would refuse.
     description: Text = ""
+
+
+class DeletedTaskOut(TaskOut):
+    """A deleted task as ``GET …/deleted-tasks`` lists it: the task as it was, when
+    it was deleted and by whom (null: unknown)."""
+
+    deleted_at: datetime
+    deleted_by_id: uuid.UUID | None
+
+    @classmethod
+    def of(cls, task: Task, deleted_by: Account | None) -> DeletedTaskOut:
+        shown = TaskOut.model_validate(task).model_dump()
+        by = deleted_by.id if deleted_by is not None else None
+        return cls(**shown, deleted_at=task.deleted_at, deleted_by_id=by)

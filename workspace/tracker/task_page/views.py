@@ -19,12 +19,12 @@ from werkzeug.datastructures import MultiDict
 
 from workspace.auth.guards import page
 from workspace.core import comments, notifications, tasks
-from workspace.core.models import Task
+from workspace.core.models import Project, Task
 from workspace.core.schemas import CommentForm, TaskPatch
 from workspace.errors import NotFoundError, ServiceError
 from workspace.extensions import htmx
 from workspace.inputs import field_errors, parse_form
-from workspace.security.permissions import Access
+from workspace.security.permissions import Access, can
 from workspace.tracker.task_page import present
 from workspace.tracker.task_page.markdown import render_markdown
 from workspace.tracker.task_page.schemas import DescriptionPreview, TaskPageQuery
@@ -149,8 +149,36 @@ def archive(org: str, task: Task, form: TaskPatch, access: Access):
 def delete(org: str, task: Task, access: Access):
     """Delete the task (it leaves every list; its history stays) and go to its project."""
     tasks.delete_task(task, access.account.id)
-    flash(f"{task.key} “{task.title}” was deleted.", "success")
+    undo = url_for("task_pages.restore", org=org, project_id=task.project_id, task_id=task.id)
+    flash(
+        {"text": f"{task.key} “{task.title}” was deleted.", "action": undo, "label": "Undo"},
+        "success",
+    )
     return redirect(url_for("core_pages.project", org=org, project_id=task.project_id), code=303)
+
+
+DELETED = "/o/<org>/projects/<uuid:project_id>/deleted-tasks"
+
+
+@bp.get(DELETED)
+@page(action="task.read")
+def deleted(project: Project, access: Access):
+    """The project's deleted tasks, each with Restore for whoever may change tasks."""
+    return render_template(
+        "tracker/deleted_tasks.html",
+        project=project,
+        deleted=tasks.deleted_tasks(project),
+        can_restore=can(access, "task.write", project.id),
+    )
+
+
+@bp.post(DELETED + "/<uuid:task_id>/restore")
+@page(action="task.write")
+def restore(org: str, project: Project, task_id: uuid.UUID, access: Access):
+    """A deleted task back where it was (the delete's Undo, the list's Restore)."""
+    task = tasks.restore_task(project, task_id, access.account.id)
+    flash(f"{task.key} “{task.title}” was restored.", "success")
+    return _back(org, task)
 
 
 # -- comments ---------------------------------------------------------------------------

@@ -173,26 +173,42 @@
     else if (p.edit) p.edit.focus();
   });
 
-  /* The due date saves on "change", which a browser's date field fires at every step
-     of typing one (the month typed makes 2026-01-01 of 2026-03-01, a whole date, and
-     the save's swap then takes the field from under the next digits). A date typed
-     or stepped with the keys saves once, when the field is left or Enter is pressed;
-     a date picked with the mouse in the calendar saves at once. */
-  function dateField(target) {
-    return target instanceof HTMLInputElement && target.type === "date" && target.form;
+  /* The due date and the select fields (state, priority, kind, cycle, module) save on
+     "change". A browser's date field fires it at every step of typing a date (the
+     month typed makes 2026-01-01 of 2026-03-01, and the save's swap then takes the
+     field from under the next digits), and a closed select fires it at every arrow
+     key, so arrowing from Backlog to Cancelled saved each state on the way (Done
+     included: a completion, a notification to every follower). A value typed or
+     stepped with the keys saves once, when the field is left or Enter is pressed;
+     Escape puts the saved value back. A value picked with the mouse (the calendar,
+     the open list) saves at once. */
+  function heldField(target) {
+    if (target instanceof HTMLInputElement && target.type === "date" && target.form) return true;
+    return target instanceof HTMLSelectElement && !!target.closest(".task-field-form[hx-trigger]");
+  }
+
+  function steppingKey(target, key) {
+    if (key.length === 1 || /^(ArrowUp|ArrowDown)$/.test(key)) return true;
+    if (target instanceof HTMLSelectElement) return /^(ArrowLeft|ArrowRight|Home|End|PageUp|PageDown)$/.test(key);
+    return /^(Backspace|Delete)$/.test(key);
   }
 
   document.addEventListener(
     "keydown",
     function (event) {
       var input = event.target;
-      if (!dateField(input)) return;
+      if (!heldField(input)) return;
       if (event.key === "Enter") {
         if (input.dataset.pending === "1") {
           event.preventDefault();
           send(input);
         }
-      } else if (event.key.length === 1 || /^(Backspace|Delete|ArrowUp|ArrowDown)$/.test(event.key)) {
+      } else if (event.key === "Escape" && input instanceof HTMLSelectElement && input.dataset.pending === "1") {
+        var saved = input.querySelector("option[selected]");
+        if (saved) input.value = saved.value;
+        delete input.dataset.pending;
+        delete input.dataset.typing;
+      } else if (steppingKey(input, event.key)) {
         input.dataset.typing = "1";
       }
     },
@@ -203,9 +219,9 @@
     "change",
     function (event) {
       var input = event.target;
-      if (!dateField(input) || input.dataset.sending === "1") return;
+      if (!heldField(input) || input.dataset.sending === "1") return;
       if (input.dataset.typing === "1") {
-        event.stopImmediatePropagation(); // the form's autosave waits for the whole date
+        event.stopImmediatePropagation(); // the form's autosave waits for the choice
         input.dataset.pending = "1";
       }
     },
@@ -214,10 +230,15 @@
 
   document.addEventListener("focusout", function (event) {
     var input = event.target;
-    if (!dateField(input)) return;
+    if (!heldField(input)) return;
     delete input.dataset.typing;
     if (input.dataset.pending === "1") send(input);
   });
+
+  // A pick with the mouse is a choice, whatever keys were pressed before it.
+  document.addEventListener("pointerdown", function (event) {
+    if (heldField(event.target)) delete event.target.dataset.typing;
+  }, true);
 
   function send(input) {
     delete input.dataset.pending;

@@ -96,6 +96,25 @@ def test_edit_every_field_in_place_and_discuss(page, world):
         expect(timeline).to_contain_text(words)
         expect(page.get_by_label(label, exact=True)).to_have_value(re.compile(".+"))
 
+    # Arrowing through a closed select saves nothing on the way (Done was a completion
+    # and a notification); Escape puts the saved state back, leaving the field saves.
+    state = page.get_by_label("State", exact=True)
+    names = state.locator("option").all_inner_texts()
+    state_changes = timeline.get_by_text(re.compile("changed the state"))
+    state.focus()
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowDown")
+    page.wait_for_timeout(400)  # what a save would take to show
+    expect(state_changes).to_have_count(1)
+    page.keyboard.press("Escape")
+    expect(state).to_have_value(state.locator("option[selected]").get_attribute("value"))
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("Tab")
+    moved_to = names[names.index("In Progress") + 2]
+    expect(timeline).to_contain_text(f"changed the state from In Progress to {moved_to}")
+    expect(state_changes).to_have_count(2)
+
     # The assignee is one searchable picker: typing narrows the people, a click assigns.
     page.get_by_role("combobox", name="Assignee").fill("mi")
     page.get_by_role("option", name="Mia", exact=True).click()
@@ -124,7 +143,7 @@ def test_edit_every_field_in_place_and_discuss(page, world):
 
     # Every line says who made it, and they come in the order they happened.
     lines = page.locator("#timeline > li")
-    expect(lines).to_have_count(12)
+    expect(lines).to_have_count(13)
     for i in range(12):
         expect(lines.nth(i)).to_contain_text("Acme Owner")
     expect(lines.first).to_contain_text("created the task")

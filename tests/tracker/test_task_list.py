@@ -19,6 +19,7 @@ from tests.factories import (
     new_task,
     project_states,
     setup_project,
+    state_in,
 )
 from workspace.core.models import Task, TaskActivity
 from workspace.extensions import db
@@ -483,3 +484,28 @@ def test_permission_table(app, client, acme, globex, cast, role):
     login(client, globex.owner_email)
     for method, path, data in routes.values():
         assert client.open(path, method=method, data=data).status_code == 404, path
+
+
+def test_the_archived_tab_is_where_archived_tasks_are_found_again(client, acme):
+    """Every other tab, search and count leaves archived tasks out; before this tab the
+    only way back to one (and its Restore button) was typing its key into the URL."""
+    project, states = setup_project(client, acme)
+    login(client, acme.owner_email)
+    live = new_task(client, acme, project, title="Still here")
+    shelved = new_task(client, acme, project, title="Shelved idea",
+                       state_id=state_in(states, "started"))  # fmt: skip
+    empty = _html(_page(client, acme, project, category="archived"))
+    assert "No archived tasks" in empty
+    resp = client.patch(acme.url(f"/tasks/{shelved['id']}"), json={"archived": True},
+                        headers=acme.headers)  # fmt: skip
+    assert resp.status_code == 200
+    assert _keys(_page(client, acme, project)) == [live["key"]]
+    html = _html(_page(client, acme, project))
+    tab = re.search(r'href="([^"]*category=archived[^"]*)">Archived</a>', html)
+    assert tab, "the list offers an Archived tab"
+    assert _keys(client.get(unescape(tab.group(1)))) == [shelved["key"]]
+    board = _html(_page(client, acme, project, category="archived", view="board"))
+    assert shelved["key"] in board and live["key"] not in board
+    # The state it holds cannot be deleted; the hint says where that task is.
+    settings = _html(client.get(f"/o/{acme.slug}/projects/{project['id']}/settings"))
+    assert f"/o/{acme.slug}/projects/{project['id']}?category=archived" in settings

@@ -31,6 +31,8 @@ class TaskFilter:
     priority: str | None = None
     kind: str | None = None
     include_archived: bool = False
+    #: Only the archived tasks (the list's Archived tab).
+    archived_only: bool = False
     #: Only work still to do: not completed, cancelled or in triage.
     open_only: bool = False
     #: Case-insensitive substring of the title (``%`` and ``_`` are plain characters).
@@ -85,7 +87,9 @@ class Group:
 
 def _conditions(org_id: uuid.UUID, flt: TaskFilter) -> list[Any]:
     conditions: list[Any] = [Task.org_id == org_id, Task.deleted_at.is_(None)]
-    if not flt.include_archived:
+    if flt.archived_only:
+        conditions.append(Task.archived_at.is_not(None))
+    elif not flt.include_archived:
         conditions.append(Task.archived_at.is_(None))
     if flt.open_only:
         conditions.append(Task.state_category.in_(OPEN_CATEGORIES))

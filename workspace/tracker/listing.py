@@ -29,7 +29,11 @@ from workspace.security.permissions import Access
 PAGE_SIZE = 50
 BOARD_CAP = 50
 
-Category = Literal["backlog", "unstarted", "started", "completed", "cancelled", "triage"]
+#: A tab of the list: a state category, or "archived" (the archived tasks, which every
+#: other tab, search and count leave out: this tab is where they are found again).
+Category = Literal[
+    "backlog", "unstarted", "started", "completed", "cancelled", "triage", "archived"
+]
 
 #: Values a hand-edited URL may get wrong without losing the page: they fall back to
 #: their default. A search or a filter that is wrong is shown as an error instead.
@@ -111,9 +115,11 @@ class TaskList:
 def task_filter(access: Access, project: Project, query: ListPageQuery) -> task_lists.TaskFilter:
     """The service filter for ``query``; raises ``PQLError`` (400 on ``pql``, naming
     the line and column) when the filter cannot run."""
+    archived = query.category == "archived"
     return task_lists.TaskFilter(
         project_id=project.id,
-        state_category=query.category,
+        state_category=None if archived else query.category,
+        archived_only=archived,
         search=query.q or None,
         condition=pql_condition(access, query.pql),
     )
@@ -138,7 +144,7 @@ def run_list(access: Access, project: Project, query: ListPageQuery) -> TaskList
     result = TaskList(query=query, states=states)
     descending = query.dir == "desc"
     if query.view == "board":
-        shown = [s for s in states if query.category in (None, s.category)]
+        shown = [s for s in states if query.category in (None, "archived", s.category)]
         result.columns = task_lists.board_columns(
             access.org.id, flt, shown, cap=BOARD_CAP, sort=query.sort, descending=descending
         )

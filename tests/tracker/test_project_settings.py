@@ -113,9 +113,18 @@ def test_archive_and_restore(client, acme, owner):
     assert project["id"] not in [p["id"] for p in listed]
     html = client.get(_page(acme, project)).get_data(as_text=True)
     assert "Archived" in html and "Restore project" in html
+    # The projects page lists it apart, so it can be found again and restored; its own
+    # page says it is archived and offers no New task form (the service refuses one).
+    projects_page = client.get(f"/o/{acme.slug}/projects").get_data(as_text=True)
+    shelf = projects_page.split("Archived projects (1)", 1)
+    assert len(shelf) == 2 and f"/o/{acme.slug}/projects/{project['id']}" in shelf[1]
+    board = client.get(f"/o/{acme.slug}/projects/{project['id']}").get_data(as_text=True)
+    assert "This project was archived on" in board and 'id="new-task' not in board
     assert (
         client.post(_page(acme, project, "/archive"), data={"archived": "false"}).status_code == 303
     )
+    projects_page = client.get(f"/o/{acme.slug}/projects").get_data(as_text=True)
+    assert "Archived projects" not in projects_page
     listed = client.get(acme.url("/projects"), headers=acme.headers).get_json()
     assert project["id"] in [p["id"] for p in listed]
     changes = [e["data"]["changes"]["archived"] for e in _events(client, acme, "project.updated")]

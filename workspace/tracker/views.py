@@ -82,6 +82,7 @@ def _projects_page(access: Access, error: ServiceError | None = None):
         errors=field_errors(error) if error else {},
         form=request.form if error else {},
         project_list=projects.list_projects(access.org.id),
+        archived=projects.list_projects(access.org.id, archived_only=True),
     ), (error.status if error else 200)
 
 

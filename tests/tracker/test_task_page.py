@@ -652,3 +652,27 @@ def test_an_agents_changes_and_comments_carry_an_agent_badge(client, acme, world
     badge = '<strong>Triage Bot</strong> <span class="badge badge-agent">agent</span>'
     assert html.count(badge) == 2  # the change and the comment
     assert "changed the priority from None to High" in text_of(html)
+
+
+def test_commenting_subscribes_and_the_button_says_so_without_a_reload(client, acme, world):
+    """The comment's answer replaced the discussion only: the button read Subscribe
+    until a reload, though commenting had subscribed the reader."""
+    task, project, mia = world["task"], world["project"], world["mia"]
+    set_role(client, acme, project, mia.owner_id, "member")
+    login(client, mia.owner_email)
+    shown = client.get(page_url(acme, task["key"])).get_data(as_text=True)
+    assert re.search(r'id="subscribe-button"[^>]*>Subscribe<', shown)
+    resp = client.post(page_url(acme, task["key"], "/comments"), data={"body": "On it"},
+                       headers=HX)  # fmt: skip
+    html = resp.get_data(as_text=True)
+    assert 'id="task-follow" hx-swap-oob="true"' in html
+    assert re.search(r'id="subscribe-button"[^>]*>Unsubscribe<', html)
+    # A field edit answers with the button too (being assigned subscribes).
+    field = client.post(page_url(acme, task["key"], "/fields/priority"),
+                        data={"priority": "high"}, headers=HX)  # fmt: skip
+    assert 'id="task-follow" hx-swap-oob="true"' in field.get_data(as_text=True)
+    # The full page has one button, not a second out-of-band copy.
+    assert (
+        client.get(page_url(acme, task["key"])).get_data(as_text=True).count('id="task-follow"')
+        == 1
+    )

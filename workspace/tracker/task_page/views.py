@@ -190,8 +190,9 @@ def _discussion(access: Access, task: Task, status: int = 200, **extra):
         if status >= 400:
             return _full_page(access, task, status, **extra)
         return _back(access.org.slug, task, "discussion")
+    # Out of band, the Subscribe button: commenting subscribes the commenter.
     context = present.page_context(access, task, **extra)
-    return render_template("tracker/task/_discussion.html", **context), status
+    return render_template("tracker/task/_discussion.html", oob=True, **context), status
 
 
 def _comment_refused(

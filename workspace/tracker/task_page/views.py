@@ -192,7 +192,7 @@ def _discussion(access: Access, task: Task, status: int = 200, **extra):
         return _back(access.org.slug, task, "discussion")
     # Out of band, the Subscribe button: commenting subscribes the commenter.
     context = present.page_context(access, task, **extra)
-    return render_template("tracker/task/_discussion.html", oob=True, **context), status
+    return render_template("tracker/task/_discussion.html", follow_oob=True, **context), status
 
 
 def _comment_refused(

@@ -88,7 +88,7 @@ def test_invite_join_roles_last_owner_deactivate_and_audit(browser, live_server,
     page.goto(f"{base}/o/{org.slug}/settings/members")
     _menu(page, "ann@acme.test", "Ann").click()
     _row(page, "ann@acme.test").get_by_role("button", name="Make admin").click()
-    expect(page.get_by_text("Ann is now admin.")).to_be_visible()
+    expect(page.get_by_text("Ann is now an admin.")).to_be_visible()
     expect(_row(page, "ann@acme.test").locator(".member-role")).to_have_text("admin")
 
     # ...and with the keyboard: Tab to the menu, Enter opens it, Escape closes it and
@@ -108,7 +108,7 @@ def test_invite_join_roles_last_owner_deactivate_and_audit(browser, live_server,
     page.keyboard.press("Tab")
     expect(make_member).to_be_focused()
     page.keyboard.press("Enter")
-    expect(page.get_by_text("Ann is now member.")).to_be_visible()
+    expect(page.get_by_text("Ann is now a member.")).to_be_visible()
     # One menu open at a time.
     _menu(page, "ann@acme.test", "Ann").click()
     _menu(page, "bob@acme.test", "Bob").click()
@@ -142,7 +142,7 @@ def test_invite_join_roles_last_owner_deactivate_and_audit(browser, live_server,
     assert page.locator(".table-wrap:has(.member-table)").evaluate(fits)
     _menu(page, "ann@acme.test", "Ann").click()
     _row(page, "ann@acme.test").get_by_role("button", name="Reactivate").click()
-    expect(page.get_by_text("Ann is active again")).to_be_visible()
+    expect(page.get_by_text("Ann is active again, as a member.")).to_be_visible()
     expect(_row(page, "ann@acme.test")).to_contain_text("active")
 
     page.set_viewport_size({"width": 390, "height": 844})

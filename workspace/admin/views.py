@@ -186,7 +186,7 @@ def _row_refused(access: Access, member_id: uuid.UUID, error: ServiceError):
 @page(action=_MANAGE, form=RoleChange, invalid=_row_refused)
 def member_role(org: str, member_id: uuid.UUID, access: Access, form: RoleChange):
     member = members.change_role(access, member_id, form.role)
-    flash(f"{member.account.name} is now {member.role}.", "success")
+    flash(f"{member.account.name} is now {_a(member.role)}.", "success")
     return _back_to_members(org, form)
 
 
@@ -200,6 +200,11 @@ def member_role_from_groups(org: str, member_id: uuid.UUID, access: Access, form
         "success",
     )
     return _back_to_members(org, form)
+
+
+def _a(role: str) -> str:
+    """A role with its article: "an admin", "a member", "an owner"."""
+    return f"{'an' if str(role)[:1] in 'aeiou' else 'a'} {role}"
 
 
 @bp.post(MEMBERS + "/<uuid:member_id>/deactivate", endpoint="member_deactivate")
@@ -218,7 +223,8 @@ def member_deactivate(org: str, member_id: uuid.UUID, access: Access, form: Memb
 @page(action=_MANAGE, form=MemberListQuery, invalid=_row_refused)
 def member_reactivate(org: str, member_id: uuid.UUID, access: Access, form: MemberListQuery):
     member = members.set_active(access, member_id, True)
-    flash(f"{member.account.name} is active again, as a member.", "success")
+    # The role they had comes back with them (an admin stays an admin).
+    flash(f"{member.account.name} is active again, as {_a(member.role)}.", "success")
     return _back_to_members(org, form)
 
 

@@ -114,6 +114,8 @@ def test_first_save_needs_a_password(client, acme, directory):
         ({"search_filter": "(uid={username}\x00)"}, "search_filter"),
         ({"ca_cert": "-----BEGIN CERTIFICATE-----\x00"}, "ca_cert"),
         ({"search_base": ""}, "search_base"),
+        ({"search_base": "garbage"}, "search_base"),
+        ({"bind_dn": "not a dn"}, "bind_dn"),
         ({"email_attribute": "mail)(x"}, "email_attribute"),
         ({"ca_cert": "not a certificate"}, "ca_cert"),
         ({"ca_cert": "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----"}, "ca_cert"),
@@ -128,6 +130,14 @@ def test_invalid_settings_name_the_field(client, acme, directory, overrides, fie
     problem = resp.get_json()
     assert problem["errors"][0]["field"] == field
     assert problem["detail"]
+
+
+def test_active_directory_logon_names_are_bind_names(client, acme, directory):
+    """AD binds as svc@domain or DOMAIN\\svc as well as by DN; each saves."""
+    for name in ("svc@acme.test", "ACME\\svc", "CN=Svc Acct,CN=Users,DC=acme,DC=test"):
+        resp = put(client, acme, body(directory, bind_dn=name))
+        assert resp.status_code == 200, (name, resp.get_json())
+        assert resp.get_json()["bind_dn"] == name
 
 
 def test_every_field_at_fault_is_in_one_problem(client, acme, directory):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from sqlalchemy import select
 
 from tests.conftest import add_person, login
@@ -50,6 +52,18 @@ def test_empty_page_offers_the_form_with_defaults(client, acme):
     assert 'value="givenName"' in page and 'value="sn"' in page and 'value="mail"' in page
     assert "(&amp;(objectClass=user)(sAMAccountName={username}))" in page
     assert "Remove LDAP connection" not in page
+
+
+def test_a_cleared_sync_box_keeps_the_sync_off(client, app, acme, directory):
+    """The API's default (hourly) taken from a blank box turned on a sync that
+    deactivates people where the admin had it off; blank now keeps what is stored."""
+    login(client, acme.owner_email)
+    assert client.post(URL, data=form(directory, sync_every_minutes="0")).status_code == 302
+    assert saved(app).sync_every_minutes == 0
+    assert client.post(URL, data=form(directory, sync_every_minutes="")).status_code == 302
+    assert saved(app).sync_every_minutes == 0
+    assert client.post(URL, data=form(directory, sync_every_minutes="120")).status_code == 302
+    assert saved(app).sync_every_minutes == 120
 
 
 def test_save_then_edit_with_blank_password_keeps_it(client, app, acme, directory):
@@ -138,7 +152,15 @@ def test_test_with_bad_input_explains_it(client, acme, directory):
     resp = client.post(
         URL + "/test", data=form(directory, server_uri="http://x"), headers={"HX-Request": "true"}
     )
-    assert "ldap://host" in resp.get_data(as_text=True)
+    html = resp.get_data(as_text=True)
+    # The message stands beside its field, as on Save (the whole settings card is
+    # swapped), not run together with the others under the buttons.
+    assert resp.headers["HX-Retarget"] == "#ldap-settings"
+    assert resp.headers["HX-Reselect"] == "#ldap-settings"
+    error = re.search(r'id="f-server_uri-error"[^>]*>([^<]*)<', html)
+    assert error and "ldap://host" in error.group(1)
+    assert "Fix the fields marked above, then test again." in html
+    assert 'value="http://x"' in html  # what was typed stays
 
 
 def test_remove(client, app, acme, directory):

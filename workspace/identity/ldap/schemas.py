@@ -60,6 +60,14 @@ class LdapConnectionIn(InputModel):
         return GroupSyncSettings(**self.model_dump(include=_GROUP_FIELDS))
 
 
+class LdapSettingsForm(LdapConnectionIn):
+    """The settings page's form. A blank sync box keeps the stored period instead of
+    the API's "absent: hourly": that default, taken from a cleared box, turned on an
+    hourly sync that deactivates people where it was off."""
+
+    sync_every_minutes: int | None = None  # type: ignore[assignment]
+
+
 class LdapConnectionOut(OutputModel):
     server_uri: str
     bind_dn: str

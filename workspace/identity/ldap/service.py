@@ -17,6 +17,7 @@ from workspace.identity.ldap.directory import DirectoryError, DirectorySettings
 from workspace.identity.ldap.filters import (
     InvalidFilter,
     check_filter,
+    dn_key,
     is_attribute_name,
     sample_filter,
 )
@@ -89,6 +90,12 @@ def validate(data: ConnectionInput, *, has_stored_password: bool) -> ConnectionI
     for name, label in (("bind_dn", "bind DN"), ("search_base", "search base")):
         if not getattr(data, name):
             checks.fail(f"Enter the {label}.", name)
+    # Saved unchecked, "garbage" showed up only as a failed test or sign-in. A bind
+    # name may also be Active Directory's user@domain or DOMAIN\user; a base is a DN.
+    if data.search_base and not checks.failed("search_base") and dn_key(data.search_base) is None:
+        checks.fail(SEARCH_BASE_HINT, "search_base")
+    if data.bind_dn and not checks.failed("bind_dn") and not _bind_name(data.bind_dn):
+        checks.fail(BIND_DN_HINT, "bind_dn")
     if not checks.failed("search_filter"):
         checks.check(lambda: _check_filter(data.search_filter))
     for name in ("email_attribute", "given_name_attribute", "family_name_attribute"):
@@ -102,10 +109,26 @@ def validate(data: ConnectionInput, *, has_stored_password: bool) -> ConnectionI
     return data
 
 
+SEARCH_BASE_HINT = "Enter the search base as a DN, such as ou=people,dc=example,dc=com."
+BIND_DN_HINT = (
+    "Enter the bind DN as a DN, such as cn=svc,ou=people,dc=example,dc=com "
+    "(Active Directory also takes svc@example.com or EXAMPLE\\svc)."
+)
 CONTROL_CHARACTERS = "Remove the control characters (such as tabs or line breaks) from this field."
 ATTRIBUTE_HINT = (
     "Enter an attribute name such as mail, givenName or sn (letters, digits and hyphens)."
 )
+
+
+def _bind_name(name: str) -> bool:
+    """A DN, or an Active Directory logon name (svc@example.com, EXAMPLE\\svc)."""
+    local, at, domain = name.partition("@")
+    if at and local and "." in domain and " " not in name:
+        return True
+    realm, slash, user = name.partition("\\")
+    if slash and realm and user and " " not in realm:
+        return True
+    return dn_key(name) is not None
 
 
 def _check_filter(template: str) -> None:

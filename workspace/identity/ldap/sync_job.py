@@ -26,7 +26,7 @@ from workspace.errors import ConflictError, NotFoundError, ServiceError
 from workspace.extensions import db
 from workspace.identity.ldap.directory_sync import Plan, plan_sync
 from workspace.identity.ldap.groups import apply_groups
-from workspace.identity.ldap.models import LdapConnection, connection_for
+from workspace.identity.ldap.models import DEFAULT_SYNC_MINUTES, LdapConnection, connection_for
 from workspace.jobs import schedule
 from workspace.jobs.models import Job
 from workspace.jobs.registry import Progress, handler
@@ -59,8 +59,16 @@ def schedules() -> list[schedule.Schedule]:
 schedule.provide(schedules)
 
 
-def save_schedule(row: LdapConnection, minutes: int, *, actor_id: uuid.UUID | None) -> None:
-    """Set the period (0: off); records ``ldap.sync_schedule_saved`` when it changes."""
+def save_schedule(row: LdapConnection, minutes: int | None, *, actor_id: uuid.UUID | None) -> None:
+    """Set the period (0: off; None, the settings page's box left blank: keep the
+    stored one, a new connection's being hourly); records ``ldap.sync_schedule_saved``
+    when it changes."""
+    if minutes is None:
+        # Never the default over a stored period: a cleared box would otherwise turn
+        # on an hourly sync that deactivates people where it was off.
+        minutes = row.sync_every_minutes
+        if minutes is None:
+            minutes = DEFAULT_SYNC_MINUTES
     if not 0 <= minutes <= MAX_MINUTES:
         raise ServiceError(
             f"Enter the sync period in minutes, from 5 to {MAX_MINUTES} (a week), or 0 for off.",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, flash, redirect, request, url_for
+from flask import Blueprint, flash, g, redirect, request, url_for
 
 from workspace.auth.guards import page, render
 from workspace.core.models.domains import verified_domain_names
@@ -24,7 +24,7 @@ from workspace.identity.ldap.models import (
     DEFAULT_SYNC_MINUTES,
     connection_for,
 )
-from workspace.identity.ldap.schemas import DirectorySyncIn, LdapConnectionIn
+from workspace.identity.ldap.schemas import DirectorySyncIn, LdapConnectionIn, LdapSettingsForm
 from workspace.inputs import field_errors
 from workspace.security.permissions import Access
 
@@ -87,8 +87,8 @@ def _not_saved(org: str, access: Access, error: ServiceError):
 
 
 @bp.post(_URL, endpoint="save")
-@page(action=_ACTION, form=LdapConnectionIn, checkboxes=_CHECKBOXES, invalid=_not_saved)
-def save(org: str, access: Access, form: LdapConnectionIn):
+@page(action=_ACTION, form=LdapSettingsForm, checkboxes=_CHECKBOXES, invalid=_not_saved)
+def save(org: str, access: Access, form: LdapSettingsForm):
     """Save the directory settings (a blank password keeps the old)."""
     group_settings = groups.check_group_settings(form.group_settings())
     row = service.save_connection(access.org.id, form.to_input(), actor_id=access.account.id)
@@ -100,10 +100,19 @@ def save(org: str, access: Access, form: LdapConnectionIn):
 
 def _not_tested(org: str, access: Access, error: ServiceError):
     errors = field_errors(error)
-    result = service.TestResult(False, " ".join(errors.values()), reason="invalid_input")
-    # HTMX swaps only 2xx answers; the result says what to fix.
-    status = 200 if htmx else 400
-    return _page(org, access, request.form, errors=errors, result=result, status=status)
+    result = service.TestResult(
+        False, "Fix the fields marked above, then test again.", reason="invalid_input"
+    )
+    if not htmx:
+        return _page(org, access, request.form, errors=errors, result=result, status=400)
+    # Each message beside its field, as Save shows them, not run together under the
+    # buttons: the whole settings card replaces the one on the page (HTMX swaps only
+    # 2xx answers, and the route's block is just the result).
+    g.page_block = None
+    html, _ = _page(org, access, request.form, errors=errors, result=result)
+    headers = {"HX-Retarget": "#ldap-settings", "HX-Reswap": "outerHTML",
+               "HX-Reselect": "#ldap-settings"}  # fmt: skip
+    return html, 200, headers
 
 
 @bp.post(_URL + "/test", endpoint="test")

@@ -139,6 +139,9 @@ def test_discovery_refuses_an_issuer_that_names_itself_differently(client, acme,
     [
         ("issuer_url", "not a url"),
         ("issuer_url", "ftp://idp.example"),
+        # Codes and tokens in clear text: http only on loopback (OIDC Core, OAuth BCP).
+        ("issuer_url", "http://login.example.com"),
+        ("redirect_uri", "http://workspace.example.com/auth/sso/callback"),
         ("redirect_uri", "javascript:alert(1)"),
         ("email_domain", "127.0.0.1"),
         ("client_id", "   "),
@@ -219,7 +222,7 @@ def test_settings_page_save_enable_disable_delete(app, client, acme, doh, oidc_p
         data={"email_domain": "acme.test", "issuer_url": "nope", "client_id": "workspace-acme"},
     )
     assert bad.status_code == 400
-    assert "full http(s) URL" in bad.get_data(as_text=True)
+    assert "full https URL" in bad.get_data(as_text=True)
     assert 'value="nope"' in bad.get_data(as_text=True)  # what was typed stays
     client.post(page + "/delete")
     assert client.get(acme.url("/sso"), headers=acme.headers).status_code == 404

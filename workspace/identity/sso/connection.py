@@ -9,6 +9,7 @@ saved at all; a domain nobody has verified may sit in several orgs' disabled dra
 
 from __future__ import annotations
 
+import ipaddress
 import re
 import uuid
 from dataclasses import dataclass
@@ -109,17 +110,35 @@ def domain_is_verified(conn: SsoConnection) -> bool:
     return conn.email_domain in verified_domain_names(conn.org_id)
 
 
-def _check_url(value: str, field: str, what: str) -> str:
+def _check_url(value: str, field: str, what: str, *, https: bool = True) -> str:
     value = value.strip()
     parts = urlsplit(value)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ServiceError(
-            f"The {what} must be a full http(s) URL, such as https://login.example.com.",
+            f"The {what} must be a full https URL, such as https://login.example.com.",
+            field=field,
+        )
+    # OIDC Core §3.1.2.1 and the OAuth security BCP: the issuer and the redirect URI
+    # are https, so codes and tokens never cross the network in clear text; loopback
+    # (an IdP or an instance on the admin's own machine) is the one exception.
+    if https and parts.scheme == "http" and not _loopback(parts.hostname):
+        raise ServiceError(
+            f"The {what} must start with https:// (http:// is only for 127.0.0.1 or "
+            "localhost): codes and tokens must not cross the network in clear text.",
             field=field,
         )
     if parts.query or parts.fragment:
         raise ServiceError(f"The {what} cannot carry a query or fragment.", field=field)
     return value
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def save_connection(
@@ -133,8 +152,14 @@ def save_connection(
     domain = checks.check(lambda: normalize_domain(data.email_domain, field="email_domain"))
     issuer = checks.check(lambda: _check_url(data.issuer_url, "issuer_url", "issuer URL"))
     redirect_uri = checks.check(
+        # The default comes from BASE_URL, the operator's setting: an instance run
+        # over plain http on a LAN keeps working (the page sends it back as typed);
+        # another redirect URI is held to https.
         lambda: _check_url(
-            data.redirect_uri or default_redirect_uri(), "redirect_uri", "redirect URI"
+            data.redirect_uri or default_redirect_uri(),
+            "redirect_uri",
+            "redirect URI",
+            https=(data.redirect_uri or "").strip() not in ("", default_redirect_uri()),
         )
     )
     client_id = data.client_id.strip()

@@ -19,6 +19,7 @@ from tests.factories import (
     login,
     new_task,
     project_states,
+    rollups_consistent,
     setup_project,
 )
 from workspace.core.models import Project, Task, TaskActivity
@@ -372,6 +373,42 @@ def test_delete_state_rules(client, acme, owner):
     deleted = _events(client, acme, "project.state_deleted")
     assert {e["subject"] for e in deleted} == {"In Review", "Cancelled"}
     assert {e["actor_id"] for e in deleted} == {str(acme.owner_id)}
+
+
+def test_delete_a_state_moving_its_tasks(app, client, acme, owner):
+    """Linear and Plane move a deleted state's issues to a state chosen; here the only
+    way was to move every task by hand first (102 of them in the demo's Todo)."""
+    project, states = owner
+    todo, doing = states["Todo"]["id"], states["In Progress"]["id"]
+    kept = [new_task(client, acme, project, title=f"T{i}", state_id=todo) for i in range(3)]
+    shelved = client.patch(acme.url(f"/tasks/{kept[2]['id']}"), json={"archived": True},
+                           headers=acme.headers)  # fmt: skip
+    assert shelved.status_code == 200
+    page = client.get(_page(acme, project)).get_data(as_text=True)
+    assert f'action="{_page(acme, project, f"/states/{todo}/delete")}"' in page
+    assert "Move its 3 tasks to" in page and "Delete and move" in page
+    # Refusals name the field and change nothing: the state itself, another project's.
+    url = _page(acme, project, f"/states/{todo}/delete")
+    assert client.post(url, data={"move_to": todo}).status_code == 400
+    other = create_project(client, acme, "Other", "OTH")
+    other_states = project_states(client, acme, other["id"])
+    foreign = client.delete(acme.url(f"/projects/{project['id']}/states/{todo}"),
+                            query_string={"move_to": other_states["Todo"]["id"]},
+                            headers=acme.headers)  # fmt: skip
+    assert_problem(foreign, 422, "move_to")
+    resp = client.post(url, data={"move_to": doing})
+    assert resp.status_code == 303
+    landing = client.get(resp.headers["Location"]).get_data(as_text=True)
+    assert "State &#39;Todo&#39; deleted; 3 tasks moved first." in landing
+    for task in kept:
+        moved = client.get(acme.url(f"/tasks/{task['id']}"), headers=acme.headers).get_json()
+        assert moved["state_id"] == doing
+        history = client.get(acme.url(f"/tasks/{task['id']}/activity"),
+                             headers=acme.headers).get_json()  # fmt: skip
+        moves = [(a["old_value"], a["new_value"]) for a in history if a["field"] == "state"]
+        assert moves == [("Todo", "In Progress")]
+    assert "Todo" not in project_states(client, acme, project["id"])
+    assert rollups_consistent(app)
 
 
 def test_a_deleted_task_does_not_keep_a_state(app, client, acme, owner):

@@ -71,7 +71,7 @@ def test_admin_renames_and_recategorizes_a_state_and_adds_a_member(page, live_se
     expect(page.get_by_text("State 'QA' saved.")).to_be_visible()
 
     row = page.locator(f"#state-{review}")
-    expect(row.get_by_text("4 tasks")).to_be_visible()
+    expect(row.get_by_text("4 tasks", exact=True)).to_be_visible()
     row.get_by_label("Category", exact=True).select_option(label="Completed")
     row.get_by_role("button", name="Change category of QA").click()
     expect(page.locator("#confirm-message")).to_have_text(

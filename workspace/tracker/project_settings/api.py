@@ -22,6 +22,8 @@ from workspace.core.schemas import (
     StatePatch,
 )
 from workspace.security.permissions import Access
+from workspace.tracker.project_settings import service
+from workspace.tracker.project_settings.schemas import StateDelete
 
 bp = api_blueprint("project_settings_api", __name__, "/api/v1/orgs/<uuid:org_id>")
 
@@ -57,16 +59,19 @@ def update_state(project: Project, state_id: uuid.UUID, access: Access, body: St
 
 @bp.delete("/projects/<uuid:project_id>/states/<uuid:state_id>")
 @operation(
-    "Delete a state no task is in",
+    "Delete a state, moving its tasks to another first (move_to)",
     tag="workflow",
     action="project.manage_workflow",
+    query=StateDelete,
     status=204,
     errors=_WRITE_ERRORS,
 )
-def delete_state(project: Project, state_id: uuid.UUID, access: Access):
-    """Refused (409) while tasks are in it, for the default state and for the
-    project's last completed state."""
-    workflow.delete_state(project, workflow.get_state(project, state_id), access.account.id)
+def delete_state(project: Project, state_id: uuid.UUID, access: Access, query: StateDelete):
+    """With ``move_to`` (another state of the project) its tasks move there first, each
+    move in the task's history; without it, refused (409) while tasks are in it.
+    Always refused for the default state and for the project's last completed state."""
+    state = workflow.get_state(project, state_id)
+    service.delete_state(project, state, access.account.id, query.move_to)
 
 
 @bp.patch("/projects/<uuid:project_id>/cycles/<uuid:cycle_id>")

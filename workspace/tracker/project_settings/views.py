@@ -29,6 +29,8 @@ from workspace.core.schemas import (
 )
 from workspace.errors import ServiceError
 from workspace.security.permissions import Access, can
+from workspace.tracker.project_settings import service
+from workspace.tracker.project_settings.schemas import StateDelete
 
 bp = Blueprint("project_settings", __name__)
 
@@ -187,13 +189,17 @@ def recategorize(
 @bp.post(SETTINGS + "/states/<uuid:state_id>/delete")
 @page(
     action="project.manage_workflow",
+    form=StateDelete,
     invalid=form_again(_settings_page, "state-{state_id}", url_ids=True),
 )
-def delete_state(org: str, project: Project, state_id: uuid.UUID, access: Access):
+def delete_state(
+    org: str, project: Project, state_id: uuid.UUID, form: StateDelete, access: Access
+):
     state = workflow.get_state(project, state_id)
     name = state.name
-    workflow.delete_state(project, state, access.account.id)
-    return _done(org, project, f"State '{name}' deleted.", "states")
+    moved = service.delete_state(project, state, access.account.id, form.move_to)
+    tail = f"; {moved} task{'s' if moved != 1 else ''} moved first" if moved else ""
+    return _done(org, project, f"State '{name}' deleted{tail}.", "states")
 
 
 # -- cycles and modules -----------------------------------------------------------------

@@ -1,0 +1,48 @@
+"""What a project's settings do beyond one core service: deleting a state together
+with moving its tasks out (docs/projects.md#states)."""
+
+from __future__ import annotations
+
+import uuid
+
+from sqlalchemy import select
+
+from workspace.core import tasks, workflow
+from workspace.core.models import Project, State, Task
+from workspace.errors import ServiceError
+from workspace.extensions import db
+from workspace.transaction import run_deferred_triggers
+
+
+def delete_state(
+    project: Project, state: State, actor_id: uuid.UUID | None, move_to: uuid.UUID | None
+) -> int:
+    """Delete ``state``; with ``move_to``, after moving each of its tasks (archived
+    ones too) to that state of the project through ``tasks.update_task``, so each move
+    is in the task's history, the rollups and the followers' inboxes, as if made by
+    hand. Without it a state with tasks is refused (``workflow.delete_state``). Returns
+    how many tasks moved."""
+    if move_to is None:
+        workflow.delete_state(project, state, actor_id)
+        return 0
+    if move_to == state.id:
+        raise ServiceError("Choose another state to move its tasks to.", field="move_to")
+    target = db.session.scalar(
+        select(State).where(State.id == move_to, State.project_id == project.id)
+    )
+    if target is None:
+        raise ServiceError("Choose a state of this project to move the tasks to.", field="move_to")
+    moving = db.session.scalars(
+        select(Task)
+        .where(Task.state_id == state.id, Task.deleted_at.is_(None))
+        .order_by(Task.sequence)
+    ).all()
+    for task in moving:
+        tasks.update_task(task, actor_id, {"state_id": target.id})
+    # The moves' rollup triggers wait for COMMIT on PostgreSQL; run after the state's
+    # delete (whose cascade takes its rollup rows) they would write to rows of a state
+    # that is gone: a foreign-key violation.
+    db.session.flush()
+    run_deferred_triggers()
+    workflow.delete_state(project, state, actor_id)
+    return len(moving)

@@ -348,6 +348,19 @@ window.Workspace.highlightOption = function (box, list, index) {
     showFlash(NETWORK_ERROR, "error");
   });
 
+  /* ---------- Back at the row acted on ---------- */
+
+  // A row action that reloads the page (a member's role, deactivate) comes back at
+  // #<row id>: the row's [data-return-focus] control gets the focus, so a keyboard
+  // goes on from the row instead of from the top of a long list. After "load": the
+  // browser's own move to the fragment would take the focus back to the viewport.
+  window.addEventListener("load", function () {
+    var id = window.location.hash.slice(1);
+    var row = id && /^[A-Za-z][\w-]*$/.test(id) ? document.getElementById(id) : null;
+    var control = row && row.querySelector("[data-return-focus]");
+    if (control) control.focus();
+  });
+
   /* ---------- Inline state select: commit on an explicit choice ---------- */
 
   // Arrow keys on a closed <select> change its value (and fire "change") at once in

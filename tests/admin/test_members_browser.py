@@ -86,9 +86,19 @@ def test_invite_join_roles_last_owner_deactivate_and_audit(browser, live_server,
 
     # Change a role from the row's menu, with the mouse.
     page.goto(f"{base}/o/{org.slug}/settings/members")
+    # Granting admin (or owner) is asked first; dismissed, nothing changes.
+    asked = []
+    page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
     _menu(page, "ann@acme.test", "Ann").click()
     _row(page, "ann@acme.test").get_by_role("button", name="Make admin").click()
+    expect(_row(page, "ann@acme.test").locator(".member-role")).to_have_text("member")
+    assert asked and asked[0].startswith("Make Ann an admin of Acme?")
+    page.once("dialog", lambda dialog: dialog.accept())
+    _row(page, "ann@acme.test").get_by_role("button", name="Make admin").click()
     expect(page.get_by_text("Ann is now an admin.")).to_be_visible()
+    # The page comes back at Ann's row with the focus on its menu, not at the top.
+    expect(page).to_have_url(re.compile(r"/settings/members#member-[0-9a-f-]{36}$"))
+    expect(_menu(page, "ann@acme.test", "Ann")).to_be_focused()
     expect(_row(page, "ann@acme.test").locator(".member-role")).to_have_text("admin")
 
     # ...and with the keyboard: Tab to the menu, Enter opens it, Escape closes it and

@@ -133,13 +133,18 @@ def _invite_url(token: str) -> str:
     return base.rstrip("/") + url_for("auth.invite", token=token)
 
 
-def _back_to_members(org: str, query: MemberListQuery):
+def _back_to_members(org: str, query: MemberListQuery, member_id: uuid.UUID | None = None):
     """Back to the list the admin was on (its search, filters and page travel in the
-    form)."""
+    form), at the row acted on: its Actions button gets the focus (app.js), instead of
+    the top of a long list and the focus on the page."""
     page_no = query.page if query.page > 1 else None
+    anchor = f"member-{member_id}" if member_id else None
     return redirect(
-        url_for("admin_pages.settings_members", org=org, page=page_no, **query.filters())
-    )
+        url_for(
+            "admin_pages.settings_members", org=org, page=page_no, _anchor=anchor,
+            **query.filters(),
+        )
+    )  # fmt: skip
 
 
 def _first_page(access: Access):
@@ -187,7 +192,7 @@ def _row_refused(access: Access, member_id: uuid.UUID, error: ServiceError):
 def member_role(org: str, member_id: uuid.UUID, access: Access, form: RoleChange):
     member = members.change_role(access, member_id, form.role)
     flash(f"{member.account.name} is now {_a(member.role)}.", "success")
-    return _back_to_members(org, form)
+    return _back_to_members(org, form, member_id)
 
 
 @bp.post(MEMBERS + "/<uuid:member_id>/role-from-groups", endpoint="member_role_from_groups")
@@ -199,7 +204,7 @@ def member_role_from_groups(org: str, member_id: uuid.UUID, access: Access, form
         f"{member.account.name}'s role follows group sync again: {member.role}{via}.",
         "success",
     )
-    return _back_to_members(org, form)
+    return _back_to_members(org, form, member_id)
 
 
 def _a(role: str) -> str:
@@ -216,7 +221,7 @@ def member_deactivate(org: str, member_id: uuid.UUID, access: Access, form: Memb
         "are revoked and they can no longer open it.",
         "success",
     )
-    return _back_to_members(org, form)
+    return _back_to_members(org, form, member_id)
 
 
 @bp.post(MEMBERS + "/<uuid:member_id>/reactivate", endpoint="member_reactivate")
@@ -225,7 +230,7 @@ def member_reactivate(org: str, member_id: uuid.UUID, access: Access, form: Memb
     member = members.set_active(access, member_id, True)
     # The role they had comes back with them (an admin stays an admin).
     flash(f"{member.account.name} is active again, as {_a(member.role)}.", "success")
-    return _back_to_members(org, form)
+    return _back_to_members(org, form, member_id)
 
 
 @bp.post(MEMBERS + "/<uuid:member_id>/resend", endpoint="invite_resend")

@@ -10,7 +10,7 @@ from sqlalchemy import select
 
 from tests.agents.conftest import make_project, make_task, states_by_name
 from tests.conftest import add_person
-from tests.factories import bearer, create_agent
+from tests.factories import bearer, create_agent, login
 
 TOOLS = "/api/v1/agent/tools"
 
@@ -450,3 +450,21 @@ def test_list_tasks_of_another_orgs_project_is_a_404(client, acme, globex, proje
     resp = call(client, agent, "list_tasks", project_id=other["id"])
     assert resp.status_code == 404, resp.get_json()
     assert ok(call(client, agent, "list_tasks", project_id=project["id"]))["total"] == 0
+
+
+def test_two_active_agents_cannot_share_a_name(client, acme):
+    """Two "QA Bot"s cannot be told apart in the assignee lists or the history."""
+    first = create_agent(client, acme, name="QA Bot")
+    for same in ("QA Bot", "  qa   bot "):
+        again = client.post(acme.url("/agents"), json={"name": same, "project_ids": []},
+                            headers=acme.headers)  # fmt: skip
+        assert again.status_code == 409, again.get_json()
+        assert again.get_json()["errors"][0]["field"] == "name"
+        assert "already in this organization" in again.get_json()["detail"]
+    # On the page the refusal stands beside the name; a removed agent frees its name.
+    login(client, acme.owner_email)
+    page = client.post(f"/o/{acme.slug}/settings/agents", data={"name": "QA Bot"})
+    assert page.status_code == 400 and "already in this organization" in page.get_data(as_text=True)
+    gone = client.post(f"/o/{acme.slug}/settings/agents/{first['id']}/remove")
+    assert gone.status_code in (302, 303)
+    assert create_agent(client, acme, name="QA Bot")["id"] != first["id"]

@@ -196,6 +196,8 @@ def list_agents(org_id: uuid.UUID, access: Access):
     body=AgentCreate,
     response=AgentCreated,
     status=201,
+    # 409: an active agent of that name is already in the org.
+    errors=(400, 401, 403, 404, 409),
     action="org.manage_members",
 )
 def create_agent(org_id: uuid.UUID, access: Access, body: AgentCreate):

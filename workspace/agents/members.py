@@ -13,7 +13,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from workspace.auth import api_tokens, membership
 from workspace.core.accounts import add_member
@@ -27,7 +27,7 @@ from workspace.core.models import (
     ProjectRole,
 )
 from workspace.core.projects import get_project, set_project_member
-from workspace.errors import NotFoundError, ServiceError
+from workspace.errors import ConflictError, NotFoundError, ServiceError
 from workspace.extensions import db
 
 AGENT_EMAIL_DOMAIN = "agents.invalid"
@@ -54,6 +54,24 @@ def create_agent(
     name = " ".join(name.split())
     if not name:
         raise ServiceError("Give the agent a name.", field="name")
+    # Two active agents of one name cannot be told apart in the assignee lists, the
+    # history or the audit log.
+    taken = db.session.scalar(
+        select(Account.id)
+        .join(OrgMember, OrgMember.account_id == Account.id)
+        .where(
+            OrgMember.org_id == org.id,
+            OrgMember.active.is_(True),
+            Account.kind == AccountKind.AGENT,
+            func.lower(Account.name) == name.lower(),
+        )
+        .limit(1)
+    )
+    if taken is not None:
+        raise ConflictError(
+            f"An agent named “{name}” is already in this organization: choose another name.",
+            field="name",
+        )
     projects = []
     for pid in project_ids:
         try:

@@ -52,12 +52,12 @@ def test_rename_and_time_zone_recorded_and_slug_kept(app, client, acme):
 @pytest.mark.parametrize(
     "data, field, message",
     [
-        ({"name": "", "timezone": "UTC"}, "name", "Field required"),
+        ({"name": "", "timezone": "UTC"}, "name", "This field is required."),
         ({"name": "x" * 201, "timezone": "UTC"}, "name", "at most 200"),
         ({"name": "Acme", "timezone": "Mars/Olympus"}, "timezone", "Choose a time zone"),
         ({"name": "Acme", "timezone": "../../etc/passwd"}, "timezone", "Choose a time zone"),
         ({"name": "Acme", "timezone": "z" * 65}, "timezone", "at most 64"),
-        ({"name": "Acme"}, "timezone", "Field required"),
+        ({"name": "Acme"}, "timezone", "This field is required."),
     ],
 )
 def test_bad_input_is_shown_on_the_field(app, client, acme, data, field, message):
@@ -94,7 +94,7 @@ def test_permission_table(app, client, acme, role):
     resp = client.post(f"/o/{acme.slug}/settings", data={"name": "New", "timezone": "UTC"})
     assert resp.status_code == ROLES[role]
     if ROLES[role] == 403:
-        assert "Only an org owner or admin can change these settings." in resp.get_data(
+        assert "Only an org owner or admin can see or change these settings." in resp.get_data(
             as_text=True
         )
         assert _org(app, acme.org_id)[0] == "Acme"

@@ -182,7 +182,7 @@ def test_without_javascript_the_redraw_is_the_ask_page(client, acme, work):
         ({"dimension": "velocity"}, "dimension", "Input should be"),
         ({"filter": "priority = = high"}, "filter", "PQL error"),
         ({"filter": "x" * 2001}, "filter", "at most 2000 characters"),
-        ({"from": "2026-13-01"}, "from", "valid date"),
+        ({"from": "2026-13-01"}, "from", "Enter a date as YYYY-MM-DD"),
         ({"from": "2026-05-02", "to": "2026-05-01"}, "from", "on or before"),
         (
             {"dimension": "created", "interval": "day", "from": "2025-01-01", "to": "2026-06-30"},

@@ -65,6 +65,19 @@ def test_duplicate_identifier_is_409(client, acme):
     assert_problem(resp, 409, field="identifier")
 
 
+def test_a_derived_identifier_is_numbered_past_the_ones_in_use(client, acme):
+    """A second "Alpha Launch" (or any name without Latin letters) with the identifier
+    left empty was refused for an identifier the person never typed."""
+
+    def derived(name: str) -> str:
+        resp = client.post(acme.url("/projects"), json={"name": name}, headers=acme.headers)
+        assert resp.status_code == 201, resp.get_json()
+        return resp.get_json()["identifier"]
+
+    assert [derived("Alpha Launch") for _ in range(3)] == ["ALPH", "ALPH2", "ALPH3"]
+    assert [derived(n) for n in ("日本語プロジェクト", "!!!", "3D Lab")] == ["PRJ", "PRJ2", "P3DL"]
+
+
 @pytest.mark.parametrize(
     "payload, status, field",
     [
@@ -93,6 +106,11 @@ def test_malformed_and_non_object_json(client, acme):
     assert "not valid JSON" in resp.get_json()["detail"]
     resp = client.post(acme.url("/projects"), json=["a"], headers=acme.headers)
     assert_problem(resp, 400)
+    # null is JSON, just not an object: say that, not "not valid JSON".
+    resp = client.post(acme.url("/projects"), data=" null ", headers=acme.headers,
+                       content_type="application/json")  # fmt: skip
+    assert_problem(resp, 400)
+    assert resp.get_json()["detail"] == "The request body must be a JSON object, not null."
     resp = client.post(
         acme.url("/projects"),
         data="name=x",

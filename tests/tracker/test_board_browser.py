@@ -456,7 +456,7 @@ def test_a_refused_new_task_says_why_beside_the_form_and_keeps_the_title(page, l
     title.fill("   ")
     page.locator("#new-task-priority").select_option("high")
     page.get_by_role("button", name="Add task").click()
-    expect(page.locator("#task-form-error")).to_have_text("Title: Field required")
+    expect(page.locator("#task-form-error")).to_have_text("Title: This field is required.")
     expect(page.locator("#new-task-priority")).to_have_value("high")  # kept with it
     title = page.get_by_label("Task title")
     expect(title).to_have_attribute("aria-invalid", "true")

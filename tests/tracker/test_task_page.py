@@ -189,7 +189,7 @@ def test_clearing_a_field_and_the_timeline_in_words(client, acme, world):
         ("priority", {"priority": "meh"}, "Input should be"),
         ("assignee", {"assignee_id": str(uuid.uuid4())}, "not an active member"),
         ("cycle", {"cycle_id": str(uuid.uuid4())}, "does not belong to this project"),
-        ("due_date", {"due_date": "2026-13-45"}, "valid date"),
+        ("due_date", {"due_date": "2026-13-45"}, "Enter a date as YYYY-MM-DD"),
         ("description", {"description": "x" * 20001}, "at most 20000 characters"),
     ],
 )

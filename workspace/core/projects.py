@@ -56,8 +56,30 @@ def project_event(
 
 
 def _identifier_from(name: str) -> str:
+    """Up to four of the name's letters and digits, starting with a letter ("Web App"
+    WEBA, "3D Lab" P3DL); "PRJ" for a name with none ("日本語", "!!!")."""
     letters = re.sub(r"[^A-Za-z0-9]", "", name).upper()
-    return (letters[:4] or "PRJ") if letters[:1].isalpha() else ("P" + letters)[:4]
+    if not letters:
+        return "PRJ"
+    return letters[:4] if letters[0].isalpha() else ("P" + letters)[:4]
+
+
+def _free_identifier(org_id: uuid.UUID, stem: str) -> str:
+    """``stem``, or the first of ``stem``2, ``stem``3, … no project of the org uses:
+    a derived identifier never refuses a second project of a similar name."""
+    taken = set(
+        db.session.scalars(
+            select(Project.identifier).where(
+                Project.org_id == org_id, Project.identifier.like(f"{stem}%")
+            )
+        )
+    )
+    number = 1
+    candidate = stem
+    while candidate in taken:
+        number += 1
+        candidate = f"{stem}{number}"
+    return candidate
 
 
 def create_project(
@@ -67,8 +89,10 @@ def create_project(
     identifier: str | None = None,
     description: str = "",
 ) -> Project:
-    """A project with the default workflow; its creator becomes a (manual) admin."""
-    identifier = (identifier or _identifier_from(name)).upper()
+    """A project with the default workflow; its creator becomes a (manual) admin.
+    Without an ``identifier`` one is derived from the name, numbered past any the org
+    uses; a given one that is taken is refused."""
+    identifier = (identifier or _free_identifier(org_id, _identifier_from(name))).upper()
     if not _IDENTIFIER_OK.match(identifier):
         raise ServiceError(
             "An identifier starts with a letter and has up to 12 letters or digits.",

@@ -119,6 +119,17 @@ def _in_words(err: Any) -> str:
         return "Enter a number."
     if kind == "too_short" and isinstance(err.get("input"), list):
         return f"Choose at least {ctx['min_length']}."
+    if kind == "missing":
+        return "This field is required."
+    if kind == "string_too_short" and isinstance(err.get("input"), str):
+        least = ctx.get("min_length", 1)
+        return "This cannot be blank." if least <= 1 else f"Enter at least {least} characters."
+    if kind == "finite_number":
+        return "Enter a finite number."
+    if kind.startswith("date_") or kind == "date_type":
+        return "Enter a date as YYYY-MM-DD, such as 2026-11-29."
+    if kind.startswith("datetime_"):
+        return "Enter a date and time such as 2026-11-29T14:05:00Z."
     if kind == "value_error" and ctx.get("error") is not None:
         return str(ctx["error"])  # a validator's own words, without "Value error, "
     bound = ctx.get("le", ctx.get("ge"))
@@ -141,6 +152,9 @@ def parse_body(model: type[M]) -> M:
     # Input errors, not a service's: 400 wherever parse_body is called (a view that
     # reads its body itself, too), never the 422 of a refusal on the request's meaning.
     if data is None:
+        # A JSON null parses to None too: that body is JSON, just not an object.
+        if request.get_data().strip() == b"null":
+            raise _body_error("The request body must be a JSON object, not null.")
         raise _body_error("The request body is not valid JSON.")
     if not isinstance(data, dict):
         raise _body_error("The request body must be a JSON object.")

@@ -96,7 +96,7 @@ ACTIONS: dict[str, Rule] = {
     "org.manage_settings": Rule(
         org_role=OrgRole.ADMIN,
         agents=False,
-        message="Only an org owner or admin can change these settings.",
+        message="Only an org owner or admin can see or change these settings.",
     ),
     "org.enforce_sso": Rule(
         org_role=OrgRole.OWNER,

@@ -113,6 +113,22 @@ def test_project_event_shows_the_name_linked_never_the_id(app, client, acme):
     assert not UUID_RE.search(re.sub(r'href="[^"]*"', "", mapping))
 
 
+def test_webhook_and_alert_events_name_their_endpoint_or_alert(app, client, acme):
+    """Their subject is an id: the log said "(an id)" where the URL says what it was."""
+    endpoint = str(uuid.uuid4())
+    _event(app, acme.org_id, "webhook.endpoint.created", subject=endpoint,
+           url="https://siem.example.com/in", kinds=["*"])  # fmt: skip
+    _event(app, acme.org_id, "webhook.secret.rotated", subject=endpoint, overlap_hours=24)
+    _event(app, acme.org_id, "webhook.endpoint.deleted", subject=endpoint,
+           url="https://siem.example.com/in")  # fmt: skip
+    login(client, acme.owner_email)
+    _, html = _page(client, acme, kind="webhook.")
+    rows = _rows(html)
+    assert len(rows) == 3 and not any("(an id)" in r for r in rows)
+    assert sum("https://siem.example.com/in (removed)" in r for r in rows) == 3
+    assert not any(UUID_RE.search(re.sub(r'href="[^"]*"', "", r)) for r in rows)
+
+
 def test_filters_each_narrow(app, client, acme):
     bob = add_person(app, acme.org_id, "bob@acme.test")
     _event(app, acme.org_id, "project.created", actor_id=bob.owner_id, subject="B1", at=T0)

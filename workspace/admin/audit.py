@@ -12,8 +12,10 @@ from typing import Any
 
 from sqlalchemy import select
 
+from workspace.analytics.alerts.models import Alert
 from workspace.analytics.dashboards.models import Dashboard
 from workspace.core.models import Account, AccountKind, Event, Project
+from workspace.delivery.webhooks.models import WebhookEndpoint
 from workspace.extensions import db
 
 # -- describing ------------------------------------------------------------------------
@@ -282,7 +284,38 @@ def describe(org_id: uuid.UUID, rows: Iterable[Event]) -> list[EventRow]:
     )
     dashboards = _dashboard_names(dashboard_ids)
     gone = _deleted_names(org_id, "dashboard.deleted", dashboard_ids - dashboards.keys())
-    return [_row(org_id, e, people, projects, dashboards, gone) for e in rows]
+    named = _subject_names(org_id, rows)
+    return [_row(org_id, e, people, projects, dashboards, gone | named) for e in rows]
+
+
+#: Subjects that are another table's id, by event kind prefix: the text that names
+#: them (a webhook endpoint by its URL, an alert by its name), read in one query each.
+_NAMED_SUBJECTS = (
+    (("webhook.endpoint.", "webhook.secret."), WebhookEndpoint, WebhookEndpoint.url),
+    (("alert.",), Alert, Alert.name),
+)
+
+
+def _subject_names(org_id: uuid.UUID, rows: list[Event]) -> dict[uuid.UUID, str]:
+    """``{subject id: text}`` for the rows whose subject is an endpoint or alert id
+    ("(an id)" said nothing); a removed one is named by what its event kept (its
+    URL), else not at all."""
+    out: dict[uuid.UUID, str] = {}
+    for prefixes, model, column in _NAMED_SUBJECTS:
+        ids = {
+            sid for e in rows
+            if e.kind.startswith(prefixes) and (sid := _uuid(e.subject))
+        }  # fmt: skip
+        removed = {_uuid(e.subject) for e in rows if e.kind.endswith(".deleted")}
+        for e in rows:
+            if (sid := _uuid(e.subject)) in ids and (e.data or {}).get("url"):
+                out[sid] = e.data["url"] + (" (removed)" if sid in removed else "")
+        if ids:
+            found = db.session.execute(
+                select(model.id, column).where(model.org_id == org_id, model.id.in_(ids))
+            )
+            out.update({row_id: text for row_id, text in found})
+    return out
 
 
 def _row(
@@ -326,7 +359,8 @@ def _row(
         subject = project_ref if project_ref.link else Ref(gone)
         where = None
     elif e.subject:
-        subject = Ref("(an id)" if _uuid(e.subject) else e.subject)
+        sid = _uuid(e.subject)
+        subject = Ref(gone.get(sid, "(an id)") if sid else e.subject)
 
     details: list[tuple[str, str]] = []
     for key, value in data.items():

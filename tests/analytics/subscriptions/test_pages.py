@@ -37,6 +37,17 @@ def test_subscribe_send_now_and_remove_on_the_page(app, client, team: Team):
     page = client.get(_page_url(team)).get_data(as_text=True)
     assert "weekly on Wednesday at 09:00" in page and "Next mail: " in page
     sub_id = page.split("/subscriptions/")[1].split("/")[0]
+    # Subscribed, the form is the subscription to change (subscribing again replaced
+    # the weekly mail with no word): its schedule filled in, and saying so after.
+    assert "Change your subscription" in page and ">Save changes</button>" in page
+    assert '<option value="2" selected>Wednesday</option>' in page and 'value="9"' in page
+    again = client.post(_page_url(team), data={"frequency": "daily", "hour": "9"},
+                        follow_redirects=True)  # fmt: skip
+    assert "Subscription changed: the next mail goes out on the new schedule." in again.get_data(
+        as_text=True
+    )
+    assert client.post(_page_url(team), data={"frequency": "weekly", "weekday": "2",
+                                               "hour": "9"}).status_code == 303  # fmt: skip
 
     assert client.post(_page_url(team, f"/{sub_id}/send")).status_code == 303
     run_sends(app)

@@ -110,11 +110,7 @@ def subscribe(access: Access, dashboard: Dashboard, data: DashboardSubscriptionI
     recipient = _recipient(access, dashboard, data.account_id)
     weekday, day_of_month = _check_schedule(data)
     pql = check_pql(data.pql_filter, access.org, recipient.id, "pql_filter")
-    subscription = db.session.scalar(
-        select(Subscription).where(
-            Subscription.dashboard_id == dashboard.id, Subscription.account_id == recipient.id
-        )
-    )
+    subscription = subscription_of(dashboard, recipient.id)
     if subscription is None:
         _check_caps(dashboard, recipient.id)
         subscription = Subscription(
@@ -133,6 +129,15 @@ def subscribe(access: Access, dashboard: Dashboard, data: DashboardSubscriptionI
     record_event(access.org.id, "dashboard.subscribed", actor_id=access.account.id,
                  subject=str(dashboard.id), account_id=str(recipient.id))  # fmt: skip
     return subscription
+
+
+def subscription_of(dashboard: Dashboard, account_id: uuid.UUID) -> Subscription | None:
+    """The member's subscription to the dashboard (each has at most one)."""
+    return db.session.scalar(
+        select(Subscription).where(
+            Subscription.dashboard_id == dashboard.id, Subscription.account_id == account_id
+        )
+    )
 
 
 def list_subscriptions(access: Access, dashboard: Dashboard) -> list[Subscription]:

@@ -192,9 +192,8 @@ def test_removing_a_domain_over_htmx_waits_for_the_person_to_confirm(page, live_
     page.once("dialog", answer(questions, False))
     row.get_by_role("button", name="Remove").click()
     expect(row).to_have_count(1)
-    assert questions == [
-        "Remove acme.test? Sign-in through SSO or LDAP for this domain stops working."
-    ]
+    # A domain never verified: no sign-in depends on it, and the question says so.
+    assert questions == ["Remove acme.test? It was never verified, so no sign-in depends on it."]
     assert requests == []
 
     page.once("dialog", answer(questions, True))

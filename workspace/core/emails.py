@@ -33,7 +33,9 @@ def normalize_domain(raw: str | None, *, field: str = "domain") -> str:
     if not value:
         raise _bad("Enter a domain such as example.com.")
     if value.startswith(("http://", "https://")):
-        value = value.split("://", 1)[1]
+        # A URL pasted from the address bar: its host is the domain; the path, query
+        # and fragment after it are not (a bare "example.com/page" is still refused).
+        value = re.split(r"[/?#]", value.split("://", 1)[1], maxsplit=1)[0]
     elif _SCHEME.match(value):
         raise _bad(
             "Enter a bare domain such as example.com; only http:// and https:// "

@@ -21,6 +21,7 @@ pytestmark = pytest.mark.usefixtures("doh")
         ("https://example.com", "example.com"),
         ("http://example.com/", "example.com"),
         ("https://Example.COM/", "example.com"),
+        ("https://Qa-Test.Example.org/path?x=1#top", "qa-test.example.org"),
         ("alice@example.com", "example.com"),
         ("  Alice.Smith@Sub.Example.com ", "sub.example.com"),
         ("example.com.", "example.com"),

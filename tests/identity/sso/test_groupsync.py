@@ -253,6 +253,11 @@ def test_mappings_api(app, client, sso, globex):
     )
     assert foreign.status_code == 422
     assert foreign.get_json()["errors"][0]["field"] == "project_id"
+    # No project named: say to choose one, not that "no such project" exists.
+    unnamed = client.post(sso.org.url("/sso/group-mappings"), headers=sso.org.headers,
+                          json={"idp_group": "x", "role": "viewer"})  # fmt: skip
+    assert unnamed.status_code == 422
+    assert unnamed.get_json()["errors"][0]["message"].startswith("Choose the project")
     assert (
         client.delete(
             globex.url(f"/sso/group-mappings/{m['id']}"), headers=globex.headers

@@ -92,7 +92,12 @@ def add_mapping(
             raise ServiceError(
                 "The role is one of viewer, commenter, member, admin.", field="role"
             ) from exc
-        project = db.session.get(Project, project_id) if project_id else None
+        if project_id is None:
+            raise ServiceError(
+                "Choose the project the group grants a role in, or the organization.",
+                field="project_id",
+            )
+        project = db.session.get(Project, project_id)
         if project is None or project.org_id != org_id:
             raise ServiceError("No such project in this organization.", field="project_id")
         where = project.name  # read now: a failed flush leaves the session unusable

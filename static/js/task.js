@@ -144,6 +144,21 @@
       target.click();
       return;
     }
+    // A comment, new or edited: Ctrl+Enter (Cmd+Enter) posts it, as in the
+    // description; Escape closes an edit, back to its Edit button.
+    var comment = target.matches("textarea") && target.closest("#comment-form, details.task-edit form");
+    if (comment) {
+      if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+        event.preventDefault();
+        comment.requestSubmit();
+      } else if (event.key === "Escape" && comment.closest("details.task-edit")) {
+        event.preventDefault();
+        var edit = comment.closest("details.task-edit");
+        edit.open = false;
+        edit.querySelector("summary").focus();
+      }
+      return;
+    }
     var form = target.closest("form.inplace-form");
     if (!form) return;
     var field = form.closest("[data-inplace]");

@@ -135,9 +135,14 @@ def test_edit_every_field_in_place_and_discuss(page, world):
     comment = page.locator(".tl-comment", has_text="Reproduced on")
     expect(comment.locator(".tl-body strong")).to_have_text("Firefox")
     expect(page.get_by_label("Add a comment")).to_have_value("")
+    # Escape closes an edit, back at its Edit button; Ctrl+Enter saves one.
+    comment.get_by_text("Edit", exact=True).click()
+    comment.get_by_label("Edit your comment").press("Escape")
+    expect(comment.get_by_label("Edit your comment")).to_be_hidden()
+    expect(comment.locator("summary", has_text="Edit")).to_be_focused()
     comment.get_by_text("Edit", exact=True).click()
     comment.get_by_label("Edit your comment").fill("Reproduced on Firefox and Chromium")
-    comment.get_by_role("button", name="Save comment").click()
+    comment.get_by_label("Edit your comment").press("Control+Enter")
     comment = page.locator(".tl-comment", has_text="Chromium")
     expect(comment).to_contain_text("edited")
 

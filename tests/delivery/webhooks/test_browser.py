@@ -33,6 +33,8 @@ def test_the_webhook_pages_are_accessible_and_work_by_keyboard(browser, live_ser
         page.get_by_role("button", name="Add endpoint").focus()
         page.keyboard.press("Enter")
         expect(page.locator("#secret")).to_contain_text("whsec_")
+        # Like every other secret shown once, it has a Copy button beside it.
+        expect(page.locator('button[data-copy="#secret"]')).to_be_visible()
         for width in (1440, 390):
             check_page(page, width)
 

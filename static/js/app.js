@@ -350,14 +350,15 @@ window.Workspace.highlightOption = function (box, list, index) {
 
   /* ---------- Back at the row acted on ---------- */
 
-  // A row action that reloads the page (a member's role, deactivate) comes back at
-  // #<row id>: the row's [data-return-focus] control gets the focus, so a keyboard
-  // goes on from the row instead of from the top of a long list. After "load": the
+  // A row or form action that reloads the page (a member's role, a state moved, a
+  // cycle added) comes back at #<row or section id>: its [data-return-focus] control
+  // gets the focus, so a keyboard goes on from there instead of from the top. After "load": the
   // browser's own move to the fragment would take the focus back to the viewport.
   window.addEventListener("load", function () {
     var id = window.location.hash.slice(1);
     var row = id && /^[A-Za-z][\w-]*$/.test(id) ? document.getElementById(id) : null;
-    var control = row && row.querySelector("[data-return-focus]");
+    // The first that can take it: a state moved to the top has its Up disabled.
+    var control = row && row.querySelector("[data-return-focus]:not(:disabled)");
     if (control) control.focus();
   });
 

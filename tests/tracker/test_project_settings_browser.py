@@ -105,6 +105,15 @@ def test_admin_renames_and_recategorizes_a_state_and_adds_a_member(page, live_se
     expect(page.locator("#new-cycle-end_date-error")).to_contain_text("cannot end")
     expect(page.locator("#new-cycle-name")).to_have_value("Sprint 1")
     _shot(page, "cycle-error-1280")
+    # Added, the page comes back at the add form with the focus in its name, to add
+    # the next; a state moved comes back at its row with the focus on Up or Down.
+    page.locator("#new-cycle-end_date").fill("2026-03-20")
+    page.locator("#cycles").get_by_role("button", name="Add cycle").click()
+    expect(page.get_by_text("Cycle 'Sprint 1' added.")).to_be_visible()
+    expect(page.locator("#new-cycle-name")).to_be_focused()
+    page.locator(f"#state-{review}").get_by_role("button", name="Down (QA)").click()
+    expect(page.get_by_text("State 'QA' moved")).to_be_visible()
+    expect(page.locator(f"#state-{review}").get_by_role("button", name="Up (QA)")).to_be_focused()
 
     page.get_by_role("link", name="Members").last.click()
     expect(page.get_by_role("heading", name="Project members")).to_be_visible()

@@ -115,7 +115,7 @@ def add_state(org: str, project: Project, form: StateCreate, access: Access):
     state = workflow.create_state(
         project, form.name, form.category, form.color, actor_id=access.account.id
     )
-    return _done(org, project, f"State '{state.name}' added.", "states")
+    return _done(org, project, f"State '{state.name}' added.", "add-state")
 
 
 @bp.post(SETTINGS + "/states/<uuid:state_id>")
@@ -215,7 +215,7 @@ def add_cycle(org: str, project: Project, form: CycleCreate, access: Access):
     cycle = planning.create_cycle(
         project, form.name, form.start_date, form.end_date, actor_id=access.account.id
     )
-    return _done(org, project, f"Cycle '{cycle.name}' added.", "cycles")
+    return _done(org, project, f"Cycle '{cycle.name}' added.", "add-cycle")
 
 
 @bp.post(SETTINGS + "/cycles/<uuid:cycle_id>")
@@ -243,7 +243,7 @@ def add_module(org: str, project: Project, form: ModuleCreate, access: Access):
     module = planning.create_module(
         project, form.name, form.description, actor_id=access.account.id
     )
-    return _done(org, project, f"Module '{module.name}' added.", "modules")
+    return _done(org, project, f"Module '{module.name}' added.", "add-module")
 
 
 @bp.post(SETTINGS + "/modules/<uuid:module_id>")

@@ -86,6 +86,11 @@ def test_page_shows_each_member_with_role_and_source(client, acme, team):
     sam_row = next(r for r in html.split('class="ps-item ps-member"') if "sam@acme.test" in r)
     assert "Synced" in sam_row and "Managed by group sync (SSO group leads)" in sam_row
     assert "Change role" not in sam_row and "Remove" not in sam_row
+    # Your own admin role: changing or removing it asks first, saying what you lose.
+    assert (
+        'data-confirm="Change your own role in Web App? You can then no longer manage' in owner_row
+    )
+    assert "Remove yourself from Web App?" in owner_row
     # The add form offers Mia, who is not in the project, and not those who are.
     add_form = html.split('id="add"')[1].split("</section>")[0]
     assert "mia@acme.test" in add_form and "sam@acme.test" not in add_form

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import uuid
+from html import unescape
 
 import pytest
 from sqlalchemy import select
@@ -693,3 +694,41 @@ def test_archived_project_still_has_its_settings(app, client, acme, owner):
     with app.app_context():
         assert db.session.get(Project, uuid.UUID(project["id"])).archived_at is not None
     assert client.get(_page(acme, project)).status_code == 200
+
+
+def test_cycles_and_modules_show_their_tasks_and_can_be_deleted(app, client, acme, owner):
+    """A cycle was a row of settings: no count, no way to its tasks but typing PQL, and
+    no way to delete it (the API's DELETE was a 405)."""
+    project, states = owner
+    base = acme.url(f"/projects/{project['id']}")
+    cycle = client.post(base + "/cycles", json={"name": 'Sprint "4"'}, headers=acme.headers)
+    module = client.post(base + "/modules", json={"name": "Auth"}, headers=acme.headers)
+    cycle_id, module_id = cycle.get_json()["id"], module.get_json()["id"]
+    done = states["Done"]["id"]
+    in_cycle = [new_task(client, acme, project, title=f"C{i}", cycle_id=cycle_id,
+                         module_id=module_id, state_id=done if i == 0 else None)
+                for i in range(3)]  # fmt: skip
+    page = client.get(_page(acme, project)).get_data(as_text=True)
+    row = page.split(f'id="cycle-{cycle_id}"', 1)[1].split("</li>", 1)[0]
+    assert "3 tasks · 1 done (33%)" in row
+    link = re.search(r'href="([^"]*pql=[^"]*)">Open its tasks', row).group(1)
+    listed = client.get(unescape(link)).get_data(as_text=True)
+    assert all(t["key"] in listed for t in in_cycle)
+    # Deleting asks first; the tasks stay, out of the cycle, each in its history.
+    assert "Delete the cycle" in row and "data-confirm" in row
+    resp = client.post(_page(acme, project, f"/cycles/{cycle_id}/delete"))
+    assert resp.status_code == 303
+    landing = client.get(resp.headers["Location"]).get_data(as_text=True)
+    assert "Cycle &#39;Sprint &#34;4&#34;&#39; deleted; its 3 tasks stay, out of it." in landing
+    for task in in_cycle:
+        now = client.get(acme.url(f"/tasks/{task['id']}"), headers=acme.headers).get_json()
+        assert now["cycle_id"] is None and now["module_id"] == module_id
+        fields = [a["field"] for a in client.get(acme.url(f"/tasks/{task['id']}/activity"),
+                                                 headers=acme.headers).get_json()]  # fmt: skip
+        assert "cycle_id" in fields
+    gone = client.delete(f"{base}/modules/{module_id}", headers=acme.headers)
+    assert gone.status_code == 204
+    assert client.delete(f"{base}/modules/{module_id}", headers=acme.headers).status_code == 404
+    events = {e["kind"] for e in _events(client, acme, "project.")}
+    assert {"project.cycle_deleted", "project.module_deleted"} <= events
+    assert rollups_consistent(app)

@@ -7,10 +7,10 @@ import uuid
 from datetime import date
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import case, func, select
 
 from workspace.core.dates import check_plan_day
-from workspace.core.models import Cycle, Module, Project
+from workspace.core.models import Cycle, Module, Project, StateCategory, Task
 from workspace.core.workflow import (
     clean_name,
     in_project,
@@ -139,3 +139,32 @@ def _apply(
 
 def _plain(value: Any) -> Any:
     return value.isoformat() if isinstance(value, date) else value
+
+
+def plan_counts(project_id: uuid.UUID, column: Any) -> dict[uuid.UUID, tuple[int, int]]:
+    """``{cycle or module id: (tasks, completed)}`` of the project's live tasks (not
+    deleted, not archived), ``column`` being ``Task.cycle_id`` or ``Task.module_id``;
+    counted in SQL, one query for the page."""
+    done = func.sum(case((Task.state_category == StateCategory.COMPLETED, 1), else_=0))
+    rows = db.session.execute(
+        select(column, func.count(), done)
+        .where(
+            Task.project_id == project_id,
+            column.is_not(None),
+            Task.deleted_at.is_(None),
+            Task.archived_at.is_(None),
+        )
+        .group_by(column)
+    )
+    return {plan_id: (total, int(completed or 0)) for plan_id, total, completed in rows}
+
+
+def delete_plan(project: Project, row: Cycle | Module, actor_id: uuid.UUID | None) -> None:
+    """Delete a cycle or module no task points at any more (the caller moves them out,
+    each in its history); records ``project.cycle_deleted`` or ``project.module_deleted``."""
+    noun = "cycle" if isinstance(row, Cycle) else "module"
+    name = row.name
+    db.session.delete(row)
+    db.session.flush()
+    workflow_event(project, f"project.{noun}_deleted", actor_id, name)
+    db.session.flush()

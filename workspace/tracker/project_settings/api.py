@@ -117,3 +117,29 @@ def update_module(
         body.model_dump(include=body.model_fields_set),
     )
     return ModuleOut.model_validate(module)
+
+
+@bp.delete("/projects/<uuid:project_id>/cycles/<uuid:cycle_id>")
+@operation(
+    "Delete a cycle; its tasks stay in the project, out of any cycle",
+    tag="workflow",
+    action="project.manage_workflow",
+    status=204,
+    errors=_WRITE_ERRORS,
+)
+def delete_cycle(project: Project, cycle_id: uuid.UUID, access: Access):
+    """Each task leaves the cycle first, in its history."""
+    service.delete_plan(project, planning.get_cycle(project, cycle_id), access.account.id)
+
+
+@bp.delete("/projects/<uuid:project_id>/modules/<uuid:module_id>")
+@operation(
+    "Delete a module; its tasks stay in the project, out of any module",
+    tag="workflow",
+    action="project.manage_workflow",
+    status=204,
+    errors=_WRITE_ERRORS,
+)
+def delete_module(project: Project, module_id: uuid.UUID, access: Access):
+    """Each task leaves the module first, in its history."""
+    service.delete_plan(project, planning.get_module(project, module_id), access.account.id)

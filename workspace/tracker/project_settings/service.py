@@ -1,5 +1,6 @@
 """What a project's settings do beyond one core service: deleting a state together
-with moving its tasks out (docs/projects.md#states)."""
+with moving its tasks out, and a cycle or module together with taking its tasks out
+of it (docs/projects.md#states, #cycles-and-modules)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ import uuid
 
 from sqlalchemy import select
 
-from workspace.core import tasks, workflow
-from workspace.core.models import Project, State, Task
+from workspace.core import planning, tasks, workflow
+from workspace.core.models import Cycle, Module, Project, State, Task
 from workspace.errors import ServiceError
 from workspace.extensions import db
 from workspace.transaction import run_deferred_triggers
@@ -46,3 +47,21 @@ def delete_state(
     run_deferred_triggers()
     workflow.delete_state(project, state, actor_id)
     return len(moving)
+
+
+def delete_plan(project: Project, row: Cycle | Module, actor_id: uuid.UUID | None) -> int:
+    """Delete a cycle or module; its tasks (archived ones too) leave it first through
+    ``tasks.update_task``, each in its history ("removed from the cycle"), and stay in
+    the project. Returns how many left it."""
+    field = "cycle_id" if isinstance(row, Cycle) else "module_id"
+    leaving = db.session.scalars(
+        select(Task)
+        .where(getattr(Task, field) == row.id, Task.deleted_at.is_(None))
+        .order_by(Task.sequence)
+    ).all()
+    for task in leaving:
+        tasks.update_task(task, actor_id, {field: None})
+    db.session.flush()
+    run_deferred_triggers()  # as for a state: the rollups' rows for the cycle go with it
+    planning.delete_plan(project, row, actor_id)
+    return len(leaving)

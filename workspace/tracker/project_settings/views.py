@@ -17,7 +17,7 @@ from flask import Blueprint, flash, redirect, render_template, url_for
 
 from workspace.auth.guards import form_again, page
 from workspace.core import planning, projects, workflow
-from workspace.core.models import Project, StateCategory
+from workspace.core.models import Project, StateCategory, Task
 from workspace.core.schemas import (
     ArchiveForm,
     CycleCreate,
@@ -56,6 +56,8 @@ def _settings_page(
         counts=workflow.state_task_counts(project.id),
         cycles=planning.list_cycles(project.id),
         modules=planning.list_modules(project.id),
+        cycle_counts=planning.plan_counts(project.id, Task.cycle_id),
+        module_counts=planning.plan_counts(project.id, Task.module_id),
         admins=projects.project_admins(project),
         can_edit=can(access, "project.edit", project.id),
         can_workflow=can(access, "project.manage_workflow", project.id),
@@ -259,3 +261,15 @@ def update_module(
     module = planning.get_module(project, module_id)
     planning.update_module(project, module, access.account.id, form.model_dump())
     return _done(org, project, f"Module '{module.name}' saved.", f"module-{module_id}")
+
+
+@bp.post(SETTINGS + "/<any(cycles, modules):plans>/<uuid:plan_id>/delete")
+@page(action="project.manage_workflow")
+def delete_plan(org: str, project: Project, plans: str, plan_id: uuid.UUID, access: Access):
+    """Delete a cycle or module; its tasks stay, out of it (each in its history)."""
+    cycle = plans == "cycles"
+    row = (planning.get_cycle if cycle else planning.get_module)(project, plan_id)
+    name, noun = row.name, "Cycle" if cycle else "Module"
+    left = service.delete_plan(project, row, access.account.id)
+    tail = f"; its {left} task{'s' if left != 1 else ''} stay, out of it" if left else ""
+    return _done(org, project, f"{noun} '{name}' deleted{tail}.", plans)

@@ -732,3 +732,28 @@ def test_cycles_and_modules_show_their_tasks_and_can_be_deleted(app, client, acm
     events = {e["kind"] for e in _events(client, acme, "project.")}
     assert {"project.cycle_deleted", "project.module_deleted"} <= events
     assert rollups_consistent(app)
+
+
+def test_a_projects_dated_cycles_do_not_overlap(client, acme, owner):
+    """A day belongs to one cycle, as in Linear and Plane: "Overlap" from 30 Nov over
+    "Sprint 1" to 6 Dec was accepted, so which cycle is current had two answers."""
+    project, _ = owner
+    base = acme.url(f"/projects/{project['id']}/cycles")
+
+    def add(name, start=None, end=None):
+        return client.post(base, json={"name": name, "start_date": start, "end_date": end},
+                           headers=acme.headers)  # fmt: skip
+
+    assert add("Sprint 1", "2026-11-23", "2026-12-06").status_code == 201
+    clash = add("Overlap", "2026-11-30", "2026-12-13")
+    assert_problem(clash, 422, "start_date")
+    assert "overlap “Sprint 1” (23 Nov 2026 to 6 Dec 2026)" in clash.get_json()["detail"]
+    after = add("Sprint 2", "2026-12-07", "2026-12-20")
+    assert after.status_code == 201
+    assert add("Someday").status_code == 201  # no dates: unscheduled, overlaps nothing
+    moved = client.patch(f"{base}/{after.get_json()['id']}", json={"start_date": "2026-12-06"},
+                         headers=acme.headers)  # fmt: skip
+    assert_problem(moved, 422, "start_date")
+    same = client.patch(f"{base}/{after.get_json()['id']}", json={"end_date": "2026-12-21"},
+                        headers=acme.headers)  # fmt: skip
+    assert same.status_code == 200  # its own dates are no overlap

@@ -9,7 +9,7 @@ from typing import Any
 
 from sqlalchemy import case, func, select
 
-from workspace.core.dates import check_plan_day
+from workspace.core.dates import check_plan_day, day
 from workspace.core.models import Cycle, Module, Project, StateCategory, Task
 from workspace.core.workflow import (
     clean_name,
@@ -45,6 +45,7 @@ def create_cycle(
     if start_date and end_date and end_date < start_date:
         raise ServiceError("A cycle cannot end before it starts.", field="end_date")
     unique_name(Cycle, project.id, name, "cycle")
+    _no_overlap(project, None, start_date, end_date)
     cycle = Cycle(project_id=project.id, name=name, start_date=start_date, end_date=end_date)
     db.session.add(cycle)
     db.session.flush()
@@ -90,8 +91,38 @@ def update_cycle(
             f"A cycle cannot end ({end.isoformat()}) before it starts ({start.isoformat()}).",
             field="end_date",
         )
+    _no_overlap(project, cycle.id, start, end)
     _apply(project, cycle, changes, actor_id, "project.cycle_updated")
     return cycle
+
+
+def _no_overlap(
+    project: Project, cycle_id: uuid.UUID | None, start: date | None, end: date | None
+) -> None:
+    """Refuse dates that overlap another dated cycle of the project, as Linear and
+    Plane do: a day belongs to one cycle, so "the current cycle" is one. A cycle with a
+    date missing is unscheduled and overlaps nothing."""
+    if not (start and end):
+        return
+    other = db.session.scalar(
+        select(Cycle)
+        .where(
+            Cycle.project_id == project.id,
+            Cycle.id != cycle_id if cycle_id else True,
+            Cycle.start_date.is_not(None),
+            Cycle.end_date.is_not(None),
+            Cycle.start_date <= end,
+            Cycle.end_date >= start,
+        )
+        .order_by(Cycle.start_date)
+        .limit(1)
+    )
+    if other is not None:
+        raise ServiceError(
+            f"These dates overlap “{other.name}” ({day(other.start_date)} to "
+            f"{day(other.end_date)}); a project's cycles do not overlap.",
+            field="start_date",
+        )
 
 
 def get_module(project: Project, module_id: uuid.UUID) -> Module:

@@ -18,7 +18,13 @@ from workspace.core.models import (
     StateCategory,
     Task,
 )
-from workspace.core.planning import update_cycle, update_module
+from workspace.core.planning import (
+    create_cycle,
+    create_module,
+    delete_plan,
+    update_cycle,
+    update_module,
+)
 from workspace.core.projects import (
     create_project,
     delete_project,
@@ -126,6 +132,13 @@ def web_workflow(demo: Demo, web: Project) -> None:
         update_state(web, icebox, owner_id, category=StateCategory.CANCELLED)
     with demo.at(111):
         delete_state(web, icebox, owner_id)
+    # A spike planned and dropped before any task joined it, and a module the same.
+    with demo.at(110):
+        spike = create_cycle(web, "Spike week", None, None, actor_id=owner_id)
+        legacy = create_module(web, "Legacy import", actor_id=owner_id)
+    with demo.at(109):
+        delete_plan(web, spike, owner_id)
+        delete_plan(web, legacy, owner_id)
 
 
 def late_people(demo: Demo) -> None:

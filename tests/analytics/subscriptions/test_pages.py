@@ -69,3 +69,10 @@ def test_the_owner_picks_the_recipient(client, team: Team):
     answer = client.post(_page_url(team), data=form)
     assert answer.status_code == 303
     assert "Everyone&#39;s subscriptions" in client.get(_page_url(team)).get_data(as_text=True)
+    # Subscribed themselves, the editor's form holds their own schedule to change; it
+    # offered the defaults, one press from replacing a daily mail with a weekly one.
+    own = {"frequency": "daily", "hour": "17", "account_id": str(world.acme.owner_id)}
+    assert client.post(_page_url(team), data=own).status_code == 303
+    page = client.get(_page_url(team)).get_data(as_text=True)
+    assert "Subscribe someone, or change your subscription" in page
+    assert '<option value="daily" selected>' in page and 'value="17"' in page

@@ -357,7 +357,7 @@ def test_delete_state_rules(client, acme, owner):
         client.delete(f"{base}/{states['Done']['id']}", headers=acme.headers), 409, "state_id"
     )
     resp = client.post(_page(acme, project, f"/states/{states['Todo']['id']}/delete"))
-    assert resp.status_code == 409 and "move them to another state first" in resp.get_data(
+    assert resp.status_code == 409 and "choose the state they move to" in resp.get_data(
         as_text=True
     )
     assert (
@@ -388,9 +388,19 @@ def test_delete_a_state_moving_its_tasks(app, client, acme, owner):
     page = client.get(_page(acme, project)).get_data(as_text=True)
     assert f'action="{_page(acme, project, f"/states/{todo}/delete")}"' in page
     assert "Move its 3 tasks to" in page and "Delete and move" in page
+    assert '<option value="">Choose a state…</option>' in page  # none picked for you
+    assert "1 of them is archived" in page
+    # A deleted task in it follows the live ones, so restored it is in the state chosen.
+    binned = new_task(client, acme, project, title="Binned", state_id=todo)
+    assert (
+        client.delete(acme.url(f"/tasks/{binned['id']}"), headers=acme.headers).status_code == 204
+    )
     # Refusals name the field and change nothing: the state itself, another project's.
     url = _page(acme, project, f"/states/{todo}/delete")
     assert client.post(url, data={"move_to": todo}).status_code == 400
+    unchosen = client.post(url, data={"move_to": ""})
+    assert unchosen.status_code == 409
+    assert "choose the state they move to" in unchosen.get_data(as_text=True)
     other = create_project(client, acme, "Other", "OTH")
     other_states = project_states(client, acme, other["id"])
     foreign = client.delete(acme.url(f"/projects/{project['id']}/states/{todo}"),
@@ -409,6 +419,8 @@ def test_delete_a_state_moving_its_tasks(app, client, acme, owner):
         moves = [(a["old_value"], a["new_value"]) for a in history if a["field"] == "state"]
         assert moves == [("Todo", "In Progress")]
     assert "Todo" not in project_states(client, acme, project["id"])
+    restore = acme.url(f"/projects/{project['id']}/deleted-tasks/{binned['id']}/restore")
+    assert client.post(restore, headers=acme.headers).get_json()["state_id"] == doing
     assert rollups_consistent(app)
 
 

@@ -125,6 +125,20 @@ def state_task_counts(project_id: uuid.UUID) -> dict[uuid.UUID, int]:
     return {state_id: count for state_id, count in rows}
 
 
+def archived_task_counts(project_id: uuid.UUID) -> dict[uuid.UUID, int]:
+    """State id -> how many archived tasks (not deleted) are in it."""
+    rows = db.session.execute(
+        select(Task.state_id, func.count())
+        .where(
+            Task.project_id == project_id,
+            Task.deleted_at.is_(None),
+            Task.archived_at.is_not(None),
+        )
+        .group_by(Task.state_id)
+    )
+    return dict(rows.all())
+
+
 def tasks_in_state(state: State) -> int:
     """How many tasks (not deleted; archived ones included) are in ``state``."""
     return db.session.scalar(
@@ -326,7 +340,7 @@ def delete_state(project: Project, state: State, actor_id: uuid.UUID | None) -> 
     if count:
         noun = "task is" if count == 1 else "tasks are"
         raise ConflictError(
-            f"{count} {noun} in '{state.name}'; move them to another state first.",
+            f"{count} {noun} in '{state.name}'; choose the state they move to.",
             field="state_id",
         )
     if refusal := _last_completed(state):

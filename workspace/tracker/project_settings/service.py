@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import uuid
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from workspace.core import planning, tasks, workflow
 from workspace.core.models import Cycle, Module, Project, State, Task
@@ -40,6 +40,15 @@ def delete_state(
     ).all()
     for task in moving:
         tasks.update_task(task, actor_id, {"state_id": target.id})
+    # Deleted tasks go where the live ones went, so one restored later comes back in
+    # the state chosen, not in the default one; like workflow's own re-pointing of
+    # them, without a history row (they are in no list or count).
+    db.session.execute(
+        update(Task)
+        .where(Task.state_id == state.id, Task.deleted_at.is_not(None))
+        .values(state_id=target.id, state_category=target.category)
+        .execution_options(synchronize_session=False)
+    )
     # The moves' rollup triggers wait for COMMIT on PostgreSQL; run after the state's
     # delete (whose cascade takes its rollup rows) they would write to rows of a state
     # that is gone: a foreign-key violation.

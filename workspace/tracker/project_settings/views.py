@@ -54,6 +54,7 @@ def _settings_page(
         project=project,
         states=workflow.list_states(project.id),
         counts=workflow.state_task_counts(project.id),
+        archived_counts=workflow.archived_task_counts(project.id),
         cycles=planning.list_cycles(project.id),
         modules=planning.list_modules(project.id),
         cycle_counts=planning.plan_counts(project.id, Task.cycle_id),
@@ -201,7 +202,7 @@ def delete_state(
     name = state.name
     moved = service.delete_state(project, state, access.account.id, form.move_to)
     tail = f"; {moved} task{'s' if moved != 1 else ''} moved first" if moved else ""
-    return _done(org, project, f"State '{name}' deleted{tail}.", "states")
+    return _done(org, project, f"State '{name}' deleted{tail}.", "add-state")
 
 
 # -- cycles and modules -----------------------------------------------------------------

@@ -76,11 +76,21 @@ def test_the_deleted_tasks_page_lists_who_deleted_and_restores(client, acme, wor
     assert task["key"] in html and "Fix login" in html and "Keep me" not in html
     assert re.search(r"by (Acme Owner|owner@acme\.test)", html)
     assert f'Restore<span class="visually-hidden"> {task["key"]}</span>' in html
-    resp = client.post(_deleted_url(acme, project, f"/{task['id']}/restore"))
-    assert resp.status_code == 303
-    assert "No deleted tasks" in client.get(_deleted_url(acme, project)).get_data(as_text=True)
-    # Restoring again, or restoring a live task: nothing to restore.
-    assert client.post(_deleted_url(acme, project, f"/{task['id']}/restore")).status_code == 404
+    # The list's Restore comes back to the list, to restore the next.
+    assert 'name="back" value="list"' in html
+    resp = client.post(_deleted_url(acme, project, f"/{task['id']}/restore"), data={"back": "list"})
+    assert resp.status_code == 303 and resp.headers["Location"].endswith(
+        _deleted_url(acme, project)
+    )
+    back = client.get(resp.headers["Location"]).get_data(as_text=True)
+    assert "No deleted tasks" in back and f"{task['key']} “Fix login” was restored." in back
+    # A second Undo (or a teammate first): said so, on the task, not a bare 404.
+    again = client.post(_deleted_url(acme, project, f"/{task['id']}/restore"),
+                        follow_redirects=True)  # fmt: skip
+    assert again.status_code == 200
+    assert "is not deleted: it was restored already." in again.get_data(as_text=True)
+    activity = get_json(client, acme, f"/tasks/{task['id']}/activity")
+    assert [a["field"] for a in activity].count("restored") == 1
 
 
 def test_only_a_project_writer_restores_and_nothing_outside_the_project(app, client, acme,
@@ -112,7 +122,8 @@ def test_only_a_project_writer_restores_and_nothing_outside_the_project(app, cli
     assert client.post(foreign, headers=globex.headers).status_code == 404
     assert client.get(globex.url(f"/projects/{project['id']}/deleted-tasks"),
                       headers=globex.headers).status_code == 404  # fmt: skip
-    # The writer restores through the API: the task as it is now.
+    # The writer restores through the API: the task as it is now; again, the same.
     answer = client.post(restore, headers=acme.headers)
     assert answer.status_code == 200 and answer.get_json()["key"] == task["key"]
+    assert client.post(restore, headers=acme.headers).get_json() == answer.get_json()
     assert get_json(client, acme, f"/projects/{project['id']}/deleted-tasks") == []

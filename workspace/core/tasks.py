@@ -300,19 +300,20 @@ def delete_task(task: Task, actor_id: uuid.UUID | None) -> None:
     _history(task, actor_id, "deleted", new_value="true")
 
 
-def restore_task(project: Project, task_id: uuid.UUID, actor_id: uuid.UUID | None) -> Task:
+def restore_task(
+    project: Project, task_id: uuid.UUID, actor_id: uuid.UUID | None
+) -> tuple[Task, bool]:
     """A deleted task of ``project`` back in every list and count, with its key, its
-    fields and its history (404 for any other id: live, another project's, unknown)."""
-    task = db.session.scalar(
-        select(Task).where(
-            Task.id == task_id, Task.project_id == project.id, Task.deleted_at.is_not(None)
-        )
-    )
+    fields and its history; and whether this call restored it (False: it was live
+    already, a second Undo or a teammate first). 404 for another project's or none."""
+    task = db.session.scalar(select(Task).where(Task.id == task_id, Task.project_id == project.id))
     if task is None:
-        raise NotFoundError("No deleted task of this project has that id.")
+        raise NotFoundError("No task of this project has that id.")
+    if task.deleted_at is None:
+        return task, False
     task.deleted_at = None
     _history(task, actor_id, "restored", new_value="true")
-    return task
+    return task, True
 
 
 def deleted_tasks(project: Project, limit: int = 100) -> list[tuple[Task, Account | None]]:

@@ -104,4 +104,6 @@ def list_deleted_tasks(project: Project, access: Access):
     response=TaskOut,
 )
 def restore_task(project: Project, task_id: uuid.UUID, access: Access):
-    return TaskOut.model_validate(tasks.restore_task(project, task_id, access.account.id))
+    """Restoring a task that is live already answers it unchanged (a second Undo)."""
+    task, _ = tasks.restore_task(project, task_id, access.account.id)
+    return TaskOut.model_validate(task)

@@ -36,3 +36,9 @@ class DeletedTaskOut(TaskOut):
         shown = TaskOut.model_validate(task).model_dump()
         by = deleted_by.id if deleted_by is not None else None
         return cls(**shown, deleted_at=task.deleted_at, deleted_by_id=by)
+
+
+class RestoreForm(InputModel):
+    #: Where the page goes after: the task (the delete's Undo), or back to the
+    #: Deleted tasks list (its Restore buttons, to restore the next).
+    back: Literal["task", "list"] = "task"

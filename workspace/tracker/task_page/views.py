@@ -27,7 +27,7 @@ from workspace.inputs import field_errors, parse_form
 from workspace.security.permissions import Access, can
 from workspace.tracker.task_page import present
 from workspace.tracker.task_page.markdown import render_markdown
-from workspace.tracker.task_page.schemas import DescriptionPreview, TaskPageQuery
+from workspace.tracker.task_page.schemas import DescriptionPreview, RestoreForm, TaskPageQuery
 
 bp = Blueprint("task_pages", __name__)
 
@@ -173,11 +173,17 @@ def deleted(project: Project, access: Access):
 
 
 @bp.post(DELETED + "/<uuid:task_id>/restore")
-@page(action="task.write")
-def restore(org: str, project: Project, task_id: uuid.UUID, access: Access):
-    """A deleted task back where it was (the delete's Undo, the list's Restore)."""
-    task = tasks.restore_task(project, task_id, access.account.id)
-    flash(f"{task.key} “{task.title}” was restored.", "success")
+@page(action="task.write", form=RestoreForm)
+def restore(org: str, project: Project, task_id: uuid.UUID, access: Access, form: RestoreForm):
+    """A deleted task back where it was (the delete's Undo, the list's Restore); one
+    restored already (a second Undo, a teammate first) is said so, not a 404."""
+    task, restored = tasks.restore_task(project, task_id, access.account.id)
+    if restored:
+        flash(f"{task.key} “{task.title}” was restored.", "success")
+    else:
+        flash(f"{task.key} “{task.title}” is not deleted: it was restored already.", "info")
+    if form.back == "list":
+        return redirect(url_for("task_pages.deleted", org=org, project_id=project.id), 303)
     return _back(org, task)
 
 

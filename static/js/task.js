@@ -154,6 +154,7 @@
       } else if (event.key === "Escape" && comment.closest("details.task-edit")) {
         event.preventDefault();
         var edit = comment.closest("details.task-edit");
+        target.value = target.defaultValue; // Escape discards, as the title's does
         edit.open = false;
         edit.querySelector("summary").focus();
       }
@@ -169,6 +170,23 @@
       event.preventDefault();
       form.requestSubmit();
     }
+  });
+
+  // A comment edit saved swaps the whole discussion: the focus goes back to that
+  // comment's Edit button, not to the page.
+  var editedComment = null;
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var elt = event.detail && event.detail.elt;
+    var item = elt instanceof Element && elt.closest("details.task-edit") && elt.closest("li.tl-comment");
+    editedComment = item ? item.id : null;
+  });
+  document.addEventListener("htmx:afterSettle", function () {
+    if (!editedComment) return;
+    var edit = document.querySelector("#" + CSS.escape(editedComment) + " details.task-edit");
+    editedComment = null;
+    if (!edit) return;
+    // Refused (left open with its message): back in the text; saved: on Edit.
+    (edit.open ? edit.querySelector("textarea") : edit.querySelector("summary")).focus();
   });
 
   document.addEventListener("htmx:beforeRequest", function (event) {
@@ -202,7 +220,11 @@
     return target instanceof HTMLSelectElement && !!target.closest(".task-field-form[hx-trigger]");
   }
 
-  function steppingKey(target, key) {
+  function steppingKey(target, event) {
+    var key = event.key;
+    // Space, Alt+Down/Up and F4 open a select's list: its pick (Enter there, which the
+    // page never sees) is a choice, saved at once like a mouse pick.
+    if (target instanceof HTMLSelectElement && (key === " " || key === "F4" || (event.altKey && /^Arrow(Up|Down)$/.test(key)))) return false;
     if (key.length === 1 || /^(ArrowUp|ArrowDown)$/.test(key)) return true;
     if (target instanceof HTMLSelectElement) return /^(ArrowLeft|ArrowRight|Home|End|PageUp|PageDown)$/.test(key);
     return /^(Backspace|Delete)$/.test(key);
@@ -223,8 +245,10 @@
         if (saved) input.value = saved.value;
         delete input.dataset.pending;
         delete input.dataset.typing;
-      } else if (steppingKey(input, event.key)) {
+      } else if (steppingKey(input, event)) {
         input.dataset.typing = "1";
+      } else if (input instanceof HTMLSelectElement && !/^(Shift|Control|Alt|Meta|Tab)$/.test(event.key)) {
+        delete input.dataset.typing; // its list opened
       }
     },
     true

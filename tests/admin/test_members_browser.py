@@ -99,6 +99,14 @@ def test_invite_join_roles_last_owner_deactivate_and_audit(browser, live_server,
     # The page comes back at Ann's row with the focus on its menu, not at the top.
     expect(page).to_have_url(re.compile(r"/settings/members#member-[0-9a-f-]{36}$"))
     expect(_menu(page, "ann@acme.test", "Ann")).to_be_focused()
+    # On a short window the row it scrolls to sits below the sticky top bar, not under.
+    at_row = page.url
+    page.set_viewport_size({"width": 1280, "height": 320})
+    page.goto(at_row.split("#")[0])
+    page.goto(at_row)
+    topbar = page.locator(".topbar").bounding_box()
+    assert _row(page, "ann@acme.test").bounding_box()["y"] >= topbar["y"] + topbar["height"]
+    page.set_viewport_size({"width": 1280, "height": 900})
     expect(_row(page, "ann@acme.test").locator(".member-role")).to_have_text("admin")
 
     # ...and with the keyboard: Tab to the menu, Enter opens it, Escape closes it and

@@ -115,6 +115,16 @@ def test_edit_every_field_in_place_and_discuss(page, world):
     expect(timeline).to_contain_text(f"changed the state from In Progress to {moved_to}")
     expect(state_changes).to_have_count(2)
 
+    # A pick from the select's opened list (Alt+Down, Down, Enter) is a choice: saved
+    # at once, like a mouse pick (the list takes the Enter; the page never sees it).
+    kind = page.get_by_label("Kind", exact=True)
+    kind_changes = timeline.get_by_text(re.compile("changed the kind"))
+    kind.focus()
+    page.keyboard.press("Alt+ArrowDown")
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("Enter")
+    expect(kind_changes).to_have_count(2)
+
     # The assignee is one searchable picker: typing narrows the people, a click assigns.
     page.get_by_role("combobox", name="Assignee").fill("mi")
     page.get_by_role("option", name="Mia", exact=True).click()
@@ -135,21 +145,25 @@ def test_edit_every_field_in_place_and_discuss(page, world):
     comment = page.locator(".tl-comment", has_text="Reproduced on")
     expect(comment.locator(".tl-body strong")).to_have_text("Firefox")
     expect(page.get_by_label("Add a comment")).to_have_value("")
-    # Escape closes an edit, back at its Edit button; Ctrl+Enter saves one.
+    # Escape closes an edit and drops what was typed, back at its Edit button;
+    # Ctrl+Enter saves one, and the focus comes back to that comment's Edit button.
     comment.get_by_text("Edit", exact=True).click()
+    comment.get_by_label("Edit your comment").fill("Discard me")
     comment.get_by_label("Edit your comment").press("Escape")
     expect(comment.get_by_label("Edit your comment")).to_be_hidden()
     expect(comment.locator("summary", has_text="Edit")).to_be_focused()
     comment.get_by_text("Edit", exact=True).click()
+    expect(comment.get_by_label("Edit your comment")).to_have_value("Reproduced on **Firefox**")
     comment.get_by_label("Edit your comment").fill("Reproduced on Firefox and Chromium")
     comment.get_by_label("Edit your comment").press("Control+Enter")
     comment = page.locator(".tl-comment", has_text="Chromium")
     expect(comment).to_contain_text("edited")
+    expect(comment.locator("summary", has_text="Edit")).to_be_focused()
 
     # Every line says who made it, and they come in the order they happened.
     lines = page.locator("#timeline > li")
-    expect(lines).to_have_count(13)
-    for i in range(12):
+    expect(lines).to_have_count(14)
+    for i in range(13):
         expect(lines.nth(i)).to_contain_text("Acme Owner")
     expect(lines.first).to_contain_text("created the task")
     expect(lines.last).to_contain_text("Reproduced on Firefox and Chromium")

@@ -127,3 +127,30 @@ def test_only_a_project_writer_restores_and_nothing_outside_the_project(app, cli
     assert answer.status_code == 200 and answer.get_json()["key"] == task["key"]
     assert client.post(restore, headers=acme.headers).get_json() == answer.get_json()
     assert get_json(client, acme, f"/projects/{project['id']}/deleted-tasks") == []
+
+
+def test_a_deleted_tasks_page_says_so_and_offers_restore(app, client, acme, world):
+    """A bookmark or an old inbox link to a deleted task read a bare 404."""
+    task, project = world["task"], world["project"]
+    page = f"/o/{acme.slug}/tasks/{task['key']}"
+    client.post(page + "/delete")
+    gone = client.get(page)
+    html = gone.get_data(as_text=True)
+    assert gone.status_code == 404 and f"{task['key']} was deleted" in html
+    assert "“Fix login” was deleted on" in html
+    restore = _deleted_url(acme, project, f"/{task['id']}/restore")
+    assert f'action="{restore}"' in html
+    # A viewer is told, without the button; another org's member learns nothing.
+    viewer = add_person(app, acme.org_id, "vic@acme.test")
+    client.post(acme.url(f"/projects/{project['id']}/members"), headers=acme.headers,
+                json={"account_id": str(viewer.owner_id), "role": "viewer"})  # fmt: skip
+    login(client, viewer.owner_email)
+    html = client.get(page).get_data(as_text=True)
+    assert "was deleted" in html and restore not in html
+    stranger = make_org(app, "Globex", "owner@globex.test")
+    login(client, stranger.owner_email)
+    foreign = client.get(page)
+    assert foreign.status_code == 404 and "Fix login" not in foreign.get_data(as_text=True)
+    login(client, acme.owner_email)
+    missing = client.get(f"/o/{acme.slug}/tasks/{task['key']}9")
+    assert missing.status_code == 404 and "No such task" in missing.get_data(as_text=True)

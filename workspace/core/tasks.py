@@ -273,8 +273,9 @@ def get_task(org_id: uuid.UUID, task_id: uuid.UUID) -> Task:
     return task
 
 
-def get_task_by_key(org_id: uuid.UUID, key: str) -> Task:
-    """The task a key like ``WEB-12`` names (case-insensitive); 404 for anything else."""
+def get_task_by_key(org_id: uuid.UUID, key: str, *, deleted: bool = False) -> Task:
+    """The task a key like ``WEB-12`` names (case-insensitive), with ``deleted`` the
+    deleted one; 404 for anything else."""
     identifier, _, number = key.upper().rpartition("-")
     if not identifier or not number.isdigit() or len(number) > 9:
         raise NotFoundError("No such task in this organization.")
@@ -285,7 +286,7 @@ def get_task_by_key(org_id: uuid.UUID, key: str) -> Task:
             Project.org_id == org_id,
             Project.identifier == identifier,
             Task.sequence == int(number),
-            Task.deleted_at.is_(None),
+            Task.deleted_at.is_not(None) if deleted else Task.deleted_at.is_(None),
         )
     )
     if task is None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import uuid
 
-from flask import Blueprint, flash, redirect, render_template, request, url_for
+from flask import Blueprint, flash, g, redirect, render_template, request, url_for
 from werkzeug.datastructures import MultiDict
 
 from workspace.auth.guards import page
@@ -185,6 +185,26 @@ def restore(org: str, project: Project, task_id: uuid.UUID, access: Access, form
     if form.back == "list":
         return redirect(url_for("task_pages.deleted", org=org, project_id=project.id), 303)
     return _back(org, task)
+
+
+@bp.errorhandler(NotFoundError)
+def task_not_found(error: NotFoundError):
+    """A deleted task's page (a bookmark, an old inbox link) says it was deleted and
+    when, with Restore for whoever may, instead of a bare 404; any other 404 as on
+    every page. Only for a member of the org (the gate set ``g.access`` once it knew
+    that), so a task's existence never leaks outside it."""
+    access = g.get("access")
+    key = (request.view_args or {}).get("task_key")
+    if request.endpoint == "task_pages.task" and access is not None and key:
+        try:
+            task = tasks.get_task_by_key(access.org.id, key, deleted=True)
+        except NotFoundError:
+            task = None
+        if task is not None:
+            writer = can(access, "task.write", task.project_id)
+            page = render_template("tracker/task/deleted.html", task=task, can_restore=writer)
+            return page, 404
+    return render_template("error.html", code=error.status, message=error.message), error.status
 
 
 # -- comments ---------------------------------------------------------------------------

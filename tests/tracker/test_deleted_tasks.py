@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import uuid
+from datetime import datetime
 
 import pytest
 
@@ -57,6 +58,8 @@ def test_undo_in_the_flash_brings_a_deleted_task_back_as_it_was(app, client, acm
     assert "restored the deleted task" in shown
     restored = get_json(client, acme, f"/tasks/{task['id']}")
     assert (restored["key"], restored["priority"]) == (task["key"], "high")
+    updated = (datetime.fromisoformat(t["updated_at"]) for t in (restored, task))
+    assert next(updated) > next(updated)  # a restore is an update
     fields = [a["field"] for a in get_json(client, acme, f"/tasks/{task['id']}/activity")]
     assert fields[-2:] == ["deleted", "restored"]
     listed = get_json(client, acme, f"/projects/{project['id']}/tasks")

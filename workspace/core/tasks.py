@@ -297,7 +297,7 @@ def get_task_by_key(org_id: uuid.UUID, key: str, *, deleted: bool = False) -> Ta
 def delete_task(task: Task, actor_id: uuid.UUID | None) -> None:
     """Soft delete: the task leaves every list and count; its history stays, and
     :func:`restore_task` brings it back."""
-    task.deleted_at = utcnow()
+    task.deleted_at = task.updated_at = utcnow()
     _history(task, actor_id, "deleted", new_value="true")
 
 
@@ -312,7 +312,7 @@ def restore_task(
         raise NotFoundError("No task of this project has that id.")
     if task.deleted_at is None:
         return task, False
-    task.deleted_at = None
+    task.deleted_at, task.updated_at = None, utcnow()
     _history(task, actor_id, "restored", new_value="true")
     return task, True
 

@@ -419,6 +419,11 @@ def test_archive_shows_a_banner_and_restore_brings_it_back(client, acme, world):
     assert read_task(client, acme, task)["archived_at"] is not None
     html = client.get(url).get_data(as_text=True)
     assert "archived-banner" in html and "Restore</button>" in html
+    # The flash has Undo, as a delete's has: the same form, archived=false.
+    undo = re.search(r'<form method="post" action="([^"]+)" class="flash-action">(.*?)</form>',
+                     html, re.S)  # fmt: skip
+    assert undo and undo.group(1) == url + "/archive"
+    assert '<input type="hidden" name="archived" value="false">' in undo.group(2)
     assert client.post(url + "/archive", data={"archived": "false"}).status_code == 303
     assert read_task(client, acme, task)["archived_at"] is None
     assert "archived-banner" not in client.get(url).get_data(as_text=True)

@@ -264,7 +264,8 @@ def update_module(
     return _done(org, project, f"Module '{module.name}' saved.", f"module-{module_id}")
 
 
-@bp.post(SETTINGS + "/<any(cycles, modules):plans>/<uuid:plan_id>/delete")
+@bp.post(SETTINGS + "/cycles/<uuid:plan_id>/delete", defaults={"plans": "cycles"})
+@bp.post(SETTINGS + "/modules/<uuid:plan_id>/delete", defaults={"plans": "modules"})
 @page(action="project.manage_workflow")
 def delete_plan(org: str, project: Project, plans: str, plan_id: uuid.UUID, access: Access):
     """Delete a cycle or module; its tasks stay, out of it (each in its history)."""

@@ -140,7 +140,13 @@ def archive(org: str, task: Task, form: TaskPatch, access: Access):
     if form.archived is None:
         raise ServiceError("Say whether to archive or restore the task.", field="archived")
     tasks.update_task(task, access.account.id, {"archived": form.archived})
-    flash(f"{task.key} {'archived' if form.archived else 'restored'}.", "success")
+    if form.archived:
+        # Undo, as a delete has: the same form with archived=false.
+        undo = url_for("task_pages.archive", org=org, task_key=task.key)
+        flash({"text": f"{task.key} archived.", "action": undo, "label": "Undo",
+               "fields": {"archived": "false"}}, "success")  # fmt: skip
+    else:
+        flash(f"{task.key} restored.", "success")
     return _back(org, task)
 
 

@@ -17,6 +17,7 @@ from jinja2.runtime import Context
 from workspace.auth.guards import page
 from workspace.auth.sessions import current_account
 from workspace.core.dates import day, moment
+from workspace.core.names import with_article
 from workspace.core.orgs import orgs_for_account
 
 bp = Blueprint("web", __name__)
@@ -111,6 +112,7 @@ def init_app(app: Flask) -> None:
     # zone that decides its "today"; pages outside an org (your sessions and tokens,
     # the operator's pages) say UTC.
     app.add_template_filter(when, "when")
+    app.add_template_filter(with_article, "with_article")
 
     @app.url_defaults
     def static_version(endpoint: str, values: dict) -> None:

@@ -352,8 +352,8 @@ window.Workspace.highlightOption = function (box, list, index) {
 
   // A row or form action that reloads the page (a member's role, a state moved, a
   // cycle added) comes back at #<row or section id>: its [data-return-focus] control
-  // gets the focus, so a keyboard goes on from there instead of from the top. After "load": the
-  // browser's own move to the fragment would take the focus back to the viewport.
+  // gets the focus, so a keyboard goes on from there instead of from the top. After
+  // "load": the browser's own move to the fragment would take the focus back.
   window.addEventListener("load", function () {
     var id = window.location.hash.slice(1);
     var row = id && /^[A-Za-z][\w-]*$/.test(id) ? document.getElementById(id) : null;

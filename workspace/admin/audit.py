@@ -303,12 +303,12 @@ def _subject_names(org_id: uuid.UUID, rows: list[Event]) -> dict[uuid.UUID, str]
     ("(an id)" said nothing); a removed one is named by what its event kept (its
     URL), else not at all."""
     out: dict[uuid.UUID, str] = {}
+    removed = {_uuid(e.subject) for e in rows if e.kind.endswith(".deleted")}
     for prefixes, model, column in _NAMED_SUBJECTS:
         ids = {
             sid for e in rows
             if e.kind.startswith(prefixes) and (sid := _uuid(e.subject))
         }  # fmt: skip
-        removed = {_uuid(e.subject) for e in rows if e.kind.endswith(".deleted")}
         for e in rows:
             if (sid := _uuid(e.subject)) in ids and (e.data or {}).get("url"):
                 out[sid] = e.data["url"] + (" (removed)" if sid in removed else "")

@@ -29,6 +29,7 @@ from workspace.auth.guards import page, render
 from workspace.core import accounts, events, orgs
 from workspace.core.models import OrgRole
 from workspace.core.models.enforced_sso import break_glass_owners
+from workspace.core.names import with_article
 from workspace.core.schemas import AuditLogFilter
 from workspace.errors import ServiceError
 from workspace.inputs import FORM, field_errors
@@ -191,7 +192,7 @@ def _row_refused(access: Access, member_id: uuid.UUID, error: ServiceError):
 @page(action=_MANAGE, form=RoleChange, invalid=_row_refused)
 def member_role(org: str, member_id: uuid.UUID, access: Access, form: RoleChange):
     member = members.change_role(access, member_id, form.role)
-    flash(f"{member.account.name} is now {_a(member.role)}.", "success")
+    flash(f"{member.account.name} is now {with_article(member.role)}.", "success")
     return _back_to_members(org, form, member_id)
 
 
@@ -205,11 +206,6 @@ def member_role_from_groups(org: str, member_id: uuid.UUID, access: Access, form
         "success",
     )
     return _back_to_members(org, form, member_id)
-
-
-def _a(role: str) -> str:
-    """A role with its article: "an admin", "a member", "an owner"."""
-    return f"{'an' if str(role)[:1] in 'aeiou' else 'a'} {role}"
 
 
 @bp.post(MEMBERS + "/<uuid:member_id>/deactivate", endpoint="member_deactivate")
@@ -229,7 +225,7 @@ def member_deactivate(org: str, member_id: uuid.UUID, access: Access, form: Memb
 def member_reactivate(org: str, member_id: uuid.UUID, access: Access, form: MemberListQuery):
     member = members.set_active(access, member_id, True)
     # The role they had comes back with them (an admin stays an admin).
-    flash(f"{member.account.name} is active again, as {_a(member.role)}.", "success")
+    flash(f"{member.account.name} is active again, as {with_article(member.role)}.", "success")
     return _back_to_members(org, form, member_id)
 
 

@@ -122,10 +122,13 @@ def page(
     return decorate
 
 
-def render(template: str, *, status: int = 200, **context: Any) -> tuple[str, int]:
+def render(
+    template: str, *, status: int = 200, block: str | None = None, **context: Any
+) -> tuple[str, int]:
     """The page ``template``; for an HTMX request to a route that declared a
-    ``block``, only that block of it, rendered with the same context."""
-    block = g.get("page_block")
+    ``block`` (or given another ``block``, for an answer that retargets), only that
+    block of it, rendered with the same context."""
+    block = block or g.get("page_block")
     if block and htmx:
         return render_block(template, block, **context), status
     return render_template(template, **context), status

@@ -41,3 +41,9 @@ def complete(given: str | None, family: str | None, display: str | None) -> tupl
         known = given or family
         return (known, known) if known else None
     return given or guessed[0], family or guessed[1]
+
+
+def with_article(word: str) -> str:
+    """A noun with its article: "an admin", "a member", "an owner" (a role in a
+    flash or a question; the ``with_article`` filter on every page)."""
+    return f"{'an' if str(word)[:1].lower() in 'aeiou' else 'a'} {word}"

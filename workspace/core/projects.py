@@ -139,15 +139,10 @@ def get_project(org_id: uuid.UUID, project_id: uuid.UUID) -> Project:
     return project
 
 
-def list_projects(
-    org_id: uuid.UUID, *, include_archived: bool = False, archived_only: bool = False
-) -> list[Project]:
-    """The org's projects by name: the live ones, with ``include_archived`` every one,
-    with ``archived_only`` the archived ones."""
+def list_projects(org_id: uuid.UUID, *, include_archived: bool = False) -> list[Project]:
+    """The org's projects by name: the live ones, with ``include_archived`` every one."""
     query = select(Project).where(Project.org_id == org_id)
-    if archived_only:
-        query = query.where(Project.archived_at.is_not(None))
-    elif not include_archived:
+    if not include_archived:
         query = query.where(Project.archived_at.is_(None))
     return list(db.session.scalars(query.order_by(Project.name)))
 

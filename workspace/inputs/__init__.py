@@ -126,7 +126,7 @@ def _in_words(err: Any) -> str:
         return "This cannot be blank." if least <= 1 else f"Enter at least {least} characters."
     if kind == "finite_number":
         return "Enter a finite number."
-    if kind.startswith("date_") or kind == "date_type":
+    if kind.startswith("date_"):
         return "Enter a date as YYYY-MM-DD, such as 2026-11-29."
     if kind.startswith("datetime_"):
         return "Enter a date and time such as 2026-11-29T14:05:00Z."

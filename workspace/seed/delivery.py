@@ -45,7 +45,7 @@ def delivery(demo: Demo) -> None:
         subscriptions.subscribe(owner, overview, mine)
     tried = org_access(demo.org.id, colleagues[1])
     with demo.at(5):
-        trial = subscriptions.subscribe(
+        trial, _ = subscriptions.subscribe(
             tried, overview, DashboardSubscriptionIn(frequency="monthly", hour=7, day_of_month=1)
         )
     with demo.at(3):

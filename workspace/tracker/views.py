@@ -75,14 +75,16 @@ def org_home(org: str, access: Access):
 
 
 def _projects_page(access: Access, error: ServiceError | None = None):
-    """The projects page; after a refused create, with the errors and what was typed."""
+    """The projects page, archived ones apart; after a refused create, with the errors
+    and what was typed."""
+    every = projects.list_projects(access.org.id, include_archived=True)
     return render_template(
         "tracker/projects.html",
         nav_active="projects",
         errors=field_errors(error) if error else {},
         form=request.form if error else {},
-        project_list=projects.list_projects(access.org.id),
-        archived=projects.list_projects(access.org.id, archived_only=True),
+        project_list=[p for p in every if p.archived_at is None],
+        archived=[p for p in every if p.archived_at is not None],
     ), (error.status if error else 200)
 
 

@@ -54,7 +54,7 @@ def subscribe(
     PQL filter that does not parse is a 422 with the parser's message; past the caps
     (SUBSCRIPTIONS_MAX_PER_DASHBOARD, SUBSCRIPTIONS_MAX_PER_MEMBER) a 409."""
     dashboard = load_dashboard(access, dashboard_id)
-    subscription = service.subscribe(access, dashboard, body)
+    subscription, _ = service.subscribe(access, dashboard, body)
     return service.describe([subscription], access.org)[0]
 
 

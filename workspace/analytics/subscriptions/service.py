@@ -103,14 +103,18 @@ def next_send_at(org: Org, subscription: Subscription, after: datetime) -> datet
     )
 
 
-def subscribe(access: Access, dashboard: Dashboard, data: DashboardSubscriptionIn) -> Subscription:
+def subscribe(
+    access: Access, dashboard: Dashboard, data: DashboardSubscriptionIn
+) -> tuple[Subscription, bool]:
     """Subscribe the caller (or, for the dashboard's editor, ``data.account_id``); a
     second subscription of the same member to the dashboard changes the first (and
-    resumes it when paused). Checks the PQL with ``currentUser()`` the recipient."""
+    resumes it when paused). Checks the PQL with ``currentUser()`` the recipient.
+    Returns the subscription and whether it is new (False: an existing one changed)."""
     recipient = _recipient(access, dashboard, data.account_id)
     weekday, day_of_month = _check_schedule(data)
     pql = check_pql(data.pql_filter, access.org, recipient.id, "pql_filter")
     subscription = subscription_of(dashboard, recipient.id)
+    created = subscription is None
     if subscription is None:
         _check_caps(dashboard, recipient.id)
         subscription = Subscription(
@@ -128,7 +132,7 @@ def subscribe(access: Access, dashboard: Dashboard, data: DashboardSubscriptionI
     db.session.flush()
     record_event(access.org.id, "dashboard.subscribed", actor_id=access.account.id,
                  subject=str(dashboard.id), account_id=str(recipient.id))  # fmt: skip
-    return subscription
+    return subscription, created
 
 
 def subscription_of(dashboard: Dashboard, account_id: uuid.UUID) -> Subscription | None:

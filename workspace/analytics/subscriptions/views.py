@@ -65,13 +65,11 @@ def index(org: str, dashboard_id: uuid.UUID, access: Access):
 )
 def subscribe(org: str, dashboard_id: uuid.UUID, form: DashboardSubscriptionIn, access: Access):
     dashboard = load_dashboard(access, dashboard_id)
-    recipient = form.account_id or access.account.id
-    changed = service.subscription_of(dashboard, recipient) is not None
-    service.subscribe(access, dashboard, form)
-    if changed:
-        flash("Subscription changed: the next mail goes out on the new schedule.", "success")
-    else:
+    _, created = service.subscribe(access, dashboard, form)
+    if created:
         flash("Subscribed. The first mail goes out at the next scheduled hour.", "success")
+    else:
+        flash("Subscription changed: the next mail goes out on the new schedule.", "success")
     return redirect(url_for(".index", org=org, dashboard_id=dashboard_id), 303)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, flash, g, redirect, request, url_for
+from flask import Blueprint, flash, redirect, request, url_for
 
 from workspace.auth.guards import page, render
 from workspace.core.models.domains import verified_domain_names
@@ -56,12 +56,15 @@ def _page(
     errors: dict[str, str] | None = None,
     result: service.TestResult | None = None,
     status: int = 200,
+    block: str | None = None,
 ):
-    """The page, or for HTMX the route's block (the test result). ``form`` is what the
-    admin typed (the password is never shown); absent, the saved connection."""
+    """The page, or for HTMX the route's block (the test result) or ``block``.
+    ``form`` is what the admin typed (the password is never shown); absent, the saved
+    connection."""
     connection = connection_for(access.org.id)
     return render(
         "identity/ldap.html",
+        block=block,
         nav_active="settings",
         settings_active="ldap_pages.settings",
         org_slug=org,
@@ -106,13 +109,11 @@ def _not_tested(org: str, access: Access, error: ServiceError):
     if not htmx:
         return _page(org, access, request.form, errors=errors, result=result, status=400)
     # Each message beside its field, as Save shows them, not run together under the
-    # buttons: the whole settings card replaces the one on the page (HTMX swaps only
-    # 2xx answers, and the route's block is just the result).
-    g.page_block = None
-    html, _ = _page(org, access, request.form, errors=errors, result=result)
-    headers = {"HX-Retarget": "#ldap-settings", "HX-Reswap": "outerHTML",
-               "HX-Reselect": "#ldap-settings"}  # fmt: skip
-    return html, 200, headers
+    # buttons: the settings card replaces the one on the page (HTMX swaps only 2xx
+    # answers, and the route's block is just the result).
+    html, _ = _page(org, access, request.form, errors=errors, result=result,
+                    block="ldap_settings")  # fmt: skip
+    return html, 200, {"HX-Retarget": "#ldap-settings", "HX-Reswap": "outerHTML"}
 
 
 @bp.post(_URL + "/test", endpoint="test")

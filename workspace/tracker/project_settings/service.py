@@ -5,12 +5,13 @@ of it (docs/projects.md#states, #cycles-and-modules)."""
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 from sqlalchemy import select, update
 
 from workspace.core import planning, tasks, workflow
 from workspace.core.models import Cycle, Module, Project, State, Task
-from workspace.errors import ServiceError
+from workspace.errors import NotFoundError, ServiceError
 from workspace.extensions import db
 from workspace.transaction import run_deferred_triggers
 
@@ -19,27 +20,20 @@ def delete_state(
     project: Project, state: State, actor_id: uuid.UUID | None, move_to: uuid.UUID | None
 ) -> int:
     """Delete ``state``; with ``move_to``, after moving each of its tasks (archived
-    ones too) to that state of the project through ``tasks.update_task``, so each move
-    is in the task's history, the rollups and the followers' inboxes, as if made by
-    hand. Without it a state with tasks is refused (``workflow.delete_state``). Returns
-    how many tasks moved."""
+    ones too) to that state of the project. Without it a state with tasks is refused
+    (``workflow.delete_state``). Returns how many tasks moved."""
     if move_to is None:
         workflow.delete_state(project, state, actor_id)
         return 0
     if move_to == state.id:
         raise ServiceError("Choose another state to move its tasks to.", field="move_to")
-    target = db.session.scalar(
-        select(State).where(State.id == move_to, State.project_id == project.id)
-    )
-    if target is None:
-        raise ServiceError("Choose a state of this project to move the tasks to.", field="move_to")
-    moving = db.session.scalars(
-        select(Task)
-        .where(Task.state_id == state.id, Task.deleted_at.is_(None))
-        .order_by(Task.sequence)
-    ).all()
-    for task in moving:
-        tasks.update_task(task, actor_id, {"state_id": target.id})
+    try:
+        target = workflow.get_state(project, move_to)
+    except NotFoundError:  # a field of the form, not the URL: 422 on it
+        raise ServiceError(
+            "Choose a state of this project to move the tasks to.", field="move_to"
+        ) from None
+    moved = _take_out(Task.state_id == state.id, {"state_id": target.id}, actor_id)
     # Deleted tasks go where the live ones went, so one restored later comes back in
     # the state chosen, not in the default one; like workflow's own re-pointing of
     # them, without a history row (they are in no list or count).
@@ -49,28 +43,30 @@ def delete_state(
         .values(state_id=target.id, state_category=target.category)
         .execution_options(synchronize_session=False)
     )
-    # The moves' rollup triggers wait for COMMIT on PostgreSQL; run after the state's
-    # delete (whose cascade takes its rollup rows) they would write to rows of a state
-    # that is gone: a foreign-key violation.
-    db.session.flush()
-    run_deferred_triggers()
     workflow.delete_state(project, state, actor_id)
-    return len(moving)
+    return moved
 
 
 def delete_plan(project: Project, row: Cycle | Module, actor_id: uuid.UUID | None) -> int:
-    """Delete a cycle or module; its tasks (archived ones too) leave it first through
-    ``tasks.update_task``, each in its history ("removed from the cycle"), and stay in
-    the project. Returns how many left it."""
+    """Delete a cycle or module; its tasks (archived ones too) leave it first and stay
+    in the project. Returns how many left it."""
     field = "cycle_id" if isinstance(row, Cycle) else "module_id"
-    leaving = db.session.scalars(
-        select(Task)
-        .where(getattr(Task, field) == row.id, Task.deleted_at.is_(None))
-        .order_by(Task.sequence)
-    ).all()
-    for task in leaving:
-        tasks.update_task(task, actor_id, {field: None})
-    db.session.flush()
-    run_deferred_triggers()  # as for a state: the rollups' rows for the cycle go with it
+    left = _take_out(getattr(Task, field) == row.id, {field: None}, actor_id)
     planning.delete_plan(project, row, actor_id)
-    return len(leaving)
+    return left
+
+
+def _take_out(where: Any, changes: dict[str, Any], actor_id: uuid.UUID | None) -> int:
+    """Apply ``changes`` to each live task ``where`` holds through ``tasks.update_task``,
+    so each is in the task's history, the rollups and the followers' inboxes as if made
+    by hand; then run the rollup triggers the moves queued. Those wait for COMMIT on
+    PostgreSQL: run after the delete that follows (whose cascade takes the row's rollup
+    rows) they would write to rows of a state or cycle that is gone."""
+    moving = db.session.scalars(
+        select(Task).where(where, Task.deleted_at.is_(None)).order_by(Task.sequence)
+    ).all()
+    for task in moving:
+        tasks.update_task(task, actor_id, changes)
+    db.session.flush()
+    run_deferred_triggers()
+    return len(moving)

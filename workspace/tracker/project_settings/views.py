@@ -49,12 +49,13 @@ def _settings_page(
 ):
     """The settings page; ``errors`` and ``values`` are keyed by the form they belong
     to (``project``, ``new-state``, ``state-<id>`` ...)."""
+    counts, archived_counts = workflow.state_task_counts(project.id)
     html = render_template(
         "tracker/project_settings/general.html",
         project=project,
         states=workflow.list_states(project.id),
-        counts=workflow.state_task_counts(project.id),
-        archived_counts=workflow.archived_task_counts(project.id),
+        counts=counts,
+        archived_counts=archived_counts,
         cycles=planning.list_cycles(project.id),
         modules=planning.list_modules(project.id),
         cycle_counts=planning.plan_counts(project.id, Task.cycle_id),

@@ -140,11 +140,9 @@ def archive(org: str, task: Task, form: TaskPatch, access: Access):
     if form.archived is None:
         raise ServiceError("Say whether to archive or restore the task.", field="archived")
     tasks.update_task(task, access.account.id, {"archived": form.archived})
-    if form.archived:
-        # Undo, as a delete has: the same form with archived=false.
+    if form.archived:  # Undo, as a delete has: the same form with archived=false
         undo = url_for("task_pages.archive", org=org, task_key=task.key)
-        flash({"text": f"{task.key} archived.", "action": undo, "label": "Undo",
-               "fields": {"archived": "false"}}, "success")  # fmt: skip
+        _flash_undo(f"{task.key} archived.", undo, archived="false")
     else:
         flash(f"{task.key} restored.", "success")
     return _back(org, task)
@@ -156,11 +154,14 @@ def delete(org: str, task: Task, access: Access):
     """Delete the task (it leaves every list; its history stays) and go to its project."""
     tasks.delete_task(task, access.account.id)
     undo = url_for("task_pages.restore", org=org, project_id=task.project_id, task_id=task.id)
-    flash(
-        {"text": f"{task.key} “{task.title}” was deleted.", "action": undo, "label": "Undo"},
-        "success",
-    )
+    _flash_undo(f"{task.key} “{task.title}” was deleted.", undo)
     return redirect(url_for("core_pages.project", org=org, project_id=task.project_id), code=303)
+
+
+def _flash_undo(text: str, action: str, **fields: str) -> None:
+    """A success flash with an Undo button: a POST to ``action`` with ``fields``
+    (templates/base.html renders a message that is a mapping so)."""
+    flash({"text": text, "action": action, "label": "Undo", "fields": fields}, "success")
 
 
 DELETED = "/o/<org>/projects/<uuid:project_id>/deleted-tasks"

@@ -214,6 +214,9 @@ def browser_sign_in(page, base: str, email: str, password: str = PASSWORD) -> No
     page.get_by_label("Password", exact=True).fill(password)
     page.get_by_role("button", name="Sign in", exact=True).click()
     expect(page).not_to_have_url(re.compile(r"/signin"))
+    # The landing page's deferred scripts have loaded: a test's next goto would
+    # otherwise abort them, and a test watching failed requests would count that.
+    page.wait_for_load_state("load")
 
 
 def new_dashboard(client, who: OrgFixture, **body) -> dict:

@@ -28,13 +28,16 @@ def demo(live_server):
 
 
 def test_owner_creates_a_task_and_changes_its_state_in_place(page, demo):
-    failed = []
-    page.on("requestfailed", lambda request: failed.append(request.url))
     browser_sign_in(page, demo.url, "owner@acme.test", DEMO_PASSWORD)
     expect(page).to_have_url(re.compile(r"/o/acme/$"))
     page.get_by_role("link", name="Projects").first.click()
     page.get_by_role("link", name="Web App").click()
     expect(page.get_by_role("heading", name=re.compile("Web App"))).to_be_visible()
+    # Watched from here on: a click made while an earlier page still loaded its deferred
+    # scripts aborts them (net::ERR_ABORTED), which is the browser's navigation, not ours.
+    page.wait_for_load_state("load")
+    failed = []
+    page.on("requestfailed", lambda request: failed.append(request.url))
 
     # A marker on window survives only if the page is never fully reloaded.
     page.evaluate("window.__stillHere = true")

@@ -6,7 +6,14 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime, timedelta
 
-from tests.factories import add_person, login, new_task, setup_project, state_in
+from tests.factories import (
+    add_person,
+    create_project,
+    login,
+    new_task,
+    setup_project,
+    state_in,
+)
 
 TODAY = datetime.now(UTC).date()  # the org is on UTC
 
@@ -115,3 +122,22 @@ def test_a_section_it_does_not_know_is_named_on_the_error_page(client, acme):
     assert resp.status_code == 400
     assert '<dt class="mono">section</dt>' in html
     assert "Input should be &#39;assigned&#39;, &#39;created&#39; or &#39;subscribed&#39;" in html
+
+
+def test_an_archived_projects_tasks_leave_my_work_and_the_home_page(client, acme):
+    project = _work(client, acme)
+    other = create_project(client, acme, name="Ops", identifier="OPS")
+    new_task(client, acme, other, title="Still mine", assignee_id=str(acme.owner_id))
+    url = acme.url(f"/projects/{project['id']}")
+    assert client.patch(url, json={"archived": True}, headers=acme.headers).status_code == 200
+    login(client, acme.owner_email)
+
+    html = client.get(f"/o/{acme.slug}/my-work").get_data(as_text=True)
+    assert "Still mine" in html and _rows(html) == []  # no WEB- task is anyone's work now
+    assert re.search(r"Assigned to me <span class=\"badge\">1</span>", html)
+    home = client.get(f"/o/{acme.slug}/").get_data(as_text=True)
+    assert "Still mine" in home and _rows(home) == []
+
+    assert client.patch(url, json={"archived": False}, headers=acme.headers).status_code == 200
+    html = client.get(f"/o/{acme.slug}/my-work").get_data(as_text=True)
+    assert _rows(html) == ["WEB-4", "WEB-5", "WEB-3", "WEB-2", "WEB-1"]

@@ -10,8 +10,8 @@ from sqlalchemy import Select, case, func, select
 
 from workspace.analytics.drill import OPEN_WORK, expression, href, metric_clause
 from workspace.analytics.scope import counted_tasks
-from workspace.core.models import Priority, StateCategory, Task
-from workspace.core.models.projects import OPEN_CATEGORIES
+from workspace.core.models import Priority, Project, StateCategory, Task
+from workspace.core.models.projects import CLOSED_CATEGORIES, OPEN_CATEGORIES
 from workspace.extensions import db
 
 
@@ -58,19 +58,27 @@ def ordered(query: Select) -> Select:
     )
 
 
-def my_active_tasks(org_id: uuid.UUID, account_id: uuid.UUID, limit: int = 10) -> list[Task]:
-    """The home page's "Active work assigned to you": open (backlog, unstarted,
-    started), neither archived nor deleted, in :func:`ordered`'s order."""
-    return list(
-        db.session.scalars(
-            ordered(
-                select(Task).where(
-                    Task.org_id == org_id,
-                    Task.assignee_id == account_id,
-                    Task.deleted_at.is_(None),
-                    Task.archived_at.is_(None),
-                    Task.state_category.in_([c.value for c in OPEN_CATEGORIES]),
-                )
-            ).limit(limit)
-        )
+def open_work(org_id: uuid.UUID) -> Select:
+    """The org's tasks someone may still work on: not completed or cancelled (triage
+    included), neither archived nor deleted, in a project that is not archived (its page says it
+    is read-only, so its tasks are not anyone's work). The home page's "Active work"
+    and My work's sections narrow it."""
+    return select(Task).where(
+        Task.org_id == org_id,
+        Task.deleted_at.is_(None),
+        Task.archived_at.is_(None),
+        Task.state_category.not_in([c.value for c in CLOSED_CATEGORIES]),
+        Task.project_id.in_(
+            select(Project.id).where(Project.org_id == org_id, Project.archived_at.is_(None))
+        ),
     )
+
+
+def my_active_tasks(org_id: uuid.UUID, account_id: uuid.UUID, limit: int = 10) -> list[Task]:
+    """The home page's "Active work assigned to you" (backlog, unstarted, started; not
+    triage), in :func:`ordered`'s order."""
+    query = open_work(org_id).where(
+        Task.assignee_id == account_id,
+        Task.state_category.in_([c.value for c in OPEN_CATEGORIES]),
+    )
+    return list(db.session.scalars(ordered(query).limit(limit)))

@@ -14,10 +14,9 @@ from sqlalchemy import func, select
 from workspace.core import notifications, task_lists
 from workspace.core.dates import moment
 from workspace.core.models import Account, Notification, Org, Project, Task, TaskSubscription
-from workspace.core.models.projects import CLOSED_CATEGORIES
 from workspace.extensions import db
 from workspace.security.permissions import Access
-from workspace.tracker.home import ordered
+from workspace.tracker.home import open_work, ordered
 from workspace.tracker.task_page.present import relative
 
 
@@ -141,17 +140,8 @@ SECTIONS = (
 SECTION_LIMIT = 100
 
 
-def _open_tasks(org_id: uuid.UUID):
-    return select(Task).where(
-        Task.org_id == org_id,
-        Task.deleted_at.is_(None),
-        Task.archived_at.is_(None),
-        Task.state_category.not_in([c.value for c in CLOSED_CATEGORIES]),
-    )
-
-
 def _section_query(access: Access, section: str):
-    me, query = access.account.id, _open_tasks(access.org.id)
+    me, query = access.account.id, open_work(access.org.id)
     if section == "assigned":
         return query.where(Task.assignee_id == me)
     if section == "created":

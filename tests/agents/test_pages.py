@@ -46,12 +46,15 @@ def test_agents_page_creates_agent_and_shows_token_once(client, acme):
         f"/o/{acme.slug}/settings/agents",
         data={"name": "Triage Bot", "description": "Sorts bugs", "project_ids": [project["id"]]},
     )
-    assert resp.status_code == 200
-    html = resp.get_data(as_text=True)
+    # To the list, which shows the token: a reload there makes no second agent.
+    assert resp.status_code == 303
+    html = client.get(resp.location).get_data(as_text=True)
+    assert "Triage Bot was created" in html
     token = re.search(r"(ws_[A-Za-z0-9_\-]+)", html).group(1)
     assert "shown only once" in html and "/api/v1/agent/mcp" in html
     again = client.get(f"/o/{acme.slug}/settings/agents").get_data(as_text=True)
     assert "Triage Bot" in again and token not in again
+    assert again.count("Remove Triage Bot?") == 1
     tools = client.get("/api/v1/agent/tools", headers={"Authorization": f"Bearer {token}"})
     assert tools.status_code == 200
     empty = client.post(f"/o/{acme.slug}/settings/agents", data={"name": "  "})

@@ -25,15 +25,17 @@ def test_oauth_client_on_the_settings_page(app, client, acme):
     assert token_url in panel and 'data-copy="#scim-token-url"' in panel
     assert 'id="scim-client-id">scimc_' in panel and "No secret yet" in panel
 
-    first = client.post(PAGE + "/oauth/secrets", data={"expires_in_days": "30"})
-    assert first.status_code == 200
+    made = client.post(PAGE + "/oauth/secrets", data={"expires_in_days": "30"})
+    assert made.status_code == 303  # to the page that shows it: a reload adds no other
+    first = client.get(made.location)
     raw = _secret(first.get_data(as_text=True))
     assert raw.startswith("scimcs_") and "shown only once" in first.get_data(as_text=True)
     again = client.get(PAGE).get_data(as_text=True)
     assert raw not in again and raw[:10] in again  # the prefix only, from now on
     assert 'data-confirm="Revoke the secret' in again and 'data-confirm="Delete the OAuth' in again
 
-    second = _secret(client.post(PAGE + "/oauth/secrets", data={}).get_data(as_text=True))
+    second = client.post(PAGE + "/oauth/secrets", data={}, headers={"HX-Request": "true"})
+    second = _secret(second.get_data(as_text=True))  # HTMX: in the swapped panel
     assert second != raw
     html = client.get(PAGE).get_data(as_text=True)
     assert "Two secrets are live" in html and 'name="expires_in_days"' not in html

@@ -65,11 +65,18 @@ def test_settings_page_shows_base_url_and_token_once(app, client, acme):
     assert f"http://localhost/scim/v2/orgs/{acme.org_id}" in html
     assert "No token yet" in html
     resp = client.post("/o/acme/settings/scim/token")
-    html = resp.get_data(as_text=True)
+    # To the page, which shows it: a reload there does not replace the token the IdP
+    # was just given with another.
+    assert resp.status_code == 303 and resp.location.endswith("/o/acme/settings/scim")
+    html = client.get(resp.location).get_data(as_text=True)
     token = html.split('id="scim-new-token">')[1].split("<")[0]
     assert token.startswith("scim_") and "shown only once" in html and "data-copy" in html
     again = client.get("/o/acme/settings/scim").get_data(as_text=True)
     assert token not in again and token[:10] in again and "configured" in again
+    # With HTMX the panel is swapped in place, the new token in it.
+    swapped = client.post("/o/acme/settings/scim/token", headers={"HX-Request": "true"})
+    html = swapped.get_data(as_text=True)
+    assert swapped.status_code == 200 and "<html" not in html and 'id="scim-new-token">' in html
     partial = client.post("/o/acme/settings/scim/token/revoke", headers={"HX-Request": "true"})
     assert 'id="scim-token-panel"' in partial.get_data(as_text=True)
     assert "<html" not in partial.get_data(as_text=True)

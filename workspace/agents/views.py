@@ -30,6 +30,7 @@ from workspace.errors import ServiceError
 from workspace.extensions import htmx
 from workspace.inputs import field_errors, first_error
 from workspace.jobs.models import JobState
+from workspace.security import shown_once
 from workspace.security.permissions import Access, can
 
 bp = Blueprint("agents_pages", __name__)
@@ -133,8 +134,13 @@ def _agent_refused(access: Access, error: ServiceError):
 @bp.get(AGENTS, endpoint="agents")
 @page(action=_MEMBERS)
 def agents(access: Access):
-    """The org's agents and the form that makes one."""
-    return _agents_page(access)
+    """The org's agents and the form that makes one; a new one's token, once."""
+    shown = shown_once.take("agent_token")
+    try:
+        created = shown and members.get_agent(access.org.id, uuid.UUID(shown.about)).account
+    except ServiceError:  # removed since, by someone else: its token is gone too
+        created = None
+    return _agents_page(access, created=created, token=created and shown.value)
 
 
 @bp.post(AGENTS, endpoint="create_agent")
@@ -144,8 +150,9 @@ def create_agent(access: Access, form: AgentCreate):
     account, _member, raw = members.create_agent(
         access.org, **form.model_dump(), actor_id=access.account.id
     )
-    # Rendered, not redirected: the token is shown on this response only.
-    return _agents_page(access, created=account, token=raw)
+    # Shown by the page this redirects to, so a reload there makes no second agent.
+    shown_once.keep("agent_token", raw, about=account.id)
+    return redirect(url_for("agents_pages.agents", org=access.org.slug), code=303)
 
 
 @bp.post(AGENTS + "/<uuid:agent_id>/remove", endpoint="remove_agent")

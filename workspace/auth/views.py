@@ -39,6 +39,7 @@ from workspace.core.orgs import find_org, orgs_for_account
 from workspace.errors import NotFoundError, ServiceError
 from workspace.extensions import limiter
 from workspace.inputs import field_errors, parse_form, parse_query
+from workspace.security import shown_once
 from workspace.security.permissions import Access
 from workspace.transaction import transactional
 
@@ -152,15 +153,17 @@ def _token_refused(access: Access, error: ServiceError):
 @page(action="org.read")
 def tokens(access: Access):
     """Personal access tokens for the JSON API; a new one is shown once."""
-    return _tokens_page(access)
+    shown = shown_once.take("api_token")
+    return _tokens_page(access, new_token=shown and shown.value)
 
 
 @bp.post("/o/<org>/tokens", endpoint="create_token")
 @page(action="org.read", form=TokenCreate, invalid=_token_refused)
 def create_token(access: Access, form: TokenCreate):
     _, raw = api_tokens.create_token(access.account, access.org, form.name)
-    # Rendered, not redirected: the token is shown on this response only.
-    return _tokens_page(access, new_token=raw)
+    # Shown by the page this redirects to, so a reload there makes no second token.
+    shown_once.keep("api_token", raw)
+    return redirect(url_for("auth.tokens", org=access.org.slug), code=303)
 
 
 @bp.post("/o/<org>/tokens/<uuid:token_id>/revoke")

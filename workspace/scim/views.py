@@ -14,6 +14,7 @@ from workspace.auth.guards import page, render
 from workspace.errors import ServiceError
 from workspace.extensions import htmx
 from workspace.scim import oauth, tokens
+from workspace.security import shown_once
 from workspace.security.permissions import Access
 
 bp = Blueprint("scim_pages", __name__)
@@ -50,7 +51,17 @@ def _render(
 @page(action=_ACTION)
 def settings_page(org: str, access: Access):
     """Where an admin finds what to paste into the IdP's provisioning settings."""
-    return _render(access)
+    token, secret = shown_once.take("scim_token"), shown_once.take("scim_secret")
+    return _render(access, new_token=token and token.value, new_secret=secret and secret.value)
+
+
+def _show_once(access: Access, kind: str, raw: str):
+    """HTMX swaps the panel in place; a plain post is redirected to the page, which
+    shows the value, so a reload there does not replace it with another."""
+    if htmx:
+        return _render(access, **{f"new_{kind.removeprefix('scim_')}": raw})
+    shown_once.keep(kind, raw)
+    return redirect(url_for("scim_pages.settings", org=access.org.slug), code=303)
 
 
 @bp.post("/o/<org>/settings/scim/token")
@@ -58,7 +69,7 @@ def settings_page(org: str, access: Access):
 def generate_token(org: str, access: Access):
     """A new token, shown in this response only; the old one stops working."""
     _, raw = tokens.generate_token(access.org.id, access.account.id)
-    return _render(access, new_token=raw)
+    return _show_once(access, "scim_token", raw)
 
 
 @bp.post("/o/<org>/settings/scim/token/revoke")
@@ -98,7 +109,7 @@ def create_client(org: str, access: Access):
 def add_secret(org: str, access: Access, form: oauth.SecretIn):
     """A new secret, shown in this response only."""
     _, raw = oauth.add_secret(access.org.id, access.account.id, form)
-    return _render(access, new_secret=raw)
+    return _show_once(access, "scim_secret", raw)
 
 
 @bp.post("/o/<org>/settings/scim/oauth/secrets/<uuid:secret_id>/revoke")

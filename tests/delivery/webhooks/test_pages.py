@@ -33,11 +33,14 @@ def test_the_pages_from_adding_to_removing(app, client, acme, receiver):
     path = receiver.path("ok")
     made = client.post(base, data={"url": receiver.url(path), "description": "SIEM",
                                    "kinds": ["scim.*", "task.*"]})  # fmt: skip
-    assert made.status_code == 201 and made.headers["Cache-Control"] == "no-store"
-    secret = re.search(rb"whsec_[A-Za-z0-9+/=]+", made.data).group().decode()
-    receiver.secrets[path] = [secret]
-    endpoint = re.search(rf"{base}/([0-9a-f-]{{36}})".encode(), made.data).group(1).decode()
+    # To the endpoint's page, which shows the secret: a reload there makes no other.
+    assert made.status_code == 303
+    endpoint = re.search(rf"{base}/([0-9a-f-]{{36}})$", made.location).group(1)
     one = f"{base}/{endpoint}"
+    first = client.get(one)
+    assert first.status_code == 200 and first.headers["Cache-Control"] == "no-store"
+    secret = re.search(rb"whsec_[A-Za-z0-9+/=]+", first.data).group().decode()
+    receiver.secrets[path] = [secret]
     shown = client.get(one)
     assert shown.status_code == 200 and secret.encode() not in shown.data
     assert b"scim.*" in client.get(base).data
@@ -61,6 +64,8 @@ def test_the_pages_from_adding_to_removing(app, client, acme, receiver):
     assert b"Rotate the secret" in client.get(one + "/rotate").data
     assert client.post(one + "/rotate").status_code == 303
     rotated = client.post(one + "/rotate", data={"confirm": "true"})
+    assert rotated.status_code == 303 and rotated.location.endswith(one)
+    rotated = client.get(one)
     new = re.search(rb"whsec_[A-Za-z0-9+/=]+", rotated.data).group().decode()
     assert new != secret and b"previous secret still signs" in rotated.data
     assert b"Remove the endpoint" in client.get(one + "/delete").data

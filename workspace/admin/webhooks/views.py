@@ -10,7 +10,7 @@ import json
 import uuid
 from collections.abc import Iterator
 
-from flask import Blueprint, Response, flash, make_response, redirect, stream_with_context, url_for
+from flask import Blueprint, Response, flash, redirect, stream_with_context, url_for
 
 from workspace.admin.webhooks import jsonl
 from workspace.admin.webhooks.schemas import ConfirmForm, EndpointEdit, EndpointIn, EndpointPatch
@@ -19,6 +19,7 @@ from workspace.core import events
 from workspace.delivery.webhooks import service
 from workspace.delivery.webhooks.kinds import GROUPS, KINDS
 from workspace.errors import ServiceError
+from workspace.security import shown_once
 from workspace.security.permissions import Access
 
 bp = Blueprint("webhooks_pages", __name__)
@@ -32,11 +33,11 @@ def _choices() -> list[tuple[str, str]]:
     return list(GROUPS.items()) + list(KINDS.items())
 
 
-def _no_store(body):
-    """A page holding a secret is not kept by the browser or a proxy."""
-    response = make_response(body)
-    response.headers["Cache-Control"] = "no-store"
-    return response
+def _show_secret(org: str, endpoint_id: uuid.UUID, secret: str):
+    """To the endpoint's page, which shows the secret: a reload there neither makes
+    another endpoint nor rotates again."""
+    shown_once.keep("webhook_secret", secret, about=endpoint_id)
+    return redirect(url_for("webhooks_pages.show", org=org, endpoint_id=endpoint_id), code=303)
 
 
 def _list_page(org: str, access: Access, *, errors=None, values=None, status: int = 200):
@@ -82,15 +83,15 @@ def create(org: str, form: EndpointIn, access: Access):
     """Register the endpoint and show its secret, this once."""
     created = service.create(access.org.id, access.account.id, url=form.url, kinds=form.kinds,
                              description=form.description)  # fmt: skip
-    return _no_store(_endpoint_page(org, created.endpoint.id, access, secret=created.secret,
-                                    status=201))  # fmt: skip
+    return _show_secret(org, created.endpoint.id, created.secret)
 
 
 @bp.get(ONE)
 @page(action=ACTION)
 def show(org: str, endpoint_id: uuid.UUID, access: Access):
-    """The endpoint, its settings form and its delivery log."""
-    return _endpoint_page(org, endpoint_id, access)
+    """The endpoint, its settings form and its delivery log; a new secret, once."""
+    shown = shown_once.take("webhook_secret", about=endpoint_id)
+    return _endpoint_page(org, endpoint_id, access, secret=shown and shown.value)
 
 
 @bp.post(ONE)
@@ -161,7 +162,7 @@ def rotate(org: str, endpoint_id: uuid.UUID, form: ConfirmForm, access: Access):
         return _ask_again(org, endpoint_id, "rotate")
     endpoint = service.get_endpoint(access.org.id, endpoint_id)
     created = service.rotate(endpoint, access.account.id)
-    return _no_store(_endpoint_page(org, endpoint_id, access, secret=created.secret))
+    return _show_secret(org, endpoint_id, created.secret)
 
 
 @bp.get(ONE + "/delete")

@@ -193,9 +193,9 @@ def test_an_account_with_its_own_sign_in_gets_no_link(app, client, acme):
     assert body["sign_in_url"] is None and "sign in as usual" in body["message"]
     assert body["member"]["active"] is True
     login(client, acme.owner_email)
-    page = client.post(f"/o/{acme.slug}/settings/members/invite", data={"email": "fresh@acme.test"})
-    assert page.status_code == 200
-    html = page.get_data(as_text=True)
+    made = client.post(f"/o/{acme.slug}/settings/members/invite", data={"email": "fresh@acme.test"})
+    assert made.status_code == 302 and made.location.endswith("/members#invite-result")
+    html = client.get(made.location).get_data(as_text=True)
     assert 'data-copy="#invite-link"' in html and "shown only once" in html
     assert "/invite/" in html
     # The list shows the invited person as joined by invitation.

@@ -22,7 +22,7 @@ from flask import (
     url_for,
 )
 
-from workspace.admin import audit, invitations, members
+from workspace.admin import audit, invitations, invite_result, members
 from workspace.admin.schemas import InvitationCreate, MemberListQuery, OrgSettings, RoleChange
 from workspace.auth import invites
 from workspace.auth.guards import page, render
@@ -90,17 +90,15 @@ def _members_page(
     *,
     errors: dict[str, str] | None = None,
     row_errors: dict | None = None,
-    invitation: invites.Invitation | None = None,
     invite_form=None,
     reactivate=None,
-    resent: bool = False,
     status: int = 200,
 ):
     """The list (``query``: its search and page; the first page of everyone without),
     the invitation form, and what the last action refused or made."""
     query = query or MemberListQuery()
     listing, has_next = members.list_page(access.org.id, query)
-    link = None
+    invitation, link = invite_result.take(), None
     if invitation is not None and invitation.token:
         link = _invite_url(invitation.token)
     roles = [r for r in OrgRole if r != OrgRole.OWNER or access.role == OrgRole.OWNER]
@@ -115,7 +113,6 @@ def _members_page(
         facets=members.facets(access.org.id, query),
         joined_labels=accounts.JOINED_VIA_LABELS,
         join_links=invitations.join_links(access.org.id),
-        resent=resent,
         has_next=has_next,
         roles=roles,
         errors=errors or {},
@@ -134,12 +131,14 @@ def _invite_url(token: str) -> str:
     return base.rstrip("/") + url_for("auth.invite", token=token)
 
 
-def _back_to_members(org: str, query: MemberListQuery, member_id: uuid.UUID | None = None):
+def _back_to_members(
+    org: str, query: MemberListQuery, member_id: uuid.UUID | None = None, anchor: str = ""
+):
     """Back to the list the admin was on (its search, filters and page travel in the
     form), at the row acted on: its Actions button gets the focus (app.js), instead of
     the top of a long list and the focus on the page."""
     page_no = query.page if query.page > 1 else None
-    anchor = f"member-{member_id}" if member_id else None
+    anchor = f"member-{member_id}" if member_id else anchor or None
     return redirect(
         url_for(
             "admin_pages.settings_members", org=org, page=page_no, _anchor=anchor,
@@ -177,7 +176,9 @@ def invite_member(access: Access, form: InvitationCreate):
     invitation = invites.invite(
         access.org, access.member, form.email, name=form.name, role=form.role
     )
-    return _members_page(access, invitation=invitation)
+    # Shown by the list this redirects to: a reload there does not invite again.
+    invite_result.keep(invitation)
+    return _back_to_members(access.org.slug, MemberListQuery(), anchor="invite-result")
 
 
 def _row_refused(access: Access, member_id: uuid.UUID, error: ServiceError):
@@ -232,9 +233,9 @@ def member_reactivate(org: str, member_id: uuid.UUID, access: Access, form: Memb
 @bp.post(MEMBERS + "/<uuid:member_id>/resend", endpoint="invite_resend")
 @page(action=_MANAGE, form=MemberListQuery, invalid=_row_refused)
 def invite_resend(access: Access, member_id: uuid.UUID, form: MemberListQuery):
-    """A new one-time link for a pending invitation, shown once on this answer."""
-    invitation = invitations.resend(access, member_id)
-    return _members_page(access, form, invitation=invitation, resent=True)
+    """A new one-time link for a pending invitation, shown once on the list."""
+    invite_result.keep(invitations.resend(access, member_id), resent=True)
+    return _back_to_members(access.org.slug, form, anchor="invite-result")
 
 
 @bp.post(MEMBERS + "/<uuid:member_id>/revoke", endpoint="invite_revoke")

@@ -49,5 +49,17 @@ def test_the_webhook_pages_are_accessible_and_work_by_keyboard(browser, live_ser
         page.keyboard.press("Enter")
         expect(page.locator("main h1")).to_have_text("Rotate the signing secret")
         check_page(page, 390)
+        # The page is the question: its button does not ask again in a dialog.
+        dialogs = []
+        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+        page.get_by_role("button", name="Rotate the secret").focus()
+        page.keyboard.press("Enter")
+        expect(page.locator("#secret")).to_contain_text("whsec_")
+        assert dialogs == []
+        # A reload of the page that showed it is a GET that shows it no more, and
+        # rotates nothing.
+        page.reload()
+        expect(page.locator("main h1")).to_be_visible()
+        expect(page.locator("#secret")).to_have_count(0)
     finally:
         context.close()

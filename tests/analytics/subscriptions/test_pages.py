@@ -5,6 +5,8 @@ the history, removing after a confirmation page."""
 
 from __future__ import annotations
 
+import re
+
 from tests.analytics.subscriptions.conftest import Team, run_sends
 from tests.factories import login
 
@@ -43,9 +45,7 @@ def test_subscribe_send_now_and_remove_on_the_page(app, client, team: Team):
     assert '<option value="2" selected>Wednesday</option>' in page and 'value="9"' in page
     again = client.post(_page_url(team), data={"frequency": "daily", "hour": "9"},
                         follow_redirects=True)  # fmt: skip
-    assert "Subscription changed: the next mail goes out on the new schedule." in again.get_data(
-        as_text=True
-    )
+    assert "Your subscription changed: daily at 09:00 from now on." in again.get_data(as_text=True)
     assert client.post(_page_url(team), data={"frequency": "weekly", "weekday": "2",
                                                "hour": "9"}).status_code == 303  # fmt: skip
 
@@ -76,3 +76,33 @@ def test_the_owner_picks_the_recipient(client, team: Team):
     page = client.get(_page_url(team)).get_data(as_text=True)
     assert "Subscribe someone, or change your subscription" in page
     assert '<option value="daily" selected>' in page and 'value="17"' in page
+
+
+def test_the_owner_changes_a_members_subscription_only_from_it(client, team: Team):
+    """Picking someone already subscribed in a form that held another schedule
+    replaced theirs, filter and all, unseen: it is refused, and their row's Edit
+    loads their subscription into the form."""
+    world = team.world
+    member = str(world.member.owner_id)
+    login(client, world.member.owner_email)
+    theirs = {"frequency": "daily", "hour": "9", "pql_filter": "assignee = currentUser()"}
+    assert client.post(_page_url(team), data=theirs).status_code == 303
+    login(client, world.acme.owner_email)
+
+    blank = {"frequency": "weekly", "weekday": "0", "hour": "8", "account_id": member}
+    refused = client.post(_page_url(team), data=blank)
+    html = refused.get_data(as_text=True)
+    assert refused.status_code == 409
+    assert "already gets this dashboard daily at 09:00 with a filter" in html
+    assert 'id="f-account_id-error"' in html
+    page = client.get(_page_url(team)).get_data(as_text=True)
+    assert "daily at 09:00" in page and "assignee = currentUser()" in page  # kept
+
+    edit = re.search(r'href="([^"]+recipient=[^"#]+)#subscribe"', page).group(1)
+    form = client.get(edit.replace("&amp;", "&")).get_data(as_text=True)
+    assert "Change " in form and "s subscription" in form
+    assert f'name="loaded_for" value="{member}"' in form
+    assert 'value="assignee = currentUser()"' in form and '<option value="daily" selected>' in form
+    changed = {**theirs, "hour": "10", "account_id": member, "loaded_for": member}
+    saved = client.post(_page_url(team), data=changed, follow_redirects=True)
+    assert "The subscription changed: daily at 10:00 from now on." in saved.get_data(as_text=True)

@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from workspace.inputs import InputModel, OutputModel
+from workspace.inputs import InputModel, OutputModel, QueryModel
 
 #: PQL of a subscription: the dashboards' own bound.
 MAX_PQL = 2000
@@ -26,6 +26,19 @@ class DashboardSubscriptionIn(InputModel):
     day_of_month: Annotated[int | None, Field(ge=1, le=31)] = None
     pql_filter: Annotated[str | None, Field(max_length=MAX_PQL)] = None
     account_id: uuid.UUID | None = None
+
+
+class SubscriptionForm(DashboardSubscriptionIn):
+    """The page's form: the schedule, and whose subscription the form was loaded with
+    (none: a blank form). Someone picked as recipient who has a subscription the form
+    was not loaded with is asked about, not replaced unseen (service.subscribe)."""
+
+    loaded_for: uuid.UUID | None = None
+
+
+class SubscriptionPageQuery(QueryModel):
+    #: Whose subscription the form holds (a row's Edit); the caller's own without.
+    recipient: uuid.UUID | None = None
 
 
 class SubscriptionSendOut(OutputModel):

@@ -27,7 +27,7 @@ from workspace.analytics.subscriptions.schemas import (
 )
 from workspace.core.events import record_event
 from workspace.core.models import Account, AccountKind, Org, OrgMember
-from workspace.core.orgs import active_membership
+from workspace.core.orgs import WEEKDAYS, active_membership
 from workspace.errors import ConflictError, ForbiddenError, NotFoundError, ServiceError
 from workspace.extensions import db
 from workspace.jobs import service as jobs
@@ -104,16 +104,33 @@ def next_send_at(org: Org, subscription: Subscription, after: datetime) -> datet
 
 
 def subscribe(
-    access: Access, dashboard: Dashboard, data: DashboardSubscriptionIn
+    access: Access,
+    dashboard: Dashboard,
+    data: DashboardSubscriptionIn,
+    *,
+    replace_unseen: bool = True,
+    shown_for: uuid.UUID | None = None,
 ) -> tuple[Subscription, bool]:
     """Subscribe the caller (or, for the dashboard's editor, ``data.account_id``); a
     second subscription of the same member to the dashboard changes the first (and
     resumes it when paused). Checks the PQL with ``currentUser()`` the recipient.
+    The API replaces an existing one as documented; the page passes ``replace_unseen``
+    False and whose subscription its form showed (``shown_for``), and another member's
+    subscription the caller was not shown is refused, not replaced unseen (the form
+    always shows the caller's own).
     Returns the subscription and whether it is new (False: an existing one changed)."""
     recipient = _recipient(access, dashboard, data.account_id)
     weekday, day_of_month = _check_schedule(data)
     pql = check_pql(data.pql_filter, access.org, recipient.id, "pql_filter")
     subscription = subscription_of(dashboard, recipient.id)
+    unseen = shown_for != recipient.id and recipient.id != access.account.id
+    if subscription is not None and not replace_unseen and unseen:
+        raise ConflictError(
+            f"{recipient.name} already gets this dashboard {schedule_words(subscription)}"
+            f"{' with a filter' if subscription.pql_filter else ''}. To change it, choose "
+            "Edit on their subscription below, where the form shows what it is now.",
+            field="account_id",
+        )
     created = subscription is None
     if subscription is None:
         _check_caps(dashboard, recipient.id)
@@ -133,6 +150,16 @@ def subscribe(
     record_event(access.org.id, "dashboard.subscribed", actor_id=access.account.id,
                  subject=str(dashboard.id), account_id=str(recipient.id))  # fmt: skip
     return subscription, created
+
+
+def schedule_words(subscription: Subscription | DashboardSubscriptionOut) -> str:
+    """ "daily at 09:00", "weekly on Monday at 08:00", "monthly on day 3 at 08:00"."""
+    on = ""
+    if subscription.frequency == "weekly":
+        on = f" on {WEEKDAYS[subscription.weekday or 0].capitalize()}"
+    elif subscription.frequency == "monthly":
+        on = f" on day {subscription.day_of_month}"
+    return f"{subscription.frequency}{on} at {subscription.hour:02d}:00"
 
 
 def subscription_of(dashboard: Dashboard, account_id: uuid.UUID) -> Subscription | None:

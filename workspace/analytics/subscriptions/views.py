@@ -11,9 +11,14 @@ from flask import Blueprint, flash, redirect, url_for
 
 from workspace.analytics.dashboards.service import load_dashboard
 from workspace.analytics.subscriptions import service
-from workspace.analytics.subscriptions.schemas import DashboardSubscriptionIn
+from workspace.analytics.subscriptions.schemas import (
+    DashboardSubscriptionIn,
+    SubscriptionForm,
+    SubscriptionPageQuery,
+)
 from workspace.auth.guards import form_again, page, render
 from workspace.core.dates import moment
+from workspace.core.orgs import WEEKDAYS
 from workspace.extensions import csrf, limiter
 from workspace.security.permissions import Access
 from workspace.transaction import transactional
@@ -23,14 +28,16 @@ bp = Blueprint("subscriptions_pages", __name__)
 public = Blueprint("subscriptions_public", __name__)
 
 PATH = "/o/<org>/dashboards/<uuid:dashboard_id>/subscriptions"
-WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
 
 
 def _page(org: str, dashboard_id: uuid.UUID, access: Access, *, errors=None, values=None,
-          status: int = 200):  # fmt: skip
+          status: int = 200, recipient: uuid.UUID | None = None):  # fmt: skip
     dashboard = load_dashboard(access, dashboard_id, "dashboard.read")
     subscriptions = service.list_subscriptions(access, dashboard)
     rows = service.describe(subscriptions, access.org)
+    # The form holds the subscription a row's Edit chose, else the caller's own.
+    wanted = recipient or access.account.id
+    loaded = next((r for r in rows if r.account_id == wanted), None)
     histories = {s.id: service.history(s)[:10] for s in subscriptions}
     zone = access.org.zone
     return render(
@@ -38,38 +45,44 @@ def _page(org: str, dashboard_id: uuid.UUID, access: Access, *, errors=None, val
         status=status,
         dashboard=dashboard,
         rows=rows,
+        loaded=loaded,
+        schedule_words=service.schedule_words,
         histories=histories,
         members=service.subscribable(access, dashboard),
         manages=service.may_manage_all(access, dashboard),
         zone=str(zone),
         local=lambda instant: moment(instant, zone, weekday=True),
-        weekdays=WEEKDAYS,
-        weekday_choices=list(enumerate(WEEKDAYS)),
+        weekday_choices=[(i, day.capitalize()) for i, day in enumerate(WEEKDAYS)],
         errors=errors or {},
         values=values or {},
     )
 
 
 @bp.get(PATH)
-@page(action="dashboard.read")
-def index(org: str, dashboard_id: uuid.UUID, access: Access):
+@page(action="dashboard.read", form=SubscriptionPageQuery)
+def index(org: str, dashboard_id: uuid.UUID, access: Access, form: SubscriptionPageQuery):
     """The schedule form, the subscriptions the caller sees and their sends."""
-    return _page(org, dashboard_id, access)
+    return _page(org, dashboard_id, access, recipient=form.recipient)
 
 
 @bp.post(PATH)
 @page(
     action="dashboard.subscribe",
-    form=DashboardSubscriptionIn,
+    form=SubscriptionForm,
     invalid=form_again(_page, "subscribe"),
 )
-def subscribe(org: str, dashboard_id: uuid.UUID, form: DashboardSubscriptionIn, access: Access):
+def subscribe(org: str, dashboard_id: uuid.UUID, form: SubscriptionForm, access: Access):
     dashboard = load_dashboard(access, dashboard_id)
-    _, created = service.subscribe(access, dashboard, form)
+    data = DashboardSubscriptionIn(**form.model_dump(exclude={"loaded_for"}))
+    subscription, created = service.subscribe(
+        access, dashboard, data, replace_unseen=False, shown_for=form.loaded_for
+    )
+    whose = "Your" if subscription.account_id == access.account.id else "The"
+    when = service.schedule_words(subscription)
     if created:
-        flash("Subscribed. The first mail goes out at the next scheduled hour.", "success")
+        flash(f"Subscribed: {when}. The first mail goes out at the next one.", "success")
     else:
-        flash("Subscription changed: the next mail goes out on the new schedule.", "success")
+        flash(f"{whose} subscription changed: {when} from now on.", "success")
     return redirect(url_for(".index", org=org, dashboard_id=dashboard_id), 303)
 
 

@@ -131,7 +131,7 @@ def test_delete_asks_through_htmx_then_goes_to_the_list(client, world: World):
     dash = new_dashboard(client, world.acme)
     login(client, world.acme.owner_email)
     html = client.get(_page(world, dash["id"])).get_data(as_text=True)
-    assert 'data-confirm="Delete “Team” and its widgets?"' in html
+    assert 'data-confirm="Delete “Team” and its widgets? This cannot be undone."' in html
     resp = client.post(_page(world, dash["id"], "/delete"), headers={"HX-Request": "true"})
     assert resp.status_code == 204
     assert resp.headers["HX-Redirect"] == f"/o/{world.acme.slug}/dashboards"

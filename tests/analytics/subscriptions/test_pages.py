@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from tests.analytics.subscriptions.conftest import Team, run_sends
+from tests.analytics.subscriptions.conftest import Team, run_sends, subscribe
 from tests.factories import login
 
 
@@ -106,3 +106,22 @@ def test_the_owner_changes_a_members_subscription_only_from_it(client, team: Tea
     changed = {**theirs, "hour": "10", "account_id": member, "loaded_for": member}
     saved = client.post(_page_url(team), data=changed, follow_redirects=True)
     assert "The subscription changed: daily at 10:00 from now on." in saved.get_data(as_text=True)
+
+
+def test_the_delete_says_whose_subscriptions_and_alerts_go_with_it(client, team: Team):
+    """Deleting a published dashboard takes other members' subscriptions and alerts
+    with it (a cascade): its confirmation counts them, the owner's apart."""
+    world = team.world
+    assert subscribe(client, team, world.member).status_code == 201
+    assert subscribe(client, team, world.acme).status_code == 201
+    widget = client.get(team.url(), headers=world.acme.headers).get_json()["widgets"][0]
+    alert = {"dashboard_id": team.dashboard_id, "widget_id": widget["id"],
+             "condition": "above", "threshold": 2}  # fmt: skip
+    made = client.post(world.url("/alerts"), json=alert, headers=world.member.headers)
+    assert made.status_code == 201, made.get_json()
+    login(client, world.acme.owner_email)
+    html = client.get(_page_url(team).rsplit("/subscriptions", 1)[0]).get_data(as_text=True)
+    assert (
+        "Delete “Team review”, its widgets, 1 alert (someone else&#39;s) and 2 email"
+        " subscriptions (1 of them other people&#39;s)? This cannot be undone." in html
+    )

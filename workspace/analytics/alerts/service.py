@@ -19,7 +19,12 @@ from workspace.analytics.alerts.models import Alert, AlertEvent, AlertState, Con
 from workspace.analytics.alerts.schemas import AlertDetail, AlertEventOut, AlertFields, AlertOut
 from workspace.analytics.dashboards.compute import WidgetSpec
 from workspace.analytics.dashboards.models import Dashboard, Visibility
-from workspace.analytics.dashboards.service import get_widget, load_dashboard
+from workspace.analytics.dashboards.service import (
+    DEPENDENTS,
+    Dependents,
+    get_widget,
+    load_dashboard,
+)
 from workspace.core.events import record_event
 from workspace.core.models import Account, AccountKind, OrgMember
 from workspace.core.orgs import active_membership
@@ -265,3 +270,18 @@ def members(access: Access, dashboard: Dashboard | None) -> list[tuple[uuid.UUID
         .order_by(Account.name)
     )
     return [(row.id, row.name) for row in db.session.execute(statement)]
+
+
+def _on_dashboard(dashboard: Dashboard, account_id: uuid.UUID) -> Dependents:
+    """The dashboard's alerts, the caller's and others', for its delete's
+    confirmation (dashboards.service.what_goes_with)."""
+    mine = Alert.account_id == account_id
+    yours, others = db.session.execute(
+        select(func.count().filter(mine), func.count().filter(~mine)).where(
+            Alert.dashboard_id == dashboard.id
+        )
+    ).one()
+    return Dependents(("alert", "alerts"), yours or 0, others or 0)
+
+
+DEPENDENTS.append(_on_dashboard)

@@ -15,6 +15,7 @@ commits.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -265,6 +266,41 @@ def update_dashboard(
     record_event(org.id, "dashboard.updated", actor_id=actor_id, subject=str(dashboard.id))
     db.session.flush()
     return dashboard
+
+
+@dataclass(frozen=True)
+class Dependents:
+    """Things of one kind that go with a dashboard when it is deleted."""
+
+    #: Singular and plural: ("email subscription", "email subscriptions").
+    names: tuple[str, str]
+    yours: int
+    others: int
+
+    def words(self) -> str:
+        total = self.yours + self.others
+        said = f"{total} {self.names[total != 1]}"
+        if not self.others:
+            return said
+        if not self.yours:
+            return f"{said} ({'someone else' if total == 1 else 'other people'}'s)"
+        return f"{said} ({self.others} of them other people's)"
+
+
+#: Counters the packages above register (subscriptions, alerts): what they keep on a
+#: dashboard, for ``account_id`` and for everyone else. They sit above this package,
+#: which cannot import them, and their rows go by the database's cascade.
+DEPENDENTS: list[Callable[[Dashboard, uuid.UUID], Dependents]] = []
+
+
+def delete_question(dashboard: Dashboard, account_id: uuid.UUID) -> str:
+    """The delete's confirmation, saying what goes beyond the widgets: "Delete “Ops”,
+    its widgets, 3 email subscriptions (2 of them other people's) and 1 alert? ..."."""
+    counted = sorted((count(dashboard, account_id) for count in DEPENDENTS), key=lambda d: d.names)
+    parts = ["its widgets"] + [d.words() for d in counted if d.yours + d.others]
+    listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    joint = " and " if len(parts) == 1 else ", "
+    return f"Delete “{dashboard.name}”{joint}{listed}? This cannot be undone."
 
 
 def delete_dashboard(dashboard: Dashboard, actor_id: uuid.UUID) -> None:

@@ -151,10 +151,11 @@ def _render_show(
     """The grid; its cards' bodies come in the next request (:func:`bodies`). The filter
     layers are compiled here only to say whether they are broken."""
     query = DashboardQuery.of(access, dashboard, _view_filter(), view_range)
+    can_edit = can_object(access, dashboard, "dashboard.edit")
     return render_template(
         "dashboards/show.html",
         dashboard=dashboard,
-        can_edit=can_object(access, dashboard, "dashboard.edit"),
+        can_edit=can_edit,
         can_duplicate=can_object(access, dashboard, "dashboard.create"),
         view_filter=query.view_filter,
         filter_error=query.filter_error,
@@ -164,6 +165,7 @@ def _render_show(
         saved_range=ranges.DateRange.of(dashboard),
         range_options=list(ranges.PRESET_WORDS.items()),
         pdf_available=pdf_charts.pdf_available(),
+        delete_question=service.delete_question(dashboard, access.account.id) if can_edit else "",
         nav_active="dashboards",
         **extra,
     )

@@ -362,3 +362,21 @@ def test_nul_characters_never_reach_the_database(client, world: World):
         world.url(f"/dashboards/{dash['id']}/compute"), query_string={"filter": "\x00"}, headers=h
     )
     assert resp.status_code == 400
+
+
+def test_a_default_title_follows_the_settings_and_a_chosen_one_stays(client, world: World):
+    """A widget saved with a blank title took "Tasks by priority" as fixed text, which
+    stayed over a chart regrouped by kind (and in its PDF and alert mails)."""
+    dash = new_dashboard(client, world.acme)
+    plain = add_widget(client, world.acme, dash["id"], dimension="priority")
+    named = add_widget(client, world.acme, dash["id"], title="Triage", dimension="priority")
+    assert plain["title"] == "Tasks by priority"
+
+    def regroup(widget: dict) -> str:
+        url = world.url(f"/dashboards/{dash['id']}/widgets/{widget['id']}")
+        resp = client.patch(url, json={"dimension": "kind"}, headers=world.acme.headers)
+        assert resp.status_code == 200, resp.get_json()
+        return resp.get_json()["title"]
+
+    assert regroup(plain) == "Tasks by kind"
+    assert regroup(named) == "Triage"

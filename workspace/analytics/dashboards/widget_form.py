@@ -85,7 +85,12 @@ def render_form(
     # The form shows what was typed, refused or not ("kind = = bug" stays beside its
     # error, test_pages.py); a blank title keeps its placeholder.
     typed = request.values
-    shown = {**values, "title": typed.get("title", current.get("title", ""))}
+    title = typed.get("title", current.get("title", ""))
+    if current and title == service.default_title(
+        current["metric"], current["dimension"], current["interval"]
+    ):
+        title = ""  # the default: a blank box whose placeholder follows the settings
+    shown = {**values, "title": title}
     shown["filter"] = typed.get("filter", current.get("filter")) or ""
     saved_top_n = current.get("top_n")
     shown["top_n"] = typed.get("top_n", "" if saved_top_n is None else str(saved_top_n))

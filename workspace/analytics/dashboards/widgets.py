@@ -58,9 +58,14 @@ def widget_values(
     _time_settings(org, values, changed)
     values["project_id"] = project_in_org(org.id, values["project_id"])
     values["filter"] = check_pql(values["filter"], org, account_id, "filter")
-    values["title"] = values["title"] or default_title(
-        values["metric"], values["dimension"], values["interval"]
+    # A title that was its settings' default (left blank, or sent back unchanged by
+    # the edit form) follows the settings: "Tasks by priority" regrouped by kind
+    # becomes "Tasks by kind", not a stale title over another chart.
+    was_default = bool(current) and values["title"] == default_title(
+        current["metric"], current["dimension"], current["interval"]
     )
+    if not values["title"] or was_default:
+        values["title"] = default_title(values["metric"], values["dimension"], values["interval"])
     return values
 
 

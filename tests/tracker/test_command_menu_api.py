@@ -225,3 +225,20 @@ def test_bad_input_is_a_4xx_or_nothing_found_never_a_500(client, site):
     for q in ("*", "-1", "NOT", '"', "web-", "(", "OR AND"):
         resp = client.get(site.acme.url(MENU), query_string={"q": q}, headers=h)
         assert resp.status_code == 200, (q, resp.get_data(as_text=True))
+
+
+def test_every_settings_section_can_be_opened_from_the_menu():
+    """The settings sidebar and the menu's pages are two lists; Webhooks was in the
+    first only, so Ctrl-K "webhooks" found nothing."""
+    import re
+    from pathlib import Path
+
+    from workspace.tracker.command_menu.service import PAGES
+
+    layout = Path(__file__).resolve().parents[2] / "templates" / "settings" / "_layout.html"
+    sections = re.findall(r'\("([^"]+)", "([a-z_]+\.[a-z_]+)"\)', layout.read_text())
+    assert len(sections) >= 12
+    menu = {endpoint: label for label, endpoint, _ in PAGES}
+    assert {e: f"Settings: {label}" for label, e in sections} == {
+        e: menu.get(e) for _, e in sections
+    }

@@ -47,6 +47,7 @@ PAGES: tuple[tuple[str, str, str], ...] = (
     ("Task list of the org", "tracker_search.search", "find filter pql all tasks"),
     ("Analytics", "analytics_pages.index", "charts reports"),
     ("Dashboards", "dashboards_pages.index", "all dashboards"),
+    ("Alerts", "alerts_pages.index", "alert threshold notify"),
     ("API tokens", "auth.tokens", "personal access token"),
     ("Your sessions", "session_pages.mine", "devices sign out"),
     ("Settings: General", "admin_pages.settings", "organization name time zone"),
@@ -60,6 +61,7 @@ PAGES: tuple[tuple[str, str, str], ...] = (
     ("Settings: LDAP", "ldap_pages.settings", "directory active directory"),
     ("Settings: AI model", "agents_pages.ai_settings", "llm provider"),
     ("Settings: Agents", "agents_pages.agents", "bots"),
+    ("Settings: Webhooks", "webhooks_pages.index", "webhook endpoints events deliveries"),
     ("Settings: Audit log", "admin_pages.events", "events history"),
 )
 

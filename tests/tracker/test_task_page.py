@@ -283,6 +283,12 @@ def test_blank_and_too_long_comments_are_refused_beside_the_field(client, acme, 
     resp = client.post(f"{url}/{cid}", data={"body": ""}, headers=HX)
     assert resp.status_code == 400
     assert f'id="edit-{cid}-error">A comment cannot be empty.' in resp.get_data(as_text=True)
+    # A refused edit keeps what was typed in its box, not the saved text.
+    long = "A long rewrite " + "y" * 20000
+    resp = client.post(f"{url}/{cid}", data={"body": long}, headers=HX)
+    html = resp.get_data(as_text=True)
+    assert resp.status_code == 400 and "at most 20000 characters" in html
+    assert f"{long}</textarea>" in html
 
 
 def test_someone_elses_comment_cannot_be_edited_and_only_an_admin_deletes_it(client, acme, world):

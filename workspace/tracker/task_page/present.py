@@ -206,7 +206,9 @@ def page_context(access: Access, task: Task, **extra: Any) -> dict[str, Any]:
         #: The description draft to show rendered under its box (no-JS preview).
         "preview": None,
         "comment_errors": {},
+        #: A refused new comment's text, and a refused edit's by comment id.
         "draft": "",
+        "comment_drafts": {},
         "nav_active": "projects",
         **extra,
     }

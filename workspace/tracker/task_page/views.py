@@ -237,9 +237,13 @@ def _comment_refused(
         raise error
     errors = field_errors(error)
     message = errors.get("body") or next(iter(errors.values()))
-    if comment_id is not None:
-        return _discussion(access, task, 400, comment_errors={str(comment_id): message})
+    # What was typed goes back in its box: a refused edit showed the saved text again.
     draft = request.form.to_dict().get("body", "")
+    if comment_id is not None:
+        cid = str(comment_id)
+        return _discussion(
+            access, task, 400, comment_errors={cid: message}, comment_drafts={cid: draft}
+        )
     return _discussion(access, task, 400, comment_errors={"new": message}, draft=draft)
 
 

@@ -16,6 +16,7 @@ from tests.factories import (
     create_agent,
     create_project,
     login,
+    member_id,
     new_task,
     project_states,
     setup_project,
@@ -509,3 +510,22 @@ def test_the_archived_tab_is_where_archived_tasks_are_found_again(client, acme):
     # The state it holds cannot be deleted; the hint says where that task is.
     settings = _html(client.get(f"/o/{acme.slug}/projects/{project['id']}/settings"))
     assert f"/o/{acme.slug}/projects/{project['id']}?category=archived" in settings
+
+
+def test_a_deactivated_assignee_is_named_on_the_list_and_the_board(app, client, acme):
+    """Their tasks said "Unassigned" (board) and "—" (list): the names came from the
+    active members, the ones a task may be given."""
+    project, _ = setup_project(client, acme)
+    mia = add_person(app, acme.org_id, "mia@acme.test")  # named "Mia"
+    new_task(client, acme, project, title="Given to Mia", assignee_id=str(mia.owner_id))
+    member = member_id(app, acme.org_id, "mia@acme.test")
+    gone = client.patch(
+        acme.url(f"/members/{member}"), json={"active": False}, headers=acme.headers
+    )
+    assert gone.status_code == 200, gone.get_json()
+    login(client, acme.owner_email)
+    for view in ("list", "board"):
+        html = _html(_page(client, acme, project, view=view))
+        assert 'Mia <span class="muted">(deactivated)</span>' in html, view
+    # Nobody gives a task to someone deactivated: the pickers offer active members.
+    assert '<option value="' + str(mia.owner_id) not in _html(_page(client, acme, project))

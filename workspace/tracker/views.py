@@ -102,10 +102,15 @@ def create_project(org: str, form: ProjectCreate, access: Access):
 
 
 def _task_page_context(access: Access, project) -> dict:
+    everyone = accounts.list_members(access.org.id, include_inactive=True)
     return {
         "project": project,
         "states": workflow.list_states(project.id),
-        "members": {m.account_id: m.account for m in accounts.list_members(access.org.id)},
+        # Whom a task may be given: active members and agents.
+        "members": {m.account_id: m.account for m in everyone if m.active},
+        # Whom a task may still name: a deactivated person's or a removed agent's
+        # tasks said "Unassigned" on the board and the list.
+        "assignees": {m.account_id: m for m in everyone},
         "priorities": list(Priority),
         "kinds": list(TaskKind),
         "can_write": can(access, "task.write", project.id),

@@ -11,7 +11,15 @@ import uuid
 import pytest
 from sqlalchemy import select
 
-from tests.factories import add_person, assert_problem, bearer, create_agent, login, setup_project
+from tests.factories import (
+    add_person,
+    assert_problem,
+    bearer,
+    create_agent,
+    login,
+    member_id,
+    setup_project,
+)
 from workspace.core.models import ProjectMember
 from workspace.extensions import db
 from workspace.identity.groupsync import service as groupsync
@@ -265,3 +273,28 @@ def test_pages_are_404_for_another_org(app, client, acme, globex, team):
     login(outsider, globex.owner_email)
     assert outsider.get(_page(acme, project)).status_code == 404
     assert outsider.get(f"/o/{globex.slug}/projects/{project['id']}/members").status_code == 404
+
+
+def test_a_person_deactivated_in_the_org_is_listed_as_such_without_a_role_form(
+    app, client, acme, team
+):
+    """Deactivated in the org, a member kept their project row; the page listed them
+    as any member, counted them, and offered Change role, which then failed."""
+    project, mia, _ = team
+    url = acme.url(f"/projects/{project['id']}/members")
+    added = client.post(url, json={"account_id": str(mia.owner_id)}, headers=acme.headers)
+    assert added.status_code == 201, added.get_json()
+    member = member_id(app, acme.org_id, "mia@acme.test")
+    off = client.patch(acme.url(f"/members/{member}"), json={"active": False}, headers=acme.headers)
+    assert off.status_code == 200
+
+    html = client.get(_page(acme, project)).get_data(as_text=True)
+    assert "2 in this project, 1 deactivated in Acme" in html
+    mia_row = next(r for r in html.split('class="ps-item ps-member"') if "mia@acme.test" in r)
+    assert "Deactivated</span>" in mia_row and "no access to this project" in mia_row
+    assert "Change role" not in mia_row and ">Remove</button>" in mia_row
+    listed = {
+        m["account"]["email"]: m["org_active"]
+        for m in client.get(url, headers=acme.headers).get_json()
+    }
+    assert listed["mia@acme.test"] is False and listed["owner@acme.test"] is True

@@ -190,13 +190,22 @@ def delete_project(project: Project, actor_id: uuid.UUID) -> None:
 
 
 def list_project_members(project_id: uuid.UUID) -> list[ProjectMember]:
-    return list(
-        db.session.scalars(
-            select(ProjectMember)
-            .where(ProjectMember.project_id == project_id)
-            .order_by(ProjectMember.created_at)
+    """The project's members, each with ``org_active``: a person deactivated in the
+    org keeps the row (and is listed apart, without role controls) until removed."""
+    rows = db.session.execute(
+        select(ProjectMember, OrgMember.active)
+        .join(Project, Project.id == ProjectMember.project_id)
+        .outerjoin(
+            OrgMember,
+            (OrgMember.org_id == Project.org_id)
+            & (OrgMember.account_id == ProjectMember.account_id),
         )
-    )
+        .where(ProjectMember.project_id == project_id)
+        .order_by(ProjectMember.created_at)
+    ).all()
+    for member, active in rows:
+        member.org_active = bool(active)
+    return [member for member, _ in rows]
 
 
 def set_project_member(
@@ -280,7 +289,7 @@ def project_admins(project: Project) -> list[str]:
     return [
         m.account.name or m.account.email
         for m in list_project_members(project.id)
-        if m.role == ProjectRole.ADMIN
+        if m.role == ProjectRole.ADMIN and m.org_active
     ]
 
 

@@ -87,6 +87,8 @@ class ProjectMemberOut(OutputModel):
     synced_group: str | None = None
     #: Where that group comes from: sso, ldap or scim (docs/sso.md#group-sync).
     synced_source: str | None = None
+    #: False for a person deactivated in the org: the row stays, with no access.
+    org_active: bool = True
     created_at: datetime
 
 

@@ -115,6 +115,11 @@ class ProjectMember(db.Model):
 
     account: Mapped["Account"] = relationship(lazy="joined")  # noqa: UP037, F821
 
+    #: Whether the person is an active member of the org, as ``projects.
+    #: list_project_members`` reads it (not a column: deactivation ends the org
+    #: membership and keeps this row, with no access, until someone removes it).
+    org_active = True
+
     @property
     def synced_from(self) -> str | None:
         """The granting group with its source, as people read it: "SCIM group Backend",

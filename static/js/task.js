@@ -12,7 +12,9 @@
      in the description, Ctrl+Enter or Cmd+Enter saves;
    - Escape (or Cancel) puts the saved text back, closes the form and returns the focus
      to the Edit button; after a save the focus goes there too (or stays in the box when
-     the value was refused);
+     the value was refused). A description or comment whose text was changed asks
+     first ("Discard your changes?"), and leaving the page with one asks the browser's
+     own question: Escape had thrown away paragraphs without a word;
    - the description's Write / Preview buttons show the draft rendered by the server's
      own safe Markdown (POST data-preview-url, the same size limit as a save). */
 (function () {
@@ -93,9 +95,35 @@
     p.box.setSelectionRange(end, end);
   }
 
+  // A text box whose words would be lost: a description or comment changed from what is
+  // saved. A one-line title is quick to type again and does not ask.
+  function unsaved(box) {
+    if (!box || box.tagName !== "TEXTAREA") return false;
+    var saved = box.hasAttribute("data-saved") ? box.getAttribute("data-saved") : box.defaultValue;
+    return box.value.trim() !== saved.trim();
+  }
+
+  function mayDiscard(box) {
+    return !unsaved(box) || window.confirm("Discard your changes? What you typed is lost.");
+  }
+
+  var submitting = false; // a form on its way: leaving the page is what it asked for
+  document.addEventListener("submit", function () { submitting = true; }, true);
+  document.addEventListener("htmx:afterRequest", function () { submitting = false; });
+  window.addEventListener("beforeunload", function (event) {
+    if (submitting) return;
+    var open = document.querySelectorAll(
+      "form.inplace-form:not([hidden]) textarea, details.task-edit[open] textarea, #comment-form textarea"
+    );
+    if (Array.prototype.some.call(open, unsaved)) {
+      event.preventDefault();
+      event.returnValue = ""; // the browser words the question itself
+    }
+  });
+
   function close(field) {
     var p = parts(field);
-    if (!p.form) return;
+    if (!p.form || !mayDiscard(p.box)) return;
     setMode(field, "write");
     p.box.value = p.box.getAttribute("data-saved") || "";
     p.form.hidden = true;
@@ -153,6 +181,7 @@
         comment.requestSubmit();
       } else if (event.key === "Escape" && comment.closest("details.task-edit")) {
         event.preventDefault();
+        if (!mayDiscard(target)) return;
         var edit = comment.closest("details.task-edit");
         target.value = target.defaultValue; // Escape discards, as the title's does
         edit.open = false;

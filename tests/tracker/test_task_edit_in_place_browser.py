@@ -120,6 +120,18 @@ def test_description_by_mouse_and_escape_cancels(task_page):
     box.fill("Thrown away")
     page.get_by_role("button", name="Preview").click()
     expect(page.locator("#f-description-preview")).to_contain_text("Thrown away")
+    # Changed words are not thrown away unasked: dismissed, the draft stays open.
+    asked = []
+    page.once("dialog", lambda d: (asked.append(d.message), d.dismiss()))
+    page.keyboard.press("Escape")
+    expect(page.locator("#f-description-preview")).to_contain_text("Thrown away")
+    assert asked == ["Discard your changes? What you typed is lost."]
+    # Leaving the page asks the browser's own question.
+    page.once("dialog", lambda d: (asked.append(d.type), d.dismiss()))
+    page.evaluate("location.reload()")
+    expect(page.locator("#f-description-preview")).to_contain_text("Thrown away")
+    assert asked[-1] == "beforeunload"
+    page.once("dialog", lambda d: d.accept())
     page.keyboard.press("Escape")
     expect(box).to_be_hidden()
     expect(page.locator("#field-description .inplace-view .markdown")).to_have_text("Old words")

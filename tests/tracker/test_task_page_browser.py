@@ -149,6 +149,7 @@ def test_edit_every_field_in_place_and_discuss(page, world):
     # Ctrl+Enter saves one, and the focus comes back to that comment's Edit button.
     comment.get_by_text("Edit", exact=True).click()
     comment.get_by_label("Edit your comment").fill("Discard me")
+    page.once("dialog", lambda d: d.accept())  # "Discard your changes?"
     comment.get_by_label("Edit your comment").press("Escape")
     expect(comment.get_by_label("Edit your comment")).to_be_hidden()
     expect(comment.locator("summary", has_text="Edit")).to_be_focused()

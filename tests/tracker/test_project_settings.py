@@ -347,8 +347,9 @@ def test_delete_state_rules(client, acme, owner):
     project, states = owner
     base = acme.url(f"/projects/{project['id']}/states")
     new_task(client, acme, project, state_id=states["Todo"]["id"])
+    # A state with tasks: the fix is the move's choice, which the problem names.
     assert_problem(
-        client.delete(f"{base}/{states['Todo']['id']}", headers=acme.headers), 409, "state_id"
+        client.delete(f"{base}/{states['Todo']['id']}", headers=acme.headers), 409, "move_to"
     )
     assert_problem(
         client.delete(f"{base}/{states['Backlog']['id']}", headers=acme.headers), 409, "state_id"
@@ -400,7 +401,12 @@ def test_delete_a_state_moving_its_tasks(app, client, acme, owner):
     assert client.post(url, data={"move_to": todo}).status_code == 400
     unchosen = client.post(url, data={"move_to": ""})
     assert unchosen.status_code == 409
-    assert "choose the state they move to" in unchosen.get_data(as_text=True)
+    html = unchosen.get_data(as_text=True)
+    # Beside the select, marked, so the page brings it into view and focuses it.
+    assert re.search(
+        rf'<select id="move-{todo}-move_to" name="move_to" required aria-invalid="true"', html
+    )
+    assert "choose the state they move to" in html
     other = create_project(client, acme, "Other", "OTH")
     other_states = project_states(client, acme, other["id"])
     foreign = client.delete(acme.url(f"/projects/{project['id']}/states/{todo}"),

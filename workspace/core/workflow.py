@@ -334,7 +334,7 @@ def delete_state(project: Project, state: State, actor_id: uuid.UUID | None) -> 
         noun = "task is" if count == 1 else "tasks are"
         raise ConflictError(
             f"{count} {noun} in '{state.name}'; choose the state they move to.",
-            field="state_id",
+            field="move_to",  # the delete's choice (docs/projects.md#workflow-states)
         )
     if refusal := _last_completed(state):
         raise ConflictError(refusal, field="state_id")

@@ -3,6 +3,8 @@ the project page's forms and tabs."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from sqlalchemy import func, select
 
@@ -129,8 +131,29 @@ def test_page_saves_opens_renames_and_deletes(client, acme, project):
     # A refused save shows the page with the message, not a 500.
     bad = client.post(page_url + "/views", data={"name": "Bad", "pql": "priority = = x"})
     assert bad.status_code == 400 and "The filter cannot be saved" in bad.get_data(as_text=True)
-    dup = client.post(page_url + "/views", data={"name": "Hotter"})
-    assert dup.status_code == 409 and "already have a view" in dup.get_data(as_text=True)
+    dup = client.post(
+        page_url + "/views", data={"name": "Hotter", "shared": "true", "columns": ["state"]}
+    )
+    html = dup.get_data(as_text=True)
+    assert dup.status_code == 409 and "already have a view" in html
+    # What was typed and ticked is there to correct, not an empty form.
+    assert re.search(r'id="saved-view-name"[^>]*value="Hotter"', html)
+    assert re.search(r'id="saved-view-shared" name="shared" value="true" checked', html)
+    assert re.search(r'name="columns" value="state" checked', html)
+    assert not re.search(r'name="columns" value="priority" checked', html)
+    # A refused rename comes back as the view, its rename box open with the name
+    # typed and the message: not in the save form, where Enter made a new view.
+    client.post(page_url + "/views", data={"name": "Cold", "kind": "list"})
+    refused = client.post(
+        f"{page_url}/views/{view_id}/rename?view={view_id}", data={"name": "Cold"}
+    )
+    html = refused.get_data(as_text=True)
+    assert refused.status_code == 409
+    assert re.search(r'<details class="saved-view-manage" open>', html)
+    assert re.search(r'id="saved-view-rename"[^>]*value="Cold"[^>]*aria-invalid="true"', html)
+    assert 'id="saved-view-rename-error">' in html and 'id="saved-view-error"' not in html
+    assert '<details class="saved-view-save">' in html  # closed
+    assert "Urgent login bug" in html and "Low docs chore" not in html  # the view's list
     # Refused for its name, the page is still the list being saved: its filter, sort
     # and grouping, in the list and in the form's hidden fields for the retry.
     shown = {"name": " ", "kind": "list", "pql": "priority = urgent", "sort": "priority",

@@ -176,6 +176,8 @@ def _project_page(
             "nav_active": "projects",
             "errors": errors,
             "selected_ids": request.form.getlist("task_ids"),
+            # What a refused form on the page had typed, to show it again.
+            "typed": request.form,
             "state_list_args": listing.state_list_args,
             # The board's cards say "Overdue" by the org's calendar.
             "today": today,

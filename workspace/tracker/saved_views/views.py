@@ -8,7 +8,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from flask import Blueprint, flash, redirect, url_for
+from flask import Blueprint, flash, redirect, request, url_for
 from pydantic import Field
 
 from workspace.auth.guards import page
@@ -79,7 +79,12 @@ def _refused(error: ServiceError, project: Project, access: Access):
     # The save and rename forms' messages show beside them, not beside the filter; the
     # list is the one being saved (the form's hidden fields), not the POST's bare URL,
     # so a retry after a refused name saves the filter, sort and grouping it showed.
-    errors = {"saved_view": " ".join(field_errors(error).values())}
+    # Keyed by the form that was refused: a refused rename came back in the open save
+    # form, where the next Enter made a new view. The rename's URL carries ?view= so
+    # the page is the view's (project_page_hook), with the rename box open.
+    renaming = (request.endpoint or "").endswith(".rename")
+    key = "saved_view_rename" if renaming else "saved_view"
+    errors = {key: " ".join(field_errors(error).values())}
     try:
         saved = parse_form(SavedList).model_dump()
     except ServiceError:  # a hidden field no page sends: the bare list, as before

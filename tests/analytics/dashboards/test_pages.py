@@ -105,6 +105,14 @@ def test_widget_form_preview_and_pql_error(client, world: World):
     partial = client.get(url, query_string={"chart_type": "table"}, headers={"HX-Request": "true"})
     assert "<html" not in partial.get_data(as_text=True)
     assert "widget-table" in partial.get_data(as_text=True)
+    # Saved, added or edited, the dashboard comes back at that card, not at its top.
+    made = client.post(url, data={"title": "Kinds", "dimension": "kind", "action": "save"})
+    got = client.get(world.url(f"/dashboards/{dash['id']}"), headers=world.acme.headers)
+    (widget,) = got.get_json()["widgets"]
+    assert made.status_code == 303 and made.location.endswith(f"#widget-{widget['id']}")
+    edit = _page(world, dash["id"], f"/widgets/{widget['id']}/edit")
+    edited = client.post(edit, data={"title": "Kinds!", "dimension": "kind", "action": "save"})
+    assert edited.status_code == 303 and edited.location.endswith(f"#widget-{widget['id']}")
 
 
 def test_settings_pql_error_shows_on_the_form(client, world: World):

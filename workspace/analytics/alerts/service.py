@@ -21,7 +21,6 @@ from workspace.analytics.dashboards.compute import WidgetSpec
 from workspace.analytics.dashboards.models import Dashboard, Visibility
 from workspace.analytics.dashboards.service import (
     DEPENDENTS,
-    Dependents,
     get_widget,
     load_dashboard,
 )
@@ -272,16 +271,4 @@ def members(access: Access, dashboard: Dashboard | None) -> list[tuple[uuid.UUID
     return [(row.id, row.name) for row in db.session.execute(statement)]
 
 
-def _on_dashboard(dashboard: Dashboard, account_id: uuid.UUID) -> Dependents:
-    """The dashboard's alerts, the caller's and others', for its delete's
-    confirmation (dashboards.service.what_goes_with)."""
-    mine = Alert.account_id == account_id
-    yours, others = db.session.execute(
-        select(func.count().filter(mine), func.count().filter(~mine)).where(
-            Alert.dashboard_id == dashboard.id
-        )
-    ).one()
-    return Dependents(("alert", "alerts"), yours or 0, others or 0)
-
-
-DEPENDENTS.append(_on_dashboard)
+DEPENDENTS.append((("alert", "alerts"), Alert))

@@ -15,7 +15,6 @@ commits.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -268,36 +267,38 @@ def update_dashboard(
     return dashboard
 
 
-@dataclass(frozen=True)
-class Dependents:
-    """Things of one kind that go with a dashboard when it is deleted."""
-
-    #: Singular and plural: ("email subscription", "email subscriptions").
-    names: tuple[str, str]
-    yours: int
-    others: int
-
-    def words(self) -> str:
-        total = self.yours + self.others
-        said = f"{total} {self.names[total != 1]}"
-        if not self.others:
-            return said
-        if not self.yours:
-            return f"{said} ({'someone else' if total == 1 else 'other people'}'s)"
-        return f"{said} ({self.others} of them other people's)"
+def _counted(names: tuple[str, str], yours: int, others: int) -> str:
+    """ "2 email subscriptions (1 of them other people's)", "1 alert (someone else's)"."""
+    total = yours + others
+    said = f"{total} {names[total != 1]}"
+    if not others:
+        return said
+    if not yours:
+        return f"{said} ({'someone else' if total == 1 else 'other people'}'s)"
+    return f"{said} ({others} of them other people's)"
 
 
-#: Counters the packages above register (subscriptions, alerts): what they keep on a
-#: dashboard, for ``account_id`` and for everyone else. They sit above this package,
-#: which cannot import them, and their rows go by the database's cascade.
-DEPENDENTS: list[Callable[[Dashboard, uuid.UUID], Dependents]] = []
+#: What the packages above keep on a dashboard (subscriptions, alerts), registered by
+#: them as their singular and plural names and their model, which has ``dashboard_id``
+#: and ``account_id``: this package cannot import them, and their rows go by the
+#: database's cascade when the dashboard is deleted.
+DEPENDENTS: list[tuple[tuple[str, str], Any]] = []
 
 
 def delete_question(dashboard: Dashboard, account_id: uuid.UUID) -> str:
     """The delete's confirmation, saying what goes beyond the widgets: "Delete “Ops”,
-    its widgets, 3 email subscriptions (2 of them other people's) and 1 alert? ..."."""
-    counted = sorted((count(dashboard, account_id) for count in DEPENDENTS), key=lambda d: d.names)
-    parts = ["its widgets"] + [d.words() for d in counted if d.yours + d.others]
+    its widgets, 1 alert (someone else's) and 2 email subscriptions (1 of them other
+    people's)? ..."."""
+    parts = ["its widgets"]
+    for names, model in sorted(DEPENDENTS, key=lambda d: d[0]):
+        mine = model.account_id == account_id
+        yours, others = db.session.execute(
+            select(func.count().filter(mine), func.count().filter(~mine)).where(
+                model.dashboard_id == dashboard.id
+            )
+        ).one()
+        if yours or others:
+            parts.append(_counted(names, yours, others))
     listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
     joint = " and " if len(parts) == 1 else ", "
     return f"Delete “{dashboard.name}”{joint}{listed}? This cannot be undone."

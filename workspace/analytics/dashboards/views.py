@@ -345,27 +345,29 @@ def remove_widget(org: str, dashboard_id: uuid.UUID, widget_id: uuid.UUID, acces
 
 
 def _save_widget(access: Access, dashboard: Dashboard, item: Widget | None):
-    """GET and "Preview" show the form; "Save" adds or changes the widget."""
+    """GET and "Preview" show the form; "Save" adds or changes the widget and goes
+    back to the dashboard at its card, whose menu the page focuses (as Move and
+    Duplicate do): the top of a long dashboard had lost a keyboard's place."""
     form, sent, refused = widget_form.widget_input()
     if request.method == "GET" or form.action == "preview" or refused:
         status = 400 if refused else 200
         return widget_form.render_form(access, dashboard, item, sent, refused, status)
     try:
         if item is None:
-            widgets.add_widget(dashboard, access.org, access.account.id, sent)
+            item = widgets.add_widget(dashboard, access.org, access.account.id, sent)
         else:
             widgets.update_widget(item, access.org, access.account.id, sent)
     except ServiceError as exc:
         # The 400 rolls the request back; the form shows what was typed and why not.
         return widget_form.render_form(access, dashboard, item, sent, field_errors(exc), 400)
-    return None
+    return _back(access.org.slug, dashboard, card=item.id)
 
 
 @bp.route("/<uuid:dashboard_id>/widgets/new", methods=["GET", "POST"])
 @page(action="dashboard.edit")
 def new_widget(org: str, dashboard_id: uuid.UUID, access: Access):
     dashboard = service.load_dashboard(access, dashboard_id)
-    return _save_widget(access, dashboard, None) or _back(org, dashboard)
+    return _save_widget(access, dashboard, None)
 
 
 @bp.route("/<uuid:dashboard_id>/widgets/<uuid:widget_id>/edit", methods=["GET", "POST"])
@@ -373,4 +375,4 @@ def new_widget(org: str, dashboard_id: uuid.UUID, access: Access):
 def edit_widget(org: str, dashboard_id: uuid.UUID, widget_id: uuid.UUID, access: Access):
     dashboard = service.load_dashboard(access, dashboard_id)
     item = service.get_widget(dashboard, widget_id)
-    return _save_widget(access, dashboard, item) or _back(org, dashboard)
+    return _save_widget(access, dashboard, item)

@@ -16,7 +16,7 @@ from flask import current_app
 from sqlalchemy import func, select, update
 
 from workspace.analytics.dashboards.models import Dashboard, Visibility
-from workspace.analytics.dashboards.service import DEPENDENTS, Dependents, check_pql
+from workspace.analytics.dashboards.service import DEPENDENTS, check_pql
 from workspace.analytics.subscriptions import schedule
 from workspace.analytics.subscriptions.models import SendStatus, Subscription, SubscriptionSend
 from workspace.analytics.subscriptions.schemas import (
@@ -341,16 +341,4 @@ def subscribable(access: Access, dashboard: Dashboard) -> list[tuple[uuid.UUID, 
     return [(row.id, row.name) for row in db.session.execute(statement)]
 
 
-def _on_dashboard(dashboard: Dashboard, account_id: uuid.UUID) -> Dependents:
-    """The dashboard's email subscriptions, the caller's and others', for its delete's
-    confirmation (dashboards.service.what_goes_with)."""
-    mine = Subscription.account_id == account_id
-    yours, others = db.session.execute(
-        select(func.count().filter(mine), func.count().filter(~mine)).where(
-            Subscription.dashboard_id == dashboard.id
-        )
-    ).one()
-    return Dependents(("email subscription", "email subscriptions"), yours or 0, others or 0)
-
-
-DEPENDENTS.append(_on_dashboard)
+DEPENDENTS.append((("email subscription", "email subscriptions"), Subscription))

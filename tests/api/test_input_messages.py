@@ -16,6 +16,7 @@ from workspace.inputs import InputModel, validate
 class Schedule(InputModel):
     hour: Annotated[int, Field(ge=0, le=23)] = 9
     every: float = 1.0
+    threshold: Annotated[float, Field(le=1e12)] = 0.0
     name: Annotated[str, StringConstraints(max_length=10)] = ""
 
 
@@ -27,6 +28,7 @@ class Schedule(InputModel):
         ({"hour": "soon"}, "hour", "Enter a whole number."),
         ({"hour": "1.5"}, "hour", "Enter a whole number."),
         ({"every": "often"}, "every", "Enter a number."),
+        ({"threshold": 2e12}, "threshold", "Enter 1,000,000,000,000 or less."),
         ({"name": "x" * 12}, "name", "Enter at most 10 characters (this has 12)."),
     ],
 )
@@ -44,3 +46,15 @@ def test_json_numbers_are_told_the_same():
         with pytest.raises(InputError) as caught:
             validate(Schedule, data, "invalid", json_types=True)
         assert caught.value.by_field["hour"] == says
+
+
+def test_an_unknown_query_parameter_of_the_api_is_named(client, acme):
+    """A misspelt parameter (the custom chart's filter is "filter"; tasks' is "pql")
+    answered 200 with the whole org's data, as if no filter had been asked for."""
+    resp = client.get(acme.url("/analytics/custom?pql=status%20%3D"), headers=acme.headers)
+    assert resp.status_code == 400
+    (error,) = resp.get_json()["errors"]
+    assert error["field"] == "pql" and "Unknown query parameter" in error["message"]
+    assert "filter" in error["message"]  # what it takes instead
+    good = client.get(acme.url("/analytics/custom?filter=kind%20%3D%20bug"), headers=acme.headers)
+    assert good.status_code == 200

@@ -125,7 +125,7 @@ def operation(
                 empty = body_optional and not request.get_data(cache=True)
                 kwargs["body"] = body() if empty else parse_body(body)
             if query is not None:
-                kwargs["query"] = parse_query(query)
+                kwargs["query"] = parse_query(query, strict=True)
             try:
                 result = replica.reads_again_on_primary(lambda: call_with(view, kwargs))
             except InputError:

@@ -134,7 +134,9 @@ def _in_words(err: Any) -> str:
         return str(ctx["error"])  # a validator's own words, without "Value error, "
     bound = ctx.get("le", ctx.get("ge"))
     if kind in ("less_than_equal", "greater_than_equal") and isinstance(bound, int | float):
-        return f"Enter {bound} or {'less' if kind == 'less_than_equal' else 'more'}."
+        # 1e12 reads "1,000,000,000,000", not "1000000000000.0".
+        shown = f"{bound:,.0f}" if float(bound).is_integer() else f"{bound:,}"
+        return f"Enter {shown} or {'less' if kind == 'less_than_equal' else 'more'}."
     return err["msg"]
 
 
@@ -340,8 +342,28 @@ def parse_form(model: type[M], form: Mapping[str, Any] | None = None) -> M:
     return validate(model, data, "Some fields need your attention.")
 
 
-def parse_query(model: type[M]) -> M:
-    """The query string through its model (repeated keys for list fields)."""
+def parse_query(model: type[M], *, strict: bool = False) -> M:
+    """The query string through its model (repeated keys for list fields). ``strict``
+    (the JSON API's): a parameter the model does not know is a 400 naming it, as an
+    unknown field of a body is; a page's query string is shared by its controls and
+    stays lenient."""
+    if strict:
+        known = {f.alias or name for name, f in model.model_fields.items()} | set(
+            model.model_fields
+        )
+        unknown = sorted(set(request.args) - known)
+        if unknown:
+            allowed = ", ".join(sorted(known)) or "none"
+            raise InputError(
+                "Some query parameters are invalid.",
+                [
+                    {
+                        "field": name,
+                        "message": f"Unknown query parameter; this one takes {allowed}.",
+                    }
+                    for name in unknown
+                ],
+            )
     data = _form_booleans(model, _from_multidict(model, request.args, blank_is_absent=False))
     return validate(model, data, "Some query parameters are invalid.", as_sent=True)
 

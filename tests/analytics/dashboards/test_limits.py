@@ -282,6 +282,19 @@ def test_the_widget_form_says_the_dashboard_is_full(app, client, world: World, m
     )
     assert resp.status_code == 400
     assert "A dashboard holds at most 1 widgets" in resp.get_data(as_text=True)
+    # The dashboard says it is full where Add widget was; a card's Duplicate at the
+    # cap comes back to that card with the reason, not to an error page.
+    page = client.get(f"/o/{world.acme.slug}/dashboards/{dash['id']}").get_data(as_text=True)
+    assert (
+        "the most a dashboard holds" in page
+        and 'class="btn btn-sm btn-primary add-widget"' not in page
+    )
+    only = client.get(world.url(f"/dashboards/{dash['id']}"), headers=world.acme.headers)
+    widget = only.get_json()["widgets"][0]["id"]
+    copy = client.post(f"/o/{world.acme.slug}/dashboards/{dash['id']}/widgets/{widget}/duplicate")
+    assert copy.status_code == 303 and copy.location.endswith(f"#widget-{widget}")
+    back = client.get(copy.location).get_data(as_text=True)
+    assert "A dashboard holds at most 1 widgets" in back and "flash-error" in back
 
 
 def test_concurrent_adds_stop_at_the_cap(live_server, app, monkeypatch):

@@ -15,7 +15,7 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from flask import Blueprint, Response, redirect, render_template, request, url_for
+from flask import Blueprint, Response, flash, redirect, render_template, request, url_for
 from pydantic import Field
 
 from workspace.analytics.dashboards import pdf_charts, ranges, service, widget_form, widgets
@@ -32,7 +32,7 @@ from workspace.analytics.dashboards.schemas import (
     ViewQuery,
 )
 from workspace.auth.guards import page
-from workspace.errors import ServiceError
+from workspace.errors import NotFoundError, ServiceError
 from workspace.extensions import htmx
 from workspace.inputs import QueryModel, field_errors, parse_form, parse_query
 from workspace.security.permissions import Access, can_object
@@ -320,8 +320,19 @@ def toggle_span(org: str, dashboard_id: uuid.UUID, widget_id: uuid.UUID, access:
     return _back(org, dashboard, _view_filter())
 
 
+def _card_refused(error: ServiceError, org: str, dashboard_id: uuid.UUID,
+                  widget_id: uuid.UUID):  # fmt: skip
+    """A card's action refused (Duplicate at the widget cap): the dashboard again at
+    that card, the reason flashed, not an error page with only "Go home"."""
+    if isinstance(error, NotFoundError):
+        raise error
+    flash(error.message, "error")
+    target = url_for(".show", org=org, dashboard_id=dashboard_id)
+    return redirect(f"{target}#widget-{widget_id}", 303)
+
+
 @bp.post("/<uuid:dashboard_id>/widgets/<uuid:widget_id>/duplicate")
-@page(action="dashboard.edit")
+@page(action="dashboard.edit", invalid=_card_refused)
 def duplicate_widget(org: str, dashboard_id: uuid.UUID, widget_id: uuid.UUID, access: Access):
     """A copy of the widget right after it (the card menu's "Duplicate")."""
     dashboard = service.load_dashboard(access, dashboard_id)

@@ -118,6 +118,8 @@ def test_time_settings_over_the_api(client, world: World):
         ),
         ({"dimension": "status", "split": "project"}, 422, "split"),
         ({"dimension": "kind", "range": "this_quarter"}, 422, "range"),
+        # Custom days without a day had been saved as no range, without a word.
+        ({"dimension": "created", "range": "custom"}, 422, "from"),
     ],
 )
 def test_time_settings_refused_naming_the_field(client, world: World, body, status, field):
@@ -285,6 +287,17 @@ def test_widget_form_saves_and_refuses_time_settings(client, world: World):
     assert (
         "&#39;from&#39; must be on or before &#39;to&#39;" in text and 'id="f-from-error"' in text
     )
+    patched = client.patch(
+        world.url(f"/dashboards/{dash['id']}"), json={"range": "custom"}, headers=world.acme.headers
+    )
+    assert_problem(patched, 422, "from")
+    settings = f"/o/{world.acme.slug}/dashboards/{dash['id']}/settings"
+    refused = client.post(settings, data={"name": "Team", "range": "custom", "from": "", "to": ""})
+    assert refused.status_code in (400, 422)
+    assert "Custom days need a From day" in refused.get_data(as_text=True)
+    dayless = client.post(url, data={**form, "range": "custom", "from": "", "to": ""})
+    assert dayless.status_code == 400
+    assert "Custom days need a From day, a To day or both." in dayless.get_data(as_text=True)
     # Days left in From/To while a preset is chosen are not a second range.
     ok = client.post(url, data={**form, "range": "last_quarter", "from": "2026-04-02", "to": ""})
     assert ok.status_code == 303

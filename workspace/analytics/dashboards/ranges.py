@@ -155,6 +155,9 @@ def check(preset: str | None, first: date | None, last: date | None) -> DateRang
     if preset == "none":
         return DateRange()
     if preset == "custom":
+        if not (first or last):
+            # Saved as no range without a word, the chart then showed all time.
+            raise ServiceError("Custom days need a From day, a To day or both.", field="from")
         preset = None
     if preset and (first or last):
         raise ServiceError(

@@ -32,7 +32,7 @@ from workspace.analytics.dashboards.schemas import (
     ViewQuery,
 )
 from workspace.auth.guards import page
-from workspace.errors import NotFoundError, ServiceError
+from workspace.errors import ServiceError
 from workspace.extensions import htmx
 from workspace.inputs import QueryModel, field_errors, parse_form, parse_query
 from workspace.security.permissions import Access, can_object
@@ -136,8 +136,8 @@ def _saved_range(form: DashboardCreate) -> ranges.DateRange:
     left in From/To while a preset or "None" is chosen are not a custom range)."""
     if form.range_preset in (None, "none"):
         return ranges.DateRange()
-    if form.range_preset == "custom":
-        return ranges.DateRange(None, form.range_from, form.range_to)
+    if form.range_preset == "custom":  # refused without a day (ranges.check)
+        return ranges.check("custom", form.range_from, form.range_to)
     return ranges.DateRange(form.range_preset)
 
 
@@ -324,7 +324,7 @@ def _card_refused(error: ServiceError, org: str, dashboard_id: uuid.UUID,
                   widget_id: uuid.UUID):  # fmt: skip
     """A card's action refused (Duplicate at the widget cap): the dashboard again at
     that card, the reason flashed, not an error page with only "Go home"."""
-    if isinstance(error, NotFoundError):
+    if error.status != 409:  # a stranger's 404, a reader's 403: the error page
         raise error
     flash(error.message, "error")
     target = url_for(".show", org=org, dashboard_id=dashboard_id)

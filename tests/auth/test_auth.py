@@ -71,7 +71,7 @@ def test_token_created_and_revoked_in_the_ui(client, acme):
     login(client, acme.owner_email)
     made = client.post("/o/acme/tokens", data={"name": "exporter"})
     # To the list, which shows it: a reload there is a GET, not a second token.
-    assert made.status_code == 303 and made.location.endswith("/o/acme/tokens")
+    assert made.status_code == 303 and made.location.endswith("/o/acme/tokens#new-token-box")
     page = client.get(made.location)
     raw = page.data.decode().split('id="new-token">')[1].split("<")[0]
     assert raw.startswith("ws_")

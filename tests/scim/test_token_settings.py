@@ -67,7 +67,9 @@ def test_settings_page_shows_base_url_and_token_once(app, client, acme):
     resp = client.post("/o/acme/settings/scim/token")
     # To the page, which shows it: a reload there does not replace the token the IdP
     # was just given with another.
-    assert resp.status_code == 303 and resp.location.endswith("/o/acme/settings/scim")
+    assert resp.status_code == 303 and resp.location.endswith(
+        "/o/acme/settings/scim#scim-new-token-box"
+    )
     html = client.get(resp.location).get_data(as_text=True)
     token = html.split('id="scim-new-token">')[1].split("<")[0]
     assert token.startswith("scim_") and "shown only once" in html and "data-copy" in html

@@ -152,7 +152,9 @@ def create_agent(access: Access, form: AgentCreate):
     )
     # Shown by the page this redirects to, so a reload there makes no second agent.
     shown_once.keep("agent_token", raw, about=account.id)
-    return redirect(url_for("agents_pages.agents", org=access.org.slug), code=303)
+    return redirect(
+        url_for("agents_pages.agents", org=access.org.slug, _anchor="new-agent-token"), 303
+    )
 
 
 @bp.post(AGENTS + "/<uuid:agent_id>/remove", endpoint="remove_agent")

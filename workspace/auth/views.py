@@ -163,7 +163,7 @@ def create_token(access: Access, form: TokenCreate):
     _, raw = api_tokens.create_token(access.account, access.org, form.name)
     # Shown by the page this redirects to, so a reload there makes no second token.
     shown_once.keep("api_token", raw)
-    return redirect(url_for("auth.tokens", org=access.org.slug), code=303)
+    return redirect(url_for("auth.tokens", org=access.org.slug, _anchor="new-token-box"), 303)
 
 
 @bp.post("/o/<org>/tokens/<uuid:token_id>/revoke")

@@ -61,7 +61,8 @@ def _show_once(access: Access, kind: str, raw: str):
     if htmx:
         return _render(access, **{f"new_{kind.removeprefix('scim_')}": raw})
     shown_once.keep(kind, raw)
-    return redirect(url_for("scim_pages.settings", org=access.org.slug), code=303)
+    box = {"scim_token": "scim-new-token-box", "scim_secret": "scim-new-secret-box"}[kind]
+    return redirect(url_for("scim_pages.settings", org=access.org.slug, _anchor=box), 303)
 
 
 @bp.post("/o/<org>/settings/scim/token")

@@ -56,6 +56,8 @@ def test_the_webhook_pages_are_accessible_and_work_by_keyboard(browser, live_ser
         page.keyboard.press("Enter")
         expect(page.locator("#secret")).to_contain_text("whsec_")
         assert dialogs == []
+        # The keyboard is at the secret's Copy button, not at the top of the page.
+        expect(page.locator("#new-secret").get_by_role("button", name="Copy")).to_be_focused()
         # A reload of the page that showed it is a GET that shows it no more, and
         # rotates nothing.
         page.reload()

@@ -37,7 +37,8 @@ def _show_secret(org: str, endpoint_id: uuid.UUID, secret: str):
     """To the endpoint's page, which shows the secret: a reload there neither makes
     another endpoint nor rotates again."""
     shown_once.keep("webhook_secret", secret, about=endpoint_id)
-    return redirect(url_for("webhooks_pages.show", org=org, endpoint_id=endpoint_id), code=303)
+    target = url_for("webhooks_pages.show", org=org, endpoint_id=endpoint_id, _anchor="new-secret")
+    return redirect(target, 303)
 
 
 def _list_page(org: str, access: Access, *, errors=None, values=None, status: int = 200):
@@ -102,7 +103,8 @@ def edit(org: str, endpoint_id: uuid.UUID, form: EndpointEdit, access: Access):
     endpoint = service.get_endpoint(access.org.id, endpoint_id)
     service.update(endpoint, access.account.id, form.model_dump())
     flash("Webhook endpoint saved.", "success")
-    return redirect(url_for("webhooks_pages.show", org=org, endpoint_id=endpoint_id), code=303)
+    target = url_for("webhooks_pages.show", org=org, endpoint_id=endpoint_id, _anchor="new-secret")
+    return redirect(target, 303)
 
 
 @bp.post(ONE + "/active")
@@ -112,7 +114,8 @@ def set_active(org: str, endpoint_id: uuid.UUID, form: EndpointPatch, access: Ac
     endpoint = service.get_endpoint(access.org.id, endpoint_id)
     service.update(endpoint, access.account.id, {"active": bool(form.active)})
     flash("Endpoint enabled." if form.active else "Endpoint disabled.", "success")
-    return redirect(url_for("webhooks_pages.show", org=org, endpoint_id=endpoint_id), code=303)
+    target = url_for("webhooks_pages.show", org=org, endpoint_id=endpoint_id, _anchor="new-secret")
+    return redirect(target, 303)
 
 
 @bp.post(ONE + "/test")
@@ -121,7 +124,8 @@ def send_test(org: str, endpoint_id: uuid.UUID, access: Access):
     """Queue a webhook.test event for this endpoint."""
     service.ping(service.get_endpoint(access.org.id, endpoint_id), access.account.id)
     flash("Test event queued: it appears in the log below once sent.", "success")
-    return redirect(url_for("webhooks_pages.show", org=org, endpoint_id=endpoint_id), code=303)
+    target = url_for("webhooks_pages.show", org=org, endpoint_id=endpoint_id, _anchor="new-secret")
+    return redirect(target, 303)
 
 
 @bp.post(ONE + "/deliveries/<uuid:delivery_id>/redeliver")
@@ -131,7 +135,8 @@ def redeliver(org: str, endpoint_id: uuid.UUID, delivery_id: uuid.UUID, access: 
     endpoint = service.get_endpoint(access.org.id, endpoint_id)
     service.redeliver(service.get_delivery(endpoint, delivery_id), access.account.id)
     flash("Delivery queued again.", "success")
-    return redirect(url_for("webhooks_pages.show", org=org, endpoint_id=endpoint_id), code=303)
+    target = url_for("webhooks_pages.show", org=org, endpoint_id=endpoint_id, _anchor="new-secret")
+    return redirect(target, 303)
 
 
 def _confirm_page(access: Access, endpoint_id: uuid.UUID, what: str):

@@ -124,7 +124,8 @@ def list_agents(org_id: uuid.UUID) -> list[AgentRow]:
     return rows
 
 
-def get_agent(org_id: uuid.UUID, account_id: uuid.UUID) -> OrgMember:
+def find_agent(org_id: uuid.UUID, account_id: uuid.UUID) -> OrgMember | None:
+    """The org's active agent with this account, or None."""
     member = db.session.scalar(
         select(OrgMember).where(
             OrgMember.org_id == org_id,
@@ -132,7 +133,12 @@ def get_agent(org_id: uuid.UUID, account_id: uuid.UUID) -> OrgMember:
             OrgMember.active.is_(True),
         )
     )
-    if member is None or not member.account.is_agent:
+    return member if member is not None and member.account.is_agent else None
+
+
+def get_agent(org_id: uuid.UUID, account_id: uuid.UUID) -> OrgMember:
+    member = find_agent(org_id, account_id)
+    if member is None:
         raise NotFoundError("No such agent in this organization.")
     return member
 

@@ -136,11 +136,9 @@ def _agent_refused(access: Access, error: ServiceError):
 def agents(access: Access):
     """The org's agents and the form that makes one; a new one's token, once."""
     shown = shown_once.take("agent_token")
-    try:
-        created = shown and members.get_agent(access.org.id, uuid.UUID(shown.about)).account
-    except ServiceError:  # removed since, by someone else: its token is gone too
-        created = None
-    return _agents_page(access, created=created, token=created and shown.value)
+    # None when removed since, by someone else: its token went with it.
+    agent = shown and members.find_agent(access.org.id, uuid.UUID(shown.about))
+    return _agents_page(access, created=agent and agent.account, token=agent and shown.value)
 
 
 @bp.post(AGENTS, endpoint="create_agent")

@@ -342,28 +342,8 @@ def parse_form(model: type[M], form: Mapping[str, Any] | None = None) -> M:
     return validate(model, data, "Some fields need your attention.")
 
 
-def parse_query(model: type[M], *, strict: bool = False) -> M:
-    """The query string through its model (repeated keys for list fields). ``strict``
-    (the JSON API's): a parameter the model does not know is a 400 naming it, as an
-    unknown field of a body is; a page's query string is shared by its controls and
-    stays lenient."""
-    if strict:
-        known = {f.alias or name for name, f in model.model_fields.items()} | set(
-            model.model_fields
-        )
-        unknown = sorted(set(request.args) - known)
-        if unknown:
-            allowed = ", ".join(sorted(known)) or "none"
-            raise InputError(
-                "Some query parameters are invalid.",
-                [
-                    {
-                        "field": name,
-                        "message": f"Unknown query parameter; this one takes {allowed}.",
-                    }
-                    for name in unknown
-                ],
-            )
+def parse_query(model: type[M]) -> M:
+    """The query string through its model (repeated keys for list fields)."""
     data = _form_booleans(model, _from_multidict(model, request.args, blank_is_absent=False))
     return validate(model, data, "Some query parameters are invalid.", as_sent=True)
 

@@ -55,13 +55,20 @@ def settings_page(org: str, access: Access):
     return _render(access, new_token=token and token.value, new_secret=secret and secret.value)
 
 
+#: A value shown once: its name in the page's context, and the box that shows it.
+_SHOWN = {
+    "scim_token": ("new_token", "scim-new-token-box"),
+    "scim_secret": ("new_secret", "scim-new-secret-box"),
+}
+
+
 def _show_once(access: Access, kind: str, raw: str):
     """HTMX swaps the panel in place; a plain post is redirected to the page, which
     shows the value, so a reload there does not replace it with another."""
+    name, box = _SHOWN[kind]
     if htmx:
-        return _render(access, **{f"new_{kind.removeprefix('scim_')}": raw})
+        return _render(access, **{name: raw})
     shown_once.keep(kind, raw)
-    box = {"scim_token": "scim-new-token-box", "scim_secret": "scim-new-secret-box"}[kind]
     return redirect(url_for("scim_pages.settings", org=access.org.slug, _anchor=box), 303)
 
 

@@ -47,6 +47,7 @@ def test_the_pages_from_adding_to_removing(app, client, acme, receiver):
     saved = client.post(one, data={"url": receiver.url(path), "description": "SIEM 2",
                                    "kinds": ["task.*"]})  # fmt: skip
     assert saved.status_code == 303, re.findall(rb"form-error[^<]*<[^<]*", saved.data)
+    assert saved.location.endswith(one)  # the page, not the box of a secret it does not show
     assert b"SIEM 2" in client.get(one).data
     assert client.post(one + "/test").status_code == 303
     run_deliveries(app)

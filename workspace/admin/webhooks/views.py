@@ -33,12 +33,17 @@ def _choices() -> list[tuple[str, str]]:
     return list(GROUPS.items()) + list(KINDS.items())
 
 
+def _to_endpoint(org: str, endpoint_id: uuid.UUID, anchor: str | None = None):
+    return redirect(
+        url_for("webhooks_pages.show", org=org, endpoint_id=endpoint_id, _anchor=anchor), 303
+    )
+
+
 def _show_secret(org: str, endpoint_id: uuid.UUID, secret: str):
-    """To the endpoint's page, which shows the secret: a reload there neither makes
-    another endpoint nor rotates again."""
+    """To the endpoint's page, which shows the secret at its box: a reload there
+    neither makes another endpoint nor rotates again."""
     shown_once.keep("webhook_secret", secret, about=endpoint_id)
-    target = url_for("webhooks_pages.show", org=org, endpoint_id=endpoint_id, _anchor="new-secret")
-    return redirect(target, 303)
+    return _to_endpoint(org, endpoint_id, "new-secret")
 
 
 def _list_page(org: str, access: Access, *, errors=None, values=None, status: int = 200):
@@ -103,8 +108,7 @@ def edit(org: str, endpoint_id: uuid.UUID, form: EndpointEdit, access: Access):
     endpoint = service.get_endpoint(access.org.id, endpoint_id)
     service.update(endpoint, access.account.id, form.model_dump())
     flash("Webhook endpoint saved.", "success")
-    target = url_for("webhooks_pages.show", org=org, endpoint_id=endpoint_id, _anchor="new-secret")
-    return redirect(target, 303)
+    return _to_endpoint(org, endpoint_id)
 
 
 @bp.post(ONE + "/active")
@@ -114,8 +118,7 @@ def set_active(org: str, endpoint_id: uuid.UUID, form: EndpointPatch, access: Ac
     endpoint = service.get_endpoint(access.org.id, endpoint_id)
     service.update(endpoint, access.account.id, {"active": bool(form.active)})
     flash("Endpoint enabled." if form.active else "Endpoint disabled.", "success")
-    target = url_for("webhooks_pages.show", org=org, endpoint_id=endpoint_id, _anchor="new-secret")
-    return redirect(target, 303)
+    return _to_endpoint(org, endpoint_id)
 
 
 @bp.post(ONE + "/test")
@@ -124,8 +127,7 @@ def send_test(org: str, endpoint_id: uuid.UUID, access: Access):
     """Queue a webhook.test event for this endpoint."""
     service.ping(service.get_endpoint(access.org.id, endpoint_id), access.account.id)
     flash("Test event queued: it appears in the log below once sent.", "success")
-    target = url_for("webhooks_pages.show", org=org, endpoint_id=endpoint_id, _anchor="new-secret")
-    return redirect(target, 303)
+    return _to_endpoint(org, endpoint_id)
 
 
 @bp.post(ONE + "/deliveries/<uuid:delivery_id>/redeliver")
@@ -135,8 +137,7 @@ def redeliver(org: str, endpoint_id: uuid.UUID, delivery_id: uuid.UUID, access: 
     endpoint = service.get_endpoint(access.org.id, endpoint_id)
     service.redeliver(service.get_delivery(endpoint, delivery_id), access.account.id)
     flash("Delivery queued again.", "success")
-    target = url_for("webhooks_pages.show", org=org, endpoint_id=endpoint_id, _anchor="new-secret")
-    return redirect(target, 303)
+    return _to_endpoint(org, endpoint_id)
 
 
 def _confirm_page(access: Access, endpoint_id: uuid.UUID, what: str):

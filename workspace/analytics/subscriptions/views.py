@@ -12,7 +12,6 @@ from flask import Blueprint, flash, redirect, url_for
 from workspace.analytics.dashboards.service import load_dashboard
 from workspace.analytics.subscriptions import service
 from workspace.analytics.subscriptions.schemas import (
-    DashboardSubscriptionIn,
     SubscriptionForm,
     SubscriptionPageQuery,
 )
@@ -73,9 +72,8 @@ def index(org: str, dashboard_id: uuid.UUID, access: Access, form: SubscriptionP
 )
 def subscribe(org: str, dashboard_id: uuid.UUID, form: SubscriptionForm, access: Access):
     dashboard = load_dashboard(access, dashboard_id)
-    data = DashboardSubscriptionIn(**form.model_dump(exclude={"loaded_for"}))
     subscription, created = service.subscribe(
-        access, dashboard, data, replace_unseen=False, shown_for=form.loaded_for
+        access, dashboard, form, replace_unseen=False, shown_for=form.loaded_for
     )
     whose = "Your" if subscription.account_id == access.account.id else "The"
     when = service.schedule_words(subscription)

@@ -468,3 +468,36 @@ def test_two_active_agents_cannot_share_a_name(client, acme):
     gone = client.post(f"/o/{acme.slug}/settings/agents/{first['id']}/remove")
     assert gone.status_code in (302, 303)
     assert create_agent(client, acme, name="QA Bot")["id"] != first["id"]
+
+
+def test_tools_take_task_keys_and_project_identifiers(client, acme, globex, project):
+    """An agent that reads "WEB-12" in a comment acts on it by that key; the key of
+    another org's task, or one naming nothing, is a 404 as an unknown id is."""
+    agent = create_agent(client, acme, project_ids=[project["id"]])
+    identifier = project["identifier"]
+    made = ok(call(client, agent, "create_task", project_id=identifier.lower(), title="By key"))
+    assert made["project_id"] == project["id"]
+    key = made["key"]
+    moved = ok(call(client, agent, "set_task_state", task_id=key.lower(), state="in progress"))
+    assert moved["id"] == made["id"] and moved["state_name"] == "In Progress"
+    ok(call(client, agent, "comment_on_task", task_id=key, body="Picked up by key."))
+    read = ok(call(client, agent, "get_task", task_id=key))
+    assert read["task"]["id"] == made["id"]
+    assert [c["body"] for c in read["comments"]] == ["Picked up by key."]
+    listed = ok(call(client, agent, "list_tasks", project_id=identifier))
+    assert made["id"] in [t["id"] for t in listed["tasks"]]
+    overview = ok(call(client, agent, "analytics_overview", project_id=identifier))
+    assert overview["total"] == listed["total"]
+
+    other = make_project(client, globex, "Globex web", "GWEB")
+    foreign = make_task(client, globex, other["id"])
+    for tool, args in (
+        ("get_task", {"task_id": foreign["key"]}),
+        ("get_task", {"task_id": f"{identifier}-99999"}),
+        ("get_task", {"task_id": "not a key"}),
+        ("list_tasks", {"project_id": "GWEB"}),
+        ("create_task", {"project_id": "NOPE", "title": "x"}),
+    ):
+        resp = call(client, agent, tool, **args)
+        assert resp.status_code == 404, (tool, args, resp.get_json())
+        assert "No such" in resp.get_json()["detail"]

@@ -22,7 +22,7 @@ from workspace.analytics.reports import service as analytics
 from workspace.analytics.scope import make_scope
 from workspace.analytics.vocabulary import Dimension, Metric
 from workspace.core import comments, projects, task_lists, tasks, workflow
-from workspace.core.models import Priority, State, TaskKind
+from workspace.core.models import Priority, Project, State, Task, TaskKind
 from workspace.core.models.projects import COUNTED_CATEGORIES
 from workspace.core.schemas import ActivityOut, CommentOut, TaskOut
 from workspace.errors import ServiceError
@@ -51,12 +51,23 @@ class NoArgs(Args):
     pass
 
 
+#: A project by its identifier (``WEB``, as ``list_projects`` shows) or its id.
+ProjectRef = Field(
+    None,
+    min_length=1,
+    max_length=36,
+    description=("Only this project's tasks: its identifier, e.g. WEB, or its id."),
+)
+#: A task by its key (``WEB-12``, as people write it in comments) or its id.
+TaskRef = Field(min_length=1, max_length=36, description="The task's key, e.g. WEB-12, or its id.")
+
+
 class ScopeArgs(Args):
-    project_id: uuid.UUID | None = Field(None, description="Only this project's tasks.")
+    project_id: str | None = ProjectRef
 
 
 class ListTasksArgs(Args):
-    project_id: uuid.UUID | None = Field(None, description="Only this project's tasks.")
+    project_id: str | None = ProjectRef
     state_category: Category | None = None
     assigned_to_me: bool = Field(False, description="Only tasks assigned to this agent.")
     open_only: bool = Field(False, description="Leave out completed and cancelled tasks.")
@@ -65,11 +76,13 @@ class ListTasksArgs(Args):
 
 
 class TaskArgs(Args):
-    task_id: uuid.UUID
+    task_id: str = TaskRef
 
 
 class CreateTaskArgs(Args):
-    project_id: uuid.UUID
+    project_id: str = Field(
+        min_length=1, max_length=36, description="The project's identifier, e.g. WEB, or its id."
+    )
     title: str = Field(min_length=1, max_length=500)
     description: str = Field("", max_length=20000)
     priority: PriorityName = "none"
@@ -81,12 +94,12 @@ class CreateTaskArgs(Args):
 
 
 class SetStateArgs(Args):
-    task_id: uuid.UUID
+    task_id: str = TaskRef
     state: str = Field(min_length=1, max_length=100, description="A state name or id.")
 
 
 class CommentArgs(Args):
-    task_id: uuid.UUID
+    task_id: str = TaskRef
     body: str = Field(min_length=1, max_length=20000)
 
 
@@ -144,6 +157,28 @@ def _state_ref(project_id: uuid.UUID, ref: str) -> State:
     raise ServiceError(f"No state '{ref}' in this project; its states are: {names}.", field="state")
 
 
+def _id(ref: str) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(ref)
+    except ValueError:
+        return None
+
+
+def _task(access: Access, ref: str) -> Task:
+    """The task ``ref`` names, by id or by key; another org's is a 404 either way."""
+    task_id = _id(ref)
+    if task_id is None:
+        return tasks.get_task_by_key(access.org.id, ref)
+    return tasks.get_task(access.org.id, task_id)
+
+
+def _project(access: Access, ref: str) -> Project:
+    project_id = _id(ref)
+    if project_id is None:
+        return projects.get_project_by_identifier(access.org.id, ref)
+    return projects.get_project(access.org.id, project_id)
+
+
 # -- handlers ---------------------------------------------------------------------------
 
 
@@ -163,11 +198,10 @@ def list_projects(access: Access, _args: NoArgs) -> list[dict[str, Any]]:
 
 
 def list_tasks(access: Access, args: ListTasksArgs) -> dict[str, Any]:
-    if args.project_id is not None:
-        # Another org's project is a 404, as in every other lookup, not an empty list.
-        projects.get_project(access.org.id, args.project_id)
+    # Another org's project is a 404, as in every other lookup, not an empty list.
+    project = _project(access, args.project_id) if args.project_id else None
     flt = task_lists.TaskFilter(
-        project_id=args.project_id,
+        project_id=project.id if project else None,
         state_category=args.state_category,
         assignee_id=access.account.id if args.assigned_to_me else None,
         open_only=args.open_only,
@@ -177,7 +211,7 @@ def list_tasks(access: Access, args: ListTasksArgs) -> dict[str, Any]:
 
 
 def get_task(access: Access, args: TaskArgs) -> dict[str, Any]:
-    task = tasks.get_task(access.org.id, args.task_id)
+    task = _task(access, args.task_id)
     return {
         "task": _task_json(task),
         "comments": [
@@ -191,10 +225,7 @@ def get_task(access: Access, args: TaskArgs) -> dict[str, Any]:
 
 
 def create_task(access: Access, args: CreateTaskArgs) -> dict[str, Any]:
-    try:
-        project = projects.get_project(access.org.id, args.project_id)
-    except ServiceError as exc:
-        raise ToolError(404, "No such project in this organization.") from exc
+    project = _project(access, args.project_id)
     require(access, "task.write", project.id)
     state = _state_ref(project.id, args.state) if args.state else None
     task = tasks.create_task(
@@ -211,7 +242,7 @@ def create_task(access: Access, args: CreateTaskArgs) -> dict[str, Any]:
 
 
 def set_task_state(access: Access, args: SetStateArgs) -> dict[str, Any]:
-    task = tasks.get_task(access.org.id, args.task_id)
+    task = _task(access, args.task_id)
     require(access, "task.write", task.project_id)
     state = _state_ref(task.project_id, args.state)
     tasks.update_task(task, access.account.id, {"state_id": state.id})
@@ -219,22 +250,22 @@ def set_task_state(access: Access, args: SetStateArgs) -> dict[str, Any]:
 
 
 def assign_task_to_me(access: Access, args: TaskArgs) -> dict[str, Any]:
-    task = tasks.get_task(access.org.id, args.task_id)
+    task = _task(access, args.task_id)
     require(access, "task.write", task.project_id)
     tasks.update_task(task, access.account.id, {"assignee_id": access.account.id})
     return _task_json(task)
 
 
 def comment_on_task(access: Access, args: CommentArgs) -> dict[str, Any]:
-    task = tasks.get_task(access.org.id, args.task_id)
+    task = _task(access, args.task_id)
     require(access, "task.comment", task.project_id)
     comment = comments.add_comment(task, access.account.id, args.body)
     return CommentOut.model_validate(comment).model_dump(mode="json")
 
 
-def _scope(access: Access, project_id: uuid.UUID | None):
+def _scope(access: Access, project_ref: str | None):
     require(access, "analytics.read")
-    return make_scope(access.org, project_id)
+    return make_scope(access.org, _project(access, project_ref).id if project_ref else None)
 
 
 def analytics_overview(access: Access, args: ScopeArgs) -> dict[str, Any]:
@@ -274,7 +305,12 @@ TOOLS: dict[str, Tool] = {
             ListTasksArgs,
             list_tasks,
         ),
-        Tool("get_task", "Read one task with its comments and history.", TaskArgs, get_task),
+        Tool(
+            "get_task",
+            "Read one task, by key (WEB-12) or id, with its comments and history.",
+            TaskArgs,
+            get_task,
+        ),
         Tool(
             "create_task",
             "Create a task in a project (you need the member role there).",

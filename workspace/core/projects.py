@@ -307,6 +307,19 @@ def refuse_synced_change(member: ProjectMember) -> None:
     )
 
 
+def get_project_by_identifier(org_id: uuid.UUID, identifier: str) -> Project:
+    """The project an identifier like ``WEB`` names (case-insensitive), as agents and
+    people name it; 404 for anything else."""
+    project = db.session.scalar(
+        select(Project).where(
+            Project.org_id == org_id, Project.identifier == identifier.strip().upper()
+        )
+    )
+    if project is None:
+        raise NotFoundError("No such project in this organization.", field="project_id")
+    return project
+
+
 def get_project_member(project: Project, member_id: uuid.UUID) -> ProjectMember:
     member = db.session.get(ProjectMember, member_id)
     if member is None or member.project_id != project.id:

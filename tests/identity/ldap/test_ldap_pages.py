@@ -191,3 +191,17 @@ def test_signed_out_is_sent_to_sign_in_and_strangers_get_404(client, app, acme, 
     assert client.get(URL).status_code == 302
     login(client, globex.owner_email)
     assert client.get(URL).status_code == 404
+
+
+def test_a_connection_saved_without_tls_says_passwords_travel_in_clear(client, acme, directory):
+    """An admin who turned TLS off for a lab and forgot had no sign of it on the page
+    afterwards; the warning stays until TLS is on again."""
+    login(client, acme.owner_email)
+    assert client.post(URL, data=form(directory)).status_code == 302
+    assert 'id="ldap-cleartext"' not in client.get(URL).get_data(as_text=True)
+    cleartext = form(directory, use_tls=None, server_uri=directory.uri.replace("ldaps", "ldap"))
+    assert client.post(URL, data=cleartext).status_code == 302
+    page = client.get(URL).get_data(as_text=True)
+    assert 'id="ldap-cleartext"' in page and "in clear text" in page
+    assert client.post(URL, data=form(directory)).status_code == 302
+    assert 'id="ldap-cleartext"' not in client.get(URL).get_data(as_text=True)

@@ -68,3 +68,18 @@ def test_owner_creates_a_task_and_changes_its_state_in_place(page, demo):
             )
         ).all()
         assert [(m.old_category, m.new_category) for m in moves] == [("backlog", "started")]
+
+
+def test_every_list_column_fits_the_card_at_1280(page, demo):
+    """At 1280 px the created date, the last column, was cut off behind a sideways
+    scroll of the card; the title gives up room instead."""
+    page.set_viewport_size({"width": 1280, "height": 900})
+    browser_sign_in(page, demo.url, "owner@acme.test", DEMO_PASSWORD)
+    page.get_by_role("link", name="Projects").first.click()
+    page.get_by_role("link", name="Web App").click()
+    wrap = page.locator(".table-wrap:has(#task-table)")
+    expect(wrap).to_be_visible()
+    widths = "w => [w.scrollWidth, w.clientWidth, w.querySelector('thead tr').innerText]"
+    assert wrap.evaluate("w => w.scrollWidth <= w.clientWidth + 1"), wrap.evaluate(widths)
+    created = page.locator("#task-table thead th.col-created")
+    expect(created).to_be_in_viewport(ratio=1)

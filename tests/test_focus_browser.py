@@ -1,8 +1,10 @@
 """Where the keyboard focus goes after a page answers (static/js/app.js): a form
 answered with its errors brings the first field at fault into view and focuses it (on
 a phone the LDAP form's search filter is a screen and more below the top the page
-reloads at), and an HTMX swap that replaced the focused element puts the focus back
-at the same place in the new content instead of on <body>."""
+reloads at), an HTMX swap that replaced the focused element puts the focus back
+at the same place in the new content instead of on <body>, and an action that reloads
+to no place of its own (its row gone, its bar hidden) has the focus on the flash that
+says what it did."""
 
 from __future__ import annotations
 
@@ -53,3 +55,42 @@ def test_a_comment_posted_by_keyboard_leaves_the_focus_in_the_comment_box(page, 
     # The discussion was swapped whole; the focus is where a second comment goes.
     expect(page.get_by_label("Add a comment")).to_be_focused()
     expect(page.get_by_label("Add a comment")).to_have_value("")
+
+
+def test_a_bulk_edit_by_keyboard_leaves_the_focus_on_what_it_did(page, live_server):
+    # The page reloads with nothing selected, so the bar and its Apply button are
+    # hidden: the focus had fallen to <body> at the top of the page.
+    org = make_org(live_server.app, "Acme", "owner@acme.test")
+    client = live_server.app.test_client()
+    project, _ = setup_project(client, org)
+    first = new_task(client, org, project, title="One")
+    second = new_task(client, org, project, title="Two")
+    browser_sign_in(page, live_server.url, org.owner_email)
+    page.goto(f"{live_server.url}/o/{org.slug}/projects/{project['id']}")
+    for task in (first, second):
+        page.get_by_label(f"Select {project['identifier']}-{task['sequence']}").check()
+    bar = page.locator("#bulk-form")
+    bar.get_by_label("Priority").select_option(label="Urgent")
+    bar.get_by_role("button", name="Apply to selected").focus()
+    page.keyboard.press("Enter")
+    message = page.locator("#flash-area .flash-success")
+    expect(message).to_contain_text("Updated 2 tasks.")
+    expect(message).to_be_focused()
+    assert page.evaluate("document.activeElement.textContent").strip().startswith("Updated 2")
+
+
+def test_a_token_revoked_by_keyboard_leaves_the_focus_on_what_it_did(page, live_server):
+    # The token's row, and its Revoke button, are gone from the page it reloads.
+    org = make_org(live_server.app, "Acme", "owner@acme.test")  # with a token, "tests"
+    browser_sign_in(page, live_server.url, org.owner_email)
+    page.goto(f"{live_server.url}/o/{org.slug}/tokens")
+    questions = []
+    page.on("dialog", lambda d: (questions.append(d.message), d.accept()))
+    page.get_by_role("button", name="Revoke").focus()
+    page.keyboard.press("Enter")
+    message = page.locator("#flash-area .flash-success")
+    expect(message).to_contain_text("Token revoked.")
+    assert questions and questions[0].startswith("Revoke tests?")
+    expect(page.get_by_role("button", name="Revoke")).to_have_count(0)
+    expect(message).to_be_focused()
+    assert page.evaluate("document.activeElement.textContent").strip().startswith("Token revoked")

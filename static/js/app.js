@@ -20,6 +20,8 @@
      After the row is swapped, focus returns to the row's select.
    - [data-bulk-bar] with [data-bulk-select] row boxes and a [data-select-all] box:
      the bulk bar shows (class has-selection) while something is selected.
+   - on load, the page's #fragment's [data-return-focus] control, else its first flash
+     message, gets the focus (docs/architecture.md, "comes back where it acted").
    The pages' Content-Security-Policy runs no inline handler (onsubmit=, hx-on), so
    behaviour lives here. */
 /* One listbox's "active option" for every combobox we draw (the mention picker, the
@@ -348,18 +350,33 @@ window.Workspace.highlightOption = function (box, list, index) {
     showFlash(NETWORK_ERROR, "error");
   });
 
-  /* ---------- Back at the row acted on ---------- */
+  /* ---------- Back at the row acted on, else at what the action did ---------- */
 
   // A row or form action that reloads the page (a member's role, a state moved, a
   // cycle added) comes back at #<row or section id>: its [data-return-focus] control
   // gets the focus, so a keyboard goes on from there instead of from the top. After
   // "load": the browser's own move to the fragment would take the focus back.
+  // An action whose place is gone or hidden after the reload (a revoked token's row,
+  // the bulk bar once nothing is selected) or that names none (Send test event) comes
+  // back with the flash that says what it did: that message gets the focus, as an
+  // error's does (focusFirstError), so a screen reader reads it (a live region on a
+  // new page is not announced) and the keyboard goes on from the top of the content.
+  // A page's own choice (autofocus, an error, a script) keeps the focus.
   window.addEventListener("load", function () {
     var id = window.location.hash.slice(1);
     var row = id && /^[A-Za-z][\w-]*$/.test(id) ? document.getElementById(id) : null;
-    // The first that can take it: a state moved to the top has its Up disabled.
-    var control = row && row.querySelector("[data-return-focus]:not(:disabled)");
-    if (control) control.focus();
+    if (row) {
+      // The first that can take it: a state moved to the top has its Up disabled.
+      var control = row.querySelector("[data-return-focus]:not(:disabled)");
+      if (control) control.focus();
+      return;
+    }
+    var active = document.activeElement;
+    if ((active && active !== document.body) || document.querySelector("[autofocus]")) return;
+    var message = document.querySelector("#flash-area > .flash");
+    if (!message) return;
+    if (!message.hasAttribute("tabindex")) message.setAttribute("tabindex", "-1");
+    message.focus();
   });
 
   /* ---------- Inline state select: commit on an explicit choice ---------- */

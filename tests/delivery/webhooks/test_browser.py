@@ -1,7 +1,8 @@
 """The Webhooks pages in headless Chromium: no serious axe-core finding at 1440 and
 390 px, no sideways scroll on a phone, and the keyboard path from Settings to adding
 an endpoint (its secret shown), a test event in the log, and the rotation's
-confirmation page."""
+confirmation page; a test event sent by keyboard leaves the focus on the message that
+says it was queued."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from playwright.sync_api import expect
 
 from tests.axe import check_page
 from tests.factories import browser_sign_in
+from workspace.delivery.webhooks import service
+from workspace.extensions import db
 
 pytestmark = pytest.mark.browser
 
@@ -65,3 +68,23 @@ def test_the_webhook_pages_are_accessible_and_work_by_keyboard(browser, live_ser
         expect(page.locator("#secret")).to_have_count(0)
     finally:
         context.close()
+
+
+def test_a_test_event_sent_by_keyboard_leaves_the_focus_on_what_it_did(page, live_server, acme,
+                                                                       receiver):  # fmt: skip
+    # The page reloads without a place of its own to come back at: the focus had
+    # fallen to <body> at the top of the page.
+    with live_server.app.app_context():
+        made = service.create(acme.org_id, acme.owner_id, url=receiver.url("/ok/focus"),
+                              kinds=["task.*"])  # fmt: skip
+        db.session.commit()
+        endpoint_id = made.endpoint.id
+    browser_sign_in(page, live_server.url, acme.owner_email, acme.password)
+    page.goto(f"{live_server.url}/o/{acme.slug}/settings/webhooks/{endpoint_id}")
+    page.get_by_role("button", name="Send test event").focus()
+    page.keyboard.press("Enter")
+    message = page.locator("#flash-area .flash-success")
+    expect(message).to_contain_text("Test event queued")
+    expect(page.locator("main")).to_contain_text("webhook.test")
+    expect(message).to_be_focused()
+    assert page.evaluate("document.activeElement.textContent").strip().startswith("Test event")

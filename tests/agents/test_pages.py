@@ -101,6 +101,35 @@ def test_answer_is_saved_as_a_widget_in_one_click(client, acme):
     )
 
 
+def test_saving_an_answer_says_which_dashboards_narrow_it(client, acme):
+    """The answer counts every task; saved on a dashboard with a filter (or, over time,
+    a date range) the widget shows fewer. The save form names those dashboards."""
+    project = make_project(client, acme)
+    make_task(client, acme, project["id"], kind="bug")
+    for body in (
+        {"name": "Plain"},
+        {"name": "Urgent only", "pql_filter": "priority = urgent"},
+        {"name": "Last month", "range": "last_30_days"},
+    ):
+        made = client.post(acme.url("/dashboards"), json=body, headers=acme.headers)
+        assert made.status_code == 201, made.get_json()
+    login(client, acme.owner_email)
+
+    def note(text):
+        html = client.post(
+            f"/o/{acme.slug}/analytics/ask", data={"text": text}, headers=HX
+        ).get_data(as_text=True)
+        assert "Save as widget" in html
+        found = re.search(r"<p [^>]*data-save-narrowed>(.*?)</p>", html, re.S)
+        return found and " ".join(found.group(1).split())
+
+    by_assignee = note("open bugs by assignee")
+    assert "Urgent only (its filter priority = urgent)" in by_assignee
+    assert "Plain" not in by_assignee and "Last month" not in by_assignee
+    over_time = note("tasks created per week")
+    assert "Last month (its date range)" in over_time and "Urgent only" in over_time
+
+
 def test_ask_box_is_on_the_analytics_and_dashboard_pages(client, acme):
     """The analytics page shows the box open; a dashboard page shows it folded, and
     an answer asked there offers that dashboard first for one-click saving."""

@@ -130,6 +130,40 @@ def test_saving_an_answer_says_which_dashboards_narrow_it(client, acme):
     assert "Last month (its date range)" in over_time and "Urgent only" in over_time
 
 
+def test_a_full_dashboard_is_offered_but_cannot_be_chosen(client, app, acme, monkeypatch):
+    """Choosing a dashboard at the widget cap lost the answer to a refusal page; it is
+    now listed as full and disabled, and with every dashboard full no form is shown."""
+    monkeypatch.setitem(app.config, "DASHBOARD_MAX_WIDGETS", 1)
+    project = make_project(client, acme)
+    make_task(client, acme, project["id"], kind="bug")
+    made = [
+        client.post(acme.url("/dashboards"), json={"name": n}, headers=acme.headers).get_json()
+        for n in ("Full one", "Room left")
+    ]
+    widget = {"title": "Only", "metric": "count", "dimension": "status"}
+    added = client.post(
+        acme.url(f"/dashboards/{made[0]['id']}/widgets"), json=widget, headers=acme.headers
+    )
+    assert added.status_code == 201, added.get_json()
+    login(client, acme.owner_email)
+
+    def ask(**form):
+        return client.post(
+            f"/o/{acme.slug}/analytics/ask",
+            data={"text": "open bugs by assignee", **form},
+            headers=HX,
+        ).get_data(as_text=True)
+
+    html = ask(dashboard_id=made[0]["id"])  # asked on the full one
+    options = dict(re.findall(r'<option value="([0-9a-f-]{36})"([^>]*)>', html))
+    assert "disabled" in options[made[0]["id"]] and "selected" not in options[made[0]["id"]]
+    assert "disabled" not in options[made[1]["id"]] and "Full one (full)" in html
+    client.post(acme.url(f"/dashboards/{made[1]['id']}/widgets"), json=widget, headers=acme.headers)
+    html = ask()
+    assert "Save as widget" not in html
+    assert "Each of your dashboards is full (1 widgets" in html
+
+
 def test_ask_box_is_on_the_analytics_and_dashboard_pages(client, acme):
     """The analytics page shows the box open; a dashboard page shows it folded, and
     an answer asked there offers that dashboard first for one-click saving."""

@@ -251,7 +251,8 @@ def _answered(
         answer=answer,
         answer_project_id=answer_project_id,
         figures={"ask": charts.to_json(figure)},
-        dashboards=widgets.own_dashboards(access),
+        dashboards=(listed := widgets.own_dashboards(access)),
+        full_dashboards=widgets.full_dashboards(listed),
         # Asked from a dashboard page: offer that dashboard first.
         selected_dashboard_id=selected_dashboard_id,
     )

@@ -8,10 +8,14 @@ from __future__ import annotations
 
 import uuid
 
+from sqlalchemy import func, select
+
 from workspace.analytics.dashboards import service as dashboards
 from workspace.analytics.dashboards import widgets
+from workspace.analytics.dashboards.limits import max_widgets
 from workspace.analytics.dashboards.models import Dashboard, Widget
 from workspace.analytics.vocabulary import TIME_DIMENSIONS
+from workspace.extensions import db
 from workspace.security.permissions import Access, can_object
 
 #: The action a saved answer needs on its dashboard.
@@ -25,6 +29,20 @@ def own_dashboards(access: Access) -> list[Dashboard]:
         for d in dashboards.list_dashboards(access.org.id, access.account.id)
         if can_object(access, d, EDIT)
     ]
+
+
+def full_dashboards(listed: list[Dashboard]) -> set[uuid.UUID]:
+    """Those of ``listed`` at the widget cap, in one query: the save form offers them
+    disabled, where choosing one lost the answer to a "dashboard is full" refusal."""
+    if not listed:
+        return set()
+    counted = (
+        select(Widget.dashboard_id)
+        .where(Widget.dashboard_id.in_([d.id for d in listed]))
+        .group_by(Widget.dashboard_id)
+        .having(func.count() >= max_widgets())
+    )
+    return set(db.session.scalars(counted))
 
 
 def answer_filter(kind: str | None, priority: str | None) -> str | None:

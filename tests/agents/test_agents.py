@@ -3,6 +3,7 @@ their token, every change attributed to them, counted in analytics like people."
 
 from __future__ import annotations
 
+import re
 import uuid
 
 import pytest
@@ -501,3 +502,49 @@ def test_tools_take_task_keys_and_project_identifiers(client, acme, globex, proj
         resp = call(client, agent, tool, **args)
         assert resp.status_code == 404, (tool, args, resp.get_json())
         assert "No such" in resp.get_json()["detail"]
+
+
+def test_an_agents_token_is_replaced_and_the_old_one_stops_at_once(client, app, acme, globex):
+    """A token that may have leaked is replaced without removing the agent (and with
+    it its history's name, its projects and its assignments)."""
+    agent = create_agent(client, acme)
+    old = agent["token"]
+    assert client.get(TOOLS, headers=bearer(old)).status_code == 200
+    path = acme.url(f"/agents/{agent['id']}/token")
+    bob = add_person(app, acme.org_id, "bob@acme.test")
+    assert client.post(path, headers=bob.headers).status_code == 403
+    assert (
+        client.post(globex.url(f"/agents/{agent['id']}/token"), headers=globex.headers).status_code
+        == 404
+    )
+    resp = client.post(path, headers=acme.headers)
+    assert resp.status_code == 201, resp.get_json()
+    new = resp.get_json()
+    assert new["id"] == agent["id"] and new["token"] != old
+    assert new["token_prefix"] == new["token"][:10]
+    assert client.get(TOOLS, headers=bearer(old)).status_code == 401
+    assert client.get(TOOLS, headers=bearer(new["token"])).status_code == 200
+    listed = client.get(acme.url("/agents"), headers=acme.headers).get_json()
+    assert [a["token_prefix"] for a in listed] == [new["token_prefix"]]
+    events = client.get(acme.url("/events"), headers=acme.headers).get_json()
+    revoked = [e for e in events if e["kind"] == "api_token.revoked"]
+    assert revoked and revoked[0]["actor_id"] == str(acme.owner_id)
+    # A person's account is not an agent: no token of theirs is replaced here.
+    resp = client.post(acme.url(f"/agents/{acme.owner_id}/token"), headers=acme.headers)
+    assert resp.status_code == 404
+
+
+def test_the_agents_page_replaces_a_token_and_shows_it_once(client, acme):
+    agent = create_agent(client, acme)
+    login(client, acme.owner_email)
+    page = client.get(f"/o/{acme.slug}/settings/agents").get_data(as_text=True)
+    assert "Its current token stops working at once" in page  # the confirmation
+    resp = client.post(f"/o/{acme.slug}/settings/agents/{agent['id']}/token")
+    assert resp.status_code == 303 and resp.location.endswith("#new-agent-token")
+    shown = client.get(resp.location).get_data(as_text=True)
+    assert "Triage Bot has a new token" in shown
+    token = re.search(r'<code id="agent-new-token">(ws_[^<]+)</code>', shown).group(1)
+    assert client.get(TOOLS, headers=bearer(agent["token"])).status_code == 401
+    assert client.get(TOOLS, headers=bearer(token)).status_code == 200
+    again = client.get(resp.location).get_data(as_text=True)
+    assert token not in again and "has a new token" not in again

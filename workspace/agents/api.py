@@ -211,3 +211,19 @@ def create_agent(org_id: uuid.UUID, access: Access, body: AgentCreate):
     )
     row = members.AgentRow(member, account, display_prefix(raw), None)
     return AgentCreated.model_validate({**agent_out(row), "token": raw})
+
+
+@bp.post("/agents/<uuid:agent_id>/token")
+@operation(
+    "Replace an agent's token: the old one stops working at once",
+    tag="agents",
+    response=AgentCreated,
+    status=201,
+    action="org.manage_members",
+)
+def rotate_agent_token(org_id: uuid.UUID, agent_id: uuid.UUID, access: Access):
+    """The response holds the agent's new token; it is never shown again."""
+    member = members.get_agent(access.org.id, agent_id)
+    raw = members.rotate_agent_token(access.org, member, actor_id=access.account.id)
+    row = members.AgentRow(member, member.account, display_prefix(raw), None)
+    return AgentCreated.model_validate({**agent_out(row), "token": raw})

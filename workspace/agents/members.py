@@ -99,6 +99,19 @@ def create_agent(
     return account, member, raw
 
 
+def rotate_agent_token(org: Org, member: OrgMember, *, actor_id: uuid.UUID | None) -> str:
+    """A new token for the agent, returned here only; its old ones stop working at once
+    (a token is rotated because it may have leaked: an overlap would keep the leak
+    open). Recorded as the old tokens' ``api_token.revoked`` and the new one's
+    ``api_token.created``, by the admin. The caller commits."""
+    account = member.account
+    for row in api_tokens.list_tokens(account.id, org.id):
+        api_tokens.revoke_token(account.id, org.id, row.id, actor_id=actor_id)
+    name = f"Agent token: {account.name}"[:100]
+    _, raw = api_tokens.create_token(account, org, name, actor_id=actor_id)
+    return raw
+
+
 def list_agents(org_id: uuid.UUID) -> list[AgentRow]:
     members = db.session.scalars(
         select(OrgMember)

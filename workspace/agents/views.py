@@ -109,7 +109,9 @@ def ai_remove(org: str, access: Access):
     return redirect(url_for("agents_pages.ai_settings", org=org))
 
 
-def _agents_page(access: Access, *, typed=None, errors=None, created=None, token=None, status=200):
+def _agents_page(
+    access: Access, *, typed=None, errors=None, created=None, token=None, rotated=False, status=200
+):
     """The agents and the new-agent form (``typed``: what was typed, after a refusal)."""
     return render(
         "agents/agents.html",
@@ -122,6 +124,7 @@ def _agents_page(access: Access, *, typed=None, errors=None, created=None, token
         errors=errors or {},
         created=created,
         token=token,
+        rotated=rotated,
         tools_url=url_for("agent_tools_api.list_tools", _external=True),
         mcp_url=url_for("agent_tools_api.mcp_endpoint", _external=True),
     )
@@ -135,10 +138,16 @@ def _agent_refused(access: Access, error: ServiceError):
 @page(action=_MEMBERS)
 def agents(access: Access):
     """The org's agents and the form that makes one; a new one's token, once."""
+    rotated = False
     shown = shown_once.take("agent_token")
+    if shown is None:
+        shown = shown_once.take("agent_token_rotated")
+        rotated = shown is not None
     # None when removed since, by someone else: its token went with it.
     agent = shown and members.find_agent(access.org.id, uuid.UUID(shown.about))
-    return _agents_page(access, created=agent and agent.account, token=agent and shown.value)
+    return _agents_page(
+        access, created=agent and agent.account, token=agent and shown.value, rotated=rotated
+    )
 
 
 @bp.post(AGENTS, endpoint="create_agent")
@@ -150,6 +159,18 @@ def create_agent(access: Access, form: AgentCreate):
     )
     # Shown by the page this redirects to, so a reload there makes no second agent.
     shown_once.keep("agent_token", raw, about=account.id)
+    return redirect(
+        url_for("agents_pages.agents", org=access.org.slug, _anchor="new-agent-token"), 303
+    )
+
+
+@bp.post(AGENTS + "/<uuid:agent_id>/token", endpoint="rotate_agent_token")
+@page(action=_MEMBERS)
+def rotate_agent_token(agent_id: uuid.UUID, access: Access):
+    """A new token for the agent, shown once; the old one stops working at once."""
+    member = members.get_agent(access.org.id, agent_id)
+    raw = members.rotate_agent_token(access.org, member, actor_id=access.account.id)
+    shown_once.keep("agent_token_rotated", raw, about=agent_id)
     return redirect(
         url_for("agents_pages.agents", org=access.org.slug, _anchor="new-agent-token"), 303
     )

@@ -74,11 +74,19 @@ def newest_token(account_id: uuid.UUID, org_id: uuid.UUID) -> ApiToken | None:
     return db.session.scalar(_live(account_id, org_id).limit(1))
 
 
-def revoke_token(account_id: uuid.UUID, org_id: uuid.UUID, token_id: uuid.UUID) -> bool:
+def revoke_token(
+    account_id: uuid.UUID,
+    org_id: uuid.UUID,
+    token_id: uuid.UUID,
+    *,
+    actor_id: uuid.UUID | None = None,
+) -> bool:
+    """Revoke one of ``account_id``'s tokens; ``actor_id`` is who did it when that is
+    someone else (an admin rotating an agent's token)."""
     row = db.session.get(ApiToken, token_id)
     if row is None or row.account_id != account_id or row.org_id != org_id or row.revoked_at:
         return False
     row.revoked_at = utcnow()
-    record_event(org_id, "api_token.revoked", actor_id=account_id, subject=row.name)
+    record_event(org_id, "api_token.revoked", actor_id=actor_id or account_id, subject=row.name)
     db.session.flush()
     return True

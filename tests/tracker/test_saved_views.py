@@ -198,3 +198,45 @@ def test_page_saves_the_columns_to_show(client, acme, project):
     assert resp.status_code == 302
     listed = client.get(views_url(acme, project), headers=acme.headers).get_json()
     assert {v["name"]: v["columns"] for v in listed}["All"] is None
+
+
+def _tab_href(html: str, label: str) -> str:
+    """The href of the project tab named ``label`` (List or Board), unescaped."""
+    found = re.search(r'<a class="tab[^"]*"[^>]*href="([^"]*)">' + label + "</a>", html)
+    assert found, label
+    return found.group(1).replace("&amp;", "&")
+
+
+def _current_view(html: str) -> str | None:
+    found = re.search(
+        r'class="tab saved-view-tab active" aria-current="page" href="[^"]*">([^<]*)', html
+    )
+    return found.group(1) if found else None
+
+
+def test_list_and_board_tabs_keep_the_saved_view(client, acme, project):
+    """Switching between List and Board on a saved view keeps the view (its tab
+    current, its rename and delete controls) and its filter, both ways."""
+    login(client, acme.owner_email)
+    page_url = f"/o/{acme.slug}/projects/{project['id']}"
+    view = save(client, acme, project, name="Hot", sort="priority").get_json()
+    html = client.get(f"{page_url}?view={view['id']}").get_data(as_text=True)
+    assert _current_view(html) == "Hot"
+    board = client.get(_tab_href(html, "Board"))
+    html = board.get_data(as_text=True)
+    assert board.status_code == 200 and 'class="board' in html
+    assert _current_view(html) == "Hot" and "Rename or delete “Hot”" in html
+    assert "Urgent login bug" in html and "Low docs chore" not in html
+    back = client.get(_tab_href(html, "List"))
+    html = back.get_data(as_text=True)
+    assert back.status_code == 200 and 'id="task-table"' in html
+    assert _current_view(html) == "Hot" and "Rename or delete “Hot”" in html
+    assert "Urgent login bug" in html and "Low docs chore" not in html
+    # The list is the view as saved again: nothing to save.
+    assert "Save changes" not in html
+    # A board view shown as a list keeps it too; the view's own tab opens it as saved.
+    board_view = save(client, acme, project, name="Plan", kind="board").get_json()
+    html = client.get(f"{page_url}?view={board_view['id']}").get_data(as_text=True)
+    listed = client.get(_tab_href(html, "List")).get_data(as_text=True)
+    assert 'id="task-table"' in listed and _current_view(listed) == "Plan"
+    assert f'href="{page_url}?view={board_view["id"]}">Plan<' in listed

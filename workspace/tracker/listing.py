@@ -37,7 +37,7 @@ Category = Literal[
 
 #: Values a hand-edited URL may get wrong without losing the page: they fall back to
 #: their default. A search or a filter that is wrong is shown as an error instead.
-LENIENT = ("sort", "dir", "category", "offset", "view")
+LENIENT = ("sort", "dir", "category", "offset", "view", "saved")
 #: What the page says beside a field instead of the model's message.
 MESSAGES = {"group": "Group by state, priority, kind or assignee."}
 
@@ -58,6 +58,10 @@ class ListPageQuery(QueryModel):
     category: Category | None = None
     offset: int = Field(default=0, ge=0, le=task_lists.MAX_OFFSET)
     view: Literal["list", "board"] = "list"
+    #: The saved view the page shows (docs/saved_views.md#changing-a-view), carried by
+    #: every link and form of the page so that changing the layout, filter or sort
+    #: keeps it; the list itself ignores it (``?view=<id>`` opens a view as saved).
+    saved: uuid.UUID | None = None
 
     @field_validator("group", mode="before")
     @classmethod

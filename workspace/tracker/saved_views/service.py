@@ -207,16 +207,19 @@ def _columns(values: dict[str, Any]) -> dict[str, Any]:
     return values
 
 
+#: What a view stores of the list page's query: the view's field -> the query's.
+QUERY_FIELDS = {
+    "kind": "view",
+    "pql": "pql",
+    "sort": "sort",
+    "direction": "dir",
+    "group_by": "group",
+}
+
+
 def page_query(view: SavedView, base: listing.ListPageQuery) -> listing.ListPageQuery:
     """The list page's query a saved view opens: its kind, filter, sort and grouping,
-    keeping the search box and category tab of ``base`` (they are not part of a view)."""
-    return base.model_copy(
-        update={
-            "view": view.kind,
-            "pql": view.pql,
-            "sort": view.sort,
-            "dir": view.direction,
-            "group": view.group_by,
-            "offset": 0,
-        }
-    )
+    keeping the search box and category tab of ``base`` (they are not part of a view);
+    ``saved`` names the view, so the page's links keep it."""
+    stored = {arg: getattr(view, name) for name, arg in QUERY_FIELDS.items()}
+    return base.model_copy(update=stored | {"saved": view.id, "offset": 0})

@@ -36,8 +36,10 @@ def project_page_hook(
     access: Access, project: Project, query: listing.ListPageQuery
 ) -> tuple[listing.ListPageQuery, dict[str, Any]]:
     """The project page with ``?view=<id>``: the saved view's query (a 404 when the
-    caller may not see it), its tab current; on every project page, the tabs and the
-    save form (tracker/views.py PROJECT_PAGE_HOOKS)."""
+    caller may not see it), its tab current. With ``?saved=<id>`` (the page's links
+    and forms carry it once a view is open): the same view, current, showing what the
+    rest of the URL says. On every project page, the tabs and the save form
+    (tracker/views.py PROJECT_PAGE_HOOKS)."""
     active = None
     try:
         view_id = uuid.UUID(parse_query(ViewArg).view)
@@ -46,6 +48,8 @@ def project_page_hook(
     if view_id is not None:
         active = service.get_visible(access, project, view_id)
         query = service.page_query(active, query)
+    elif query.saved is not None:
+        active = service.get_visible(access, project, query.saved)
     return query, {
         "saved_views": service.list_for(access, project),
         "active_view": active,

@@ -240,3 +240,57 @@ def test_list_and_board_tabs_keep_the_saved_view(client, acme, project):
     listed = client.get(_tab_href(html, "List")).get_data(as_text=True)
     assert 'id="task-table"' in listed and _current_view(listed) == "Plan"
     assert f'href="{page_url}?view={board_view["id"]}">Plan<' in listed
+
+
+def test_page_saves_changes_to_the_view_or_resets_it(client, acme, project):
+    """A view shown with another filter, sort or grouping offers to save the changes
+    to it (PATCH's model and service) and to go back to it as saved."""
+    login(client, acme.owner_email)
+    page_url = f"/o/{acme.slug}/projects/{project['id']}"
+    view = save(client, acme, project, name="Hot", sort="priority").get_json()
+    html = client.get(f"{page_url}?view={view['id']}").get_data(as_text=True)
+    assert f'name="saved" value="{view["id"]}"' in html  # the filter form keeps it
+    changed = client.get(
+        f"{page_url}?saved={view['id']}&pql=priority+%3D+low&sort=priority&dir=asc&group=kind"
+    )
+    html = changed.get_data(as_text=True)
+    assert changed.status_code == 200 and _current_view(html) == "Hot"
+    assert "Low docs chore" in html and "Urgent login bug" not in html
+    assert "Save changes to “Hot”" in html
+    assert f'href="{page_url}?view={view["id"]}">Reset to the saved view<' in html
+    shown = {"kind": "list", "pql": "priority = low", "sort": "priority",
+             "direction": "asc", "group_by": "kind"}  # fmt: skip
+    resp = client.post(
+        f"{page_url}/views/{view['id']}/update",
+        data=shown,
+    )
+    assert resp.status_code == 302 and resp.headers["Location"].endswith(f"?view={view['id']}")
+    stored = client.get(views_url(acme, project, f"/{view['id']}"), headers=acme.headers)
+    stored = stored.get_json()
+    assert (stored["name"], stored["pql"], stored["direction"], stored["group_by"]) == (
+        "Hot",
+        "priority = low",
+        "asc",
+        "kind",
+    )
+    html = client.get(resp.headers["Location"]).get_data(as_text=True)
+    assert "Low docs chore" in html and "Save changes" not in html
+    # A form sends no null: a blank filter and no grouping clear them.
+    resp = client.post(
+        f"{page_url}/views/{view['id']}/update",
+        data={"kind": "board", "pql": "", "sort": "priority", "direction": "asc"},
+    )
+    assert resp.status_code == 302
+    stored = client.get(views_url(acme, project, f"/{view['id']}"), headers=acme.headers)
+    assert stored.get_json()["pql"] == "" and stored.get_json()["group_by"] is None
+    assert stored.get_json()["kind"] == "board"
+    # Refused, the page is the view as it was shown, the message beside Save changes.
+    bad = client.post(
+        f"{page_url}/views/{view['id']}/update",
+        data={"kind": "list", "pql": "priority = = low", "sort": "title", "direction": "asc"},
+    )
+    html = bad.get_data(as_text=True)
+    assert bad.status_code == 400 and 'id="saved-view-update-error"' in html
+    assert "The filter cannot be saved" in html and _current_view(html) == "Hot"
+    stored = client.get(views_url(acme, project, f"/{view['id']}"), headers=acme.headers)
+    assert stored.get_json()["pql"] == ""

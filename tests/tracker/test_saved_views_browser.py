@@ -176,3 +176,67 @@ def test_saved_view_page_passes_axe(browser, world, width):
         assert not problems, "\n".join(problems)
     finally:
         context.close()
+
+
+def _tab_to(page, target, presses: int = 15) -> None:
+    """Press Tab until ``target`` has the focus (from where the focus is)."""
+    for _ in range(presses):
+        if target.evaluate("el => el === document.activeElement"):
+            return
+        page.keyboard.press("Tab")
+    expect(target).to_be_focused()
+
+
+def test_save_changes_to_a_view_by_keyboard(page, world):
+    """A view regrouped by keyboard offers Save changes; Enter stores them in the view;
+    the Board tab keeps the view, and Reset goes back to it as saved."""
+    server, acme, project = world
+    resp = server.app.test_client().post(
+        acme.url(f"/projects/{project['id']}/views"),
+        json={"name": "Urgent only", "pql": "priority = urgent"},
+        headers=acme.headers,
+    )
+    view_id = resp.get_json()["id"]
+    browser_sign_in(page, server.url, acme.owner_email)
+    page.goto(_project_url(server, acme, project, f"?view={view_id}"))
+    tabs = page.get_by_role("navigation", name="Project")
+    mine = tabs.get_by_role("link", name=re.compile("^Urgent only"))
+    expect(mine).to_have_attribute("aria-current", "page")
+    save_changes = page.get_by_role("button", name="Save changes to “Urgent only”")
+    expect(save_changes).to_have_count(0)
+
+    # Group by priority (the filter is open: the view has one), Apply.
+    group = page.get_by_label("Group by")
+    page.get_by_label("PQL filter").focus()
+    _tab_to(page, group)
+    page.keyboard.type("Pri")
+    expect(group).to_have_value("priority")
+    page.keyboard.press("Tab")
+    expect(page.get_by_role("button", name="Apply")).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(page).to_have_url(re.compile(rf"saved={view_id}"))
+    expect(mine).to_have_attribute("aria-current", "page")
+    expect(page.locator("#saved-view-changes")).to_contain_text("its grouping")
+
+    # Save changes: Tab from the filter's last control, Enter.
+    page.get_by_role("button", name="Apply").focus()
+    _tab_to(page, save_changes)
+    page.keyboard.press("Enter")
+    expect(page).to_have_url(re.compile(rf"\?view={view_id}$"))
+    expect(page.get_by_role("status").filter(has_text="Saved the changes")).to_be_visible()
+    expect(mine).to_have_attribute("aria-current", "page")
+    expect(page.locator("#task-rows th[scope=colgroup]")).to_have_text(
+        [re.compile(r"^Urgent · 1 task$")]
+    )
+    expect(save_changes).to_have_count(0)
+
+    # The Board tab keeps the view; Reset goes back to it as saved, by keyboard too.
+    tabs.get_by_role("link", name="Board", exact=True).focus()
+    page.keyboard.press("Enter")
+    expect(page.locator(".board-col").first).to_be_visible()
+    expect(mine).to_have_attribute("aria-current", "page")
+    expect(page.locator(".board-card")).to_have_count(1)
+    page.get_by_role("link", name="Reset to the saved view").focus()
+    page.keyboard.press("Enter")
+    expect(page).to_have_url(re.compile(rf"\?view={view_id}$"))
+    expect(page.locator("#task-rows th[scope=colgroup]")).to_have_count(1)

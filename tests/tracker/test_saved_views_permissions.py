@@ -147,3 +147,24 @@ def test_pages_by_caller(client, world, app, acme):
     for headers in ({}, callers["agent"]):  # an agent's token opens no page
         resp = fresh.post(f"{page}/views", data={"name": "x"}, headers=headers)
         assert resp.status_code in (302, 303) and "/signin" in resp.headers["Location"]
+
+
+def test_page_update_is_refused_as_rename_is(client, world, acme):
+    """Saving changes to a view from the page takes what renaming it takes: the same
+    status and message, by caller and view (RENAME)."""
+    _, project, views, _, _ = world
+    page = f"/o/{acme.slug}/projects/{project['id']}"
+    changes = {"kind": "list", "pql": "kind = bug", "sort": "created", "direction": "desc"}
+    for who in ("owner", "member", "viewer"):
+        login(client, f"{who}@acme.test")
+        for key, view in views.items():
+            url = f"{page}/views/{view['id']}"
+            renamed = client.post(f"{url}/rename?view={view['id']}", data={"name": view["name"]})
+            updated = client.post(f"{url}/update", data=changes)
+            expected = RENAME[who][key]
+            assert renamed.status_code == (302 if expected == 200 else expected), (who, key)
+            assert updated.status_code == renamed.status_code, (who, key)
+            if expected == 403 and who == "member":
+                message = "Only the view&#39;s owner or a project admin can change a shared view."
+                assert message in updated.get_data(as_text=True), key
+        client.post("/signout")

@@ -126,6 +126,7 @@ PAGE_HOOKS = "tracker.project_page_hooks"
 PAGE_DEFAULTS: dict[str, Any] = {
     "saved_views": [],
     "active_view": None,
+    "view_changes": {},
     "can_save_view": False,
     "can_edit_view": False,
     "hidden_columns": [],

@@ -223,3 +223,10 @@ def page_query(view: SavedView, base: listing.ListPageQuery) -> listing.ListPage
     ``saved`` names the view, so the page's links keep it."""
     stored = {arg: getattr(view, name) for name, arg in QUERY_FIELDS.items()}
     return base.model_copy(update=stored | {"saved": view.id, "offset": 0})
+
+
+def unsaved_changes(view: SavedView, query: listing.ListPageQuery) -> dict[str, Any]:
+    """What the page shows differently from ``view`` as saved, by the view's field
+    names (``{}`` when nothing): what *Save changes* would store."""
+    shown = {name: getattr(query, arg) for name, arg in QUERY_FIELDS.items()}
+    return {name: value for name, value in shown.items() if value != getattr(view, name)}

@@ -1,7 +1,7 @@
 """Saved views on the project page (docs/saved_views.md): save the list or board as
-it is, open one from its tab (``?view=<id>``), rename it, delete it (the form asks
-first). A refused form shows the project page again with the message beside the
-save form and the error's 4xx status."""
+it is, open one from its tab (``?view=<id>``), save changes to it or go back to it as
+saved, rename it, delete it (the form asks first). A refused form shows the project
+page again with the message beside the form and the error's 4xx status."""
 
 from __future__ import annotations
 
@@ -19,7 +19,12 @@ from workspace.security.permissions import Access, can
 from workspace.tracker import listing
 from workspace.tracker import views as tracker_views
 from workspace.tracker.saved_views import service
-from workspace.tracker.saved_views.schemas import NAME_MAX, SavedViewCreate, ViewName
+from workspace.tracker.saved_views.schemas import (
+    NAME_MAX,
+    SavedViewCreate,
+    SavedViewPatch,
+    ViewName,
+)
 
 bp = Blueprint("saved_views", __name__)
 
@@ -38,8 +43,8 @@ def project_page_hook(
     """The project page with ``?view=<id>``: the saved view's query (a 404 when the
     caller may not see it), its tab current. With ``?saved=<id>`` (the page's links
     and forms carry it once a view is open): the same view, current, showing what the
-    rest of the URL says. On every project page, the tabs and the save form
-    (tracker/views.py PROJECT_PAGE_HOOKS)."""
+    rest of the URL says, and what differs from the view as saved. On every project
+    page, the tabs and the save form (tracker/views.py PROJECT_PAGE_HOOKS)."""
     active = None
     try:
         view_id = uuid.UUID(parse_query(ViewArg).view)
@@ -53,6 +58,7 @@ def project_page_hook(
     return query, {
         "saved_views": service.list_for(access, project),
         "active_view": active,
+        "view_changes": service.unsaved_changes(active, query) if active else {},
         "can_save_view": can(access, "saved_view.save", project.id),
         "can_edit_view": active is not None and service.can_edit(access, active),
         "hidden_columns": service.hidden_columns(active),
@@ -65,8 +71,8 @@ class RenameForm(InputModel):
 
 
 class SavedList(InputModel):
-    """The save form's hidden fields, as text: the list being saved, shown again when
-    the save is refused (the list's own query reads them leniently)."""
+    """The save and update forms' hidden fields, as text: the list being saved, shown
+    again when the form is refused (the list's own query reads them leniently)."""
 
     pql: str = Field("", max_length=4000)
     sort: str = Field("", max_length=40)
@@ -75,8 +81,8 @@ class SavedList(InputModel):
     kind: str = Field("", max_length=40)
 
 
-#: Those fields -> the list query's names.
-_LIST_ARGS = {"pql": "pql", "sort": "sort", "direction": "dir", "group_by": "group", "kind": "view"}
+#: Where a refused form's message shows, by the form's endpoint (the save form's else).
+_ERROR_KEYS = {"rename": "saved_view_rename", "update": "saved_view_update"}
 
 
 def _refused(error: ServiceError, project: Project, access: Access):
@@ -86,14 +92,18 @@ def _refused(error: ServiceError, project: Project, access: Access):
     # Keyed by the form that was refused: a refused rename came back in the open save
     # form, where the next Enter made a new view. The rename's URL carries ?view= so
     # the page is the view's (project_page_hook), with the rename box open.
-    renaming = (request.endpoint or "").endswith(".rename")
-    key = "saved_view_rename" if renaming else "saved_view"
+    # A refused update is the view as the page showed it (``saved``), beside its button.
+    form_name = (request.endpoint or "").rsplit(".", 1)[-1]
+    key = _ERROR_KEYS.get(form_name, "saved_view")
     errors = {key: " ".join(field_errors(error).values())}
     try:
         saved = parse_form(SavedList).model_dump()
     except ServiceError:  # a hidden field no page sends: the bare list, as before
         saved = {}
-    query, _ = listing.parse_list_query({_LIST_ARGS[k]: v for k, v in saved.items() if v})
+    args = {service.QUERY_FIELDS[k]: v for k, v in saved.items() if v}
+    if form_name == "update":
+        args["saved"] = (request.view_args or {}).get("view_id")
+    query, _ = listing.parse_list_query(args)
     return tracker_views._project_page(access, project, query, errors=errors, status=error.status)
 
 
@@ -117,6 +127,20 @@ def create(org: str, project: Project, form: SavedViewCreate, access: Access):
 def rename(org: str, project: Project, view_id: uuid.UUID, form: RenameForm, access: Access):
     view = service.rename(access, service.get_visible(access, project, view_id), form.name)
     flash(f"Renamed the view to “{view.name}”.", "success")
+    return _to_view(org, project, view.id)
+
+
+@bp.post(BASE + "/<uuid:view_id>/update")
+@page(action="saved_view.save", form=SavedViewPatch, invalid=_refused)
+def update(org: str, project: Project, view_id: uuid.UUID, form: SavedViewPatch, access: Access):
+    """*Save changes*: store the filter, sort, grouping and layout the page shows in the
+    open view, through the API's PATCH model and service (so the same people may). The
+    form sends the whole list; a form sends no null, so a blank filter or grouping is
+    none (where PATCH leaves out what stays)."""
+    shown = {"pql": form.pql or "", "group_by": form.group_by}
+    changes = form.model_dump(exclude_unset=True) | shown
+    view = service.update(access, service.get_visible(access, project, view_id), changes)
+    flash(f"Saved the changes to the view “{view.name}”.", "success")
     return _to_view(org, project, view.id)
 
 

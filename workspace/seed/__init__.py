@@ -43,6 +43,7 @@ from workspace.seed import (
     ldap_sync,
     people,
     projects,
+    saved_views,
     scim_groups,
     scim_oauth,
     sessions,
@@ -100,6 +101,7 @@ def seed_demo(
         identity.synced_groups(demo)
         projects.late_people(demo)
         dashboards.dashboards(demo)
+        saved_views.saved_views(demo)
         delivery.delivery(demo)
         people.sign_ins(demo)
         sessions.sessions(demo)

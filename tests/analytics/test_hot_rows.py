@@ -388,3 +388,48 @@ def test_the_fold_job_lets_go_of_each_tables_rows_once_it_is_folded(app, client,
     # Every table but the last was committed before the next one was folded.
     assert [left for _, left in seen[:-1]] == [0] * (len(seen) - 1)
     assert len(seen) == len(slot_fold.SLOTTED)
+
+
+@pytest.mark.postgres_only  # HOT updates are PostgreSQL's; SQLite's tables are their keys
+def test_time_counts_and_cycle_weeks_update_in_place(app, client):
+    """Their counts left the primary key (0043): completions in one hour update the
+    writer's slot row in place (HOT), where each had added an index entry and a dead
+    row version the next upsert's unique check walked until vacuum."""
+    org = make_org(app, "Acme", "owner@acme.test")
+    project, states = setup_project(client, org)
+    ids = {c: state_in(states, c) for c in ("started", "completed")}
+    tasks = [new_task(client, org, project, title=f"t{i}")["id"] for i in range(3)]
+    with app.app_context():
+        engine = db.engine
+    tables = ("task_time_counts", "task_cycle_weeks")
+    stats = ", ".join(
+        f"pg_stat_get_xact_tuples_updated(CAST('{t}' AS regclass)), "
+        f"pg_stat_get_xact_tuples_hot_updated(CAST('{t}' AS regclass))"
+        for t in tables
+    )
+    moves = [("unstarted", "started")] + [("started", "completed"), ("completed", "started")] * 3
+    with engine.connect() as conn:
+        # The deferred rollup triggers run as each statement ends, inside this
+        # transaction, whose own statistics are read below.
+        conn.execute(text("SET CONSTRAINTS ALL IMMEDIATE"))
+        for old, new in moves:
+            for task_id in tasks:
+                conn.execute(
+                    text("INSERT INTO task_activity (id, org_id, task_id, field, old_value, "
+                         "new_value, old_category, new_category, created_at) VALUES "
+                         "(gen_random_uuid(), :org, :task, 'state', :old, :new, :old, :new, "
+                         "clock_timestamp() AT TIME ZONE 'utc')"),
+                    {"org": org.org_id, "task": task_id, "old": old, "new": new},
+                )  # fmt: skip
+                conn.execute(
+                    text("UPDATE tasks SET state_id = :s, state_category = :c, completed_at = "
+                         "CASE WHEN :done THEN clock_timestamp() AT TIME ZONE 'utc' END "
+                         "WHERE id = :t"),
+                    {"s": ids[new], "c": new, "done": new == "completed", "t": task_id},
+                )  # fmt: skip
+        counts = conn.execute(text(f"SELECT {stats}")).one()
+        conn.commit()
+    for table, updated, in_place in zip(tables, counts[::2], counts[1::2], strict=True):
+        assert updated >= 6 and in_place == updated, (table, updated, in_place)
+    with app.app_context():
+        assert consistency.verify(org.org_id).ok

@@ -3,6 +3,7 @@ claim matters and through the dry-run preview."""
 
 from __future__ import annotations
 
+import re
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -394,3 +395,29 @@ def test_extra_scopes_are_requested_and_checked(app, client, sso):
     )
     assert resp.status_code == 422
     assert resp.get_json()["errors"][0]["field"] == "extra_scopes"
+
+
+def test_the_page_says_who_holds_each_mapped_group_and_flags_a_case_slip(app, client, sso):
+    """A mapping typed "engineering" maps no one who signs in with "Engineering"
+    (matching is exact): beside each mapping the page counts the members who hold its
+    group now, and for one no one holds names the held group it differs from only in
+    letter case."""
+    a = _project(client, sso.org, "AAA")
+    _set_connection(client, sso)
+    _map(client, sso.org, "Engineering", a, "member")
+    _map(client, sso.org, "engineering", a, "viewer")
+    _map(client, sso.org, "design", a, "viewer")
+    _sign_in(app, sso, "ann@acme.test", ["Engineering"])
+    _sign_in(app, sso, "bo@acme.test", ["Engineering", "ops"])
+    login(client, sso.org.owner_email)
+    html = client.get(f"/o/{sso.org.slug}/settings/group-sync").get_data(as_text=True)
+
+    def held_by(group):
+        row = re.search(rf'<td class="mono">{group}</td>.*?<td data-held-by>(.*?)</td>', html, re.S)
+        return " ".join(re.sub(r"<[^>]+>", " ", row.group(1)).split())
+
+    assert held_by("Engineering") == "2 members"
+    assert held_by("engineering") == (
+        "no one yet Members hold Engineering : names match exactly, letter case too."
+    )
+    assert held_by("design") == "no one yet"

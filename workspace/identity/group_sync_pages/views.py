@@ -16,6 +16,7 @@ from workspace.core import projects
 from workspace.errors import ServiceError
 from workspace.extensions import htmx
 from workspace.identity.group_sync_pages.schemas import GroupMappingForm, ScimSyncPreviewIn
+from workspace.identity.groupsync import held as groupsync_held
 from workspace.identity.groupsync import preview as groupsync_preview
 from workspace.identity.groupsync import service as groupsync
 from workspace.identity.ldap import groups as directory_groups
@@ -45,7 +46,8 @@ def _page(
         "identity/group_sync.html",
         nav_active="settings",
         settings_active="group_sync_pages.group_sync",
-        mappings=groupsync.list_mappings(access.org.id),
+        mappings=(mappings := groupsync.list_mappings(access.org.id)),
+        reach=groupsync_held.reach(access.org.id, {m.idp_group for m in mappings}),
         project_list=project_list,
         project_names={p.id: p.name for p in project_list},
         conn=connection.get_connection(access.org.id),

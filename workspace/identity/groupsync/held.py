@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Collection, Iterable
+from typing import NamedTuple
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, distinct, func, select
 
+from workspace.core.models import OrgMember
 from workspace.core.models.projects import SYNC_SOURCE_LABELS
 from workspace.extensions import db
 from workspace.identity.groupsync.models import MemberGroup
@@ -78,3 +80,35 @@ def replace_groups(
             MemberGroup(org_id=org_id, account_id=account_id, source=source, group_name=name)
         )
     db.session.flush()
+
+
+class Reach(NamedTuple):
+    """Who a mapping reaches now: how many active members hold its group, and, when
+    that is no one, the held names that differ from it only in letter case."""
+
+    holders: int
+    near: list[str]
+
+
+def reach(org_id: uuid.UUID, groups: Iterable[str]) -> dict[str, Reach]:
+    """Per group name, its :class:`Reach`, from one query over the org's held groups:
+    what the group sync page shows beside each mapping, so one that maps no one
+    stands out (mappings match exactly: "engineering" maps no one who holds
+    "Engineering")."""
+    rows = db.session.execute(
+        select(MemberGroup.group_name, func.count(distinct(MemberGroup.account_id)))
+        .join(
+            OrgMember,
+            (OrgMember.org_id == MemberGroup.org_id)
+            & (OrgMember.account_id == MemberGroup.account_id),
+        )
+        .where(MemberGroup.org_id == org_id, OrgMember.active.is_(True))
+        .group_by(MemberGroup.group_name)
+    )
+    held = {name: count for name, count in rows}
+    out = {}
+    for group in groups:
+        folded = group.casefold()
+        near = [h for h in held if h != group and h.casefold() == folded]
+        out[group] = Reach(held.get(group, 0), sorted(near))
+    return out

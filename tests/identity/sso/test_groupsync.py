@@ -413,7 +413,11 @@ def test_the_page_says_who_holds_each_mapped_group_and_flags_a_case_slip(app, cl
     html = client.get(f"/o/{sso.org.slug}/settings/group-sync").get_data(as_text=True)
 
     def held_by(group):
-        row = re.search(rf'<td class="mono">{group}</td>.*?<td data-held-by>(.*?)</td>', html, re.S)
+        row = re.search(
+            rf'<td class="mono">{group}</td>.*?<td data-label="Held by" data-held-by>(.*?)</td>',
+            html,
+            re.S,
+        )
         return " ".join(re.sub(r"<[^>]+>", " ", row.group(1)).split())
 
     assert held_by("Engineering") == "2 members"

@@ -94,3 +94,10 @@ def test_a_token_revoked_by_keyboard_leaves_the_focus_on_what_it_did(page, live_
     expect(page.get_by_role("button", name="Revoke")).to_have_count(0)
     expect(message).to_be_focused()
     assert page.evaluate("document.activeElement.textContent").strip().startswith("Token revoked")
+    # Dismissed by keyboard, the message takes the focus with it to the page's content,
+    # not to <body> at the top, whence Tab would start over in the top bar.
+    page.keyboard.press("Tab")
+    expect(message.locator(".flash-close")).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(message).to_have_count(0)
+    expect(page.locator("main#main")).to_be_focused()

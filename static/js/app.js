@@ -210,7 +210,12 @@ window.Workspace.highlightOption = function (box, list, index) {
     var close = target.closest(".flash-close");
     if (close) {
       var flash = close.closest(".flash");
+      // The focus was on the message or its ×: dismissed, it goes to the page's
+      // content (main takes it, tabindex -1), not to <body> at the top.
+      var hadFocus = flash && flash.contains(document.activeElement);
       if (flash && flash.parentNode) flash.parentNode.removeChild(flash);
+      var main = document.getElementById("main");
+      if (hadFocus && main) main.focus();
       return;
     }
 

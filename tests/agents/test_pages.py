@@ -137,8 +137,8 @@ def test_a_full_dashboard_is_offered_but_cannot_be_chosen(client, app, acme, mon
     project = make_project(client, acme)
     make_task(client, acme, project["id"], kind="bug")
     made = [
-        client.post(acme.url("/dashboards"), json={"name": n}, headers=acme.headers).get_json()
-        for n in ("Full one", "Room left")
+        client.post(acme.url("/dashboards"), json=body, headers=acme.headers).get_json()
+        for body in ({"name": "Full one", "pql_filter": "kind = bug"}, {"name": "Room left"})
     ]
     widget = {"title": "Only", "metric": "count", "dimension": "status"}
     added = client.post(
@@ -158,6 +158,9 @@ def test_a_full_dashboard_is_offered_but_cannot_be_chosen(client, app, acme, mon
     options = dict(re.findall(r'<option value="([0-9a-f-]{36})"([^>]*)>', html))
     assert "disabled" in options[made[0]["id"]] and "selected" not in options[made[0]["id"]]
     assert "disabled" not in options[made[1]["id"]] and "Full one (full)" in html
+    # Asked there, it says the chart goes elsewhere; the full one narrows nothing.
+    assert "“Full one”, where you asked, is full" in html
+    assert "data-save-narrowed" not in html
     client.post(acme.url(f"/dashboards/{made[1]['id']}/widgets"), json=widget, headers=acme.headers)
     html = ask()
     assert "Save as widget" not in html

@@ -170,6 +170,8 @@ def test_a_wrong_group_is_a_400_beside_the_select(client, acme, sample):
     assert "Group by state, priority, kind or assignee." in html
     assert 'aria-describedby="task-group-error"' in html
     assert "The filter cannot run" in html and _shown(resp) == []
+    # Nothing was counted: no "0 tasks match" above the refusal.
+    assert re.search(r'<p class="task-count[^>]* hidden>', html)
 
 
 def test_the_json_list_groups_like_the_page(client, acme, sample):

@@ -111,7 +111,7 @@ def date_range(
     elif last is None:
         last = max(first, today)
     if first > last:
-        raise ServiceError("'from' must be on or before 'to'.", field="from")
+        raise ServiceError("From must be on or before To.", field="from")
     return first, last
 
 

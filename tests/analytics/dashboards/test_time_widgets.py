@@ -284,9 +284,7 @@ def test_widget_form_saves_and_refuses_time_settings(client, world: World):
     )
     assert bad.status_code == 400
     text = bad.get_data(as_text=True)
-    assert (
-        "&#39;from&#39; must be on or before &#39;to&#39;" in text and 'id="f-from-error"' in text
-    )
+    assert "From must be on or before To." in text and 'id="f-from-error"' in text
     patched = client.patch(
         world.url(f"/dashboards/{dash['id']}"), json={"range": "custom"}, headers=world.acme.headers
     )

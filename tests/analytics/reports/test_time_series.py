@@ -206,7 +206,7 @@ def test_custom_tab_draws_a_time_axis_with_links(app, client, acme):
         query_string={"dimension": "created", "from": "2026-02-01", "to": "2026-01-01"},
     )
     assert resp.status_code == 200
-    assert "&#39;from&#39; must be on or before &#39;to&#39;." in resp.get_data(as_text=True)
+    assert "From must be on or before To." in resp.get_data(as_text=True)
 
 
 def test_completed_per_week_split_by_project(app, client, acme):

@@ -165,7 +165,7 @@ def check(preset: str | None, first: date | None, last: date | None) -> DateRang
         )
     check_days(**{"from": first, "to": last})
     if first and last and first > last:
-        raise ServiceError("'from' must be on or before 'to'.", field="from")
+        raise ServiceError("From must be on or before To.", field="from")
     return DateRange(preset, first, last)
 
 

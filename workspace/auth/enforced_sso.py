@@ -34,6 +34,17 @@ from workspace.types import utcnow
 SOURCES = ("sso", "ldap")
 
 
+def enforced_domains(org_id, source: str) -> list[str]:
+    """The org's domains where sign-in is required through ``source`` (sso or ldap):
+    what removing or disabling that source locks out, said in its confirmation."""
+    rows = db.session.scalars(
+        select(SsoEnforcement).where(
+            SsoEnforcement.org_id == org_id, SsoEnforcement.source == source
+        )
+    )
+    return sorted(e.domain.domain for e in rows)
+
+
 @dataclass(frozen=True)
 class Enforced:
     enforcement: SsoEnforcement

@@ -4,7 +4,7 @@ refusal never contacts the directory, so the connection is stored, not served.""
 
 from __future__ import annotations
 
-from tests.factories import PASSWORD, add_person, member_id, verify_domains
+from tests.factories import PASSWORD, add_person, login, member_id, verify_domains
 from workspace.extensions import db
 from workspace.identity.ldap.models import LdapConnection
 
@@ -43,3 +43,31 @@ def test_an_ldap_org_sends_refused_password_sign_ins_to_its_directory(app, clien
     html = resp.get_data(as_text=True)
     assert "Sign in with your directory account instead" in html
     assert 'href="/signin?org=acme#ldap-signin">Sign in with your directory</a>' in html
+
+
+def test_removing_the_enforced_directory_says_who_it_locks_out(app, client, acme):
+    """Enforcement fails closed when its source goes (docs/sso.md#enforced-sso), so the
+    removal's confirmation says so before an admin locks the domain out."""
+    verify_domains(app, acme.org_id, "acme.test")
+    with app.app_context():
+        db.session.add(
+            LdapConnection(
+                org_id=acme.org_id,
+                server_uri="ldap://127.0.0.1:1",
+                bind_dn="cn=reader,dc=acme,dc=test",
+                search_base="ou=people,dc=acme,dc=test",
+                search_filter="(uid={username})",
+            )
+        )
+        db.session.commit()
+    login(client, acme.owner_email)
+    page = client.get(f"/o/{acme.slug}/settings/ldap").get_data(as_text=True)
+    assert "Remove the LDAP connection? Directory sign-in stops for Acme." in page
+    assert "requires directory sign-in" not in page
+    owner = member_id(app, acme.org_id, acme.owner_email)
+    assert client.put(acme.url(f"/break-glass/{owner}"), headers=acme.headers).status_code == 200
+    state = client.get(acme.url("/enforced-sso"), headers=acme.headers).get_json()
+    url = acme.url(f"/domains/{state['domains'][0]['domain_id']}/enforced-sso")
+    assert client.put(url, headers=acme.headers, json={"confirm": True}).status_code == 200
+    page = client.get(f"/o/{acme.slug}/settings/ldap").get_data(as_text=True)
+    assert "Acme requires directory sign-in for acme.test: no one there but break-glass" in page

@@ -203,6 +203,19 @@ def test_turning_it_off_is_immediate_and_audited(app, client, enforced):
     login(client, "bob@acme.test")
 
 
+def test_disabling_or_deleting_the_enforced_connection_says_who_it_locks_out(client, enforced):
+    """Enforcement stays when SSO goes (it fails closed): both confirmations say so."""
+    acme = enforced.acme
+    login(client, acme.owner_email)
+    page = client.get(f"/o/{acme.slug}/settings/sso").get_data(as_text=True)
+    warning = "Acme requires single sign-on for acme.test: no one there but break-glass"
+    assert page.count(warning) == 2  # Disable and Delete
+    domain = _domain_id(client, acme)
+    client.delete(acme.url(f"/domains/{domain}/enforced-sso"), headers=acme.headers)
+    page = client.get(f"/o/{acme.slug}/settings/sso").get_data(as_text=True)
+    assert "requires single sign-on for" not in page and "Delete the SSO connection?" in page
+
+
 def test_the_last_break_glass_owner_stays_while_enforced(app, client, enforced):
     acme = enforced.acme
     resp = client.delete(acme.url(f"/break-glass/{enforced.owner_member}"), headers=acme.headers)

@@ -409,6 +409,15 @@ def test_the_page_says_who_holds_each_mapped_group_and_flags_a_case_slip(app, cl
     _map(client, sso.org, "design", a, "viewer")
     _sign_in(app, sso, "ann@acme.test", ["Engineering"])
     _sign_in(app, sso, "bo@acme.test", ["Engineering", "ops"])
+    # The directory matches mappings ignoring case, and records the mapping it matched:
+    # an "ALL-STAFF" mapping reaches someone holding "all-staff" there, so no hint.
+    _map(client, sso.org, "ALL-STAFF", a, "viewer")
+    with app.app_context():
+        from workspace.core.accounts import find_account
+        from workspace.identity.groupsync import held
+
+        held.replace_groups(sso.org.org_id, find_account("ann@acme.test").id, "ldap", ["all-staff"])
+        db.session.commit()
     login(client, sso.org.owner_email)
     html = client.get(f"/o/{sso.org.slug}/settings/group-sync").get_data(as_text=True)
 
@@ -425,3 +434,4 @@ def test_the_page_says_who_holds_each_mapped_group_and_flags_a_case_slip(app, cl
         "no one yet Members hold Engineering : names match exactly, letter case too."
     )
     assert held_by("design") == "no one yet"
+    assert held_by("ALL-STAFF") == "no one yet"

@@ -106,9 +106,19 @@ def reach(org_id: uuid.UUID, groups: Iterable[str]) -> dict[str, Reach]:
         .group_by(MemberGroup.group_name)
     )
     held = {name: count for name, count in rows}
+    # The directory's held names are the mappings its groups matched, by CN or DN and
+    # ignoring case (identity/ldap/groups.py): a mapping cased otherwise still reaches
+    # them, so only names the IdP sent (SSO, SCIM) can be a case slip.
+    sent = set(
+        db.session.scalars(
+            select(MemberGroup.group_name)
+            .where(MemberGroup.org_id == org_id, MemberGroup.source != "ldap")
+            .distinct()
+        )
+    )
     out = {}
     for group in groups:
         folded = group.casefold()
-        near = [h for h in held if h != group and h.casefold() == folded]
+        near = [h for h in sent if h != group and h.casefold() == folded]
         out[group] = Reach(held.get(group, 0), sorted(near))
     return out

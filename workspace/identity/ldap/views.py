@@ -12,6 +12,7 @@ from typing import Any
 
 from flask import Blueprint, flash, redirect, request, url_for
 
+from workspace.auth.enforced_sso import enforced_domains
 from workspace.auth.guards import page, render
 from workspace.core.models.domains import verified_domain_names
 from workspace.errors import ServiceError
@@ -74,6 +75,7 @@ def _page(
         errors=errors or {},
         result=result,
         next_sync=sync_job.next_run(connection) if connection else None,
+        enforced_domains=enforced_domains(access.org.id, "ldap") if connection else [],
         status=status,
     )
 

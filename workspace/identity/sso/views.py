@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from flask import Blueprint, flash, redirect, request, url_for
 
+from workspace.auth.enforced_sso import enforced_domains
 from workspace.auth.guards import page, render
 from workspace.errors import NotFoundError, ServiceError
 from workspace.identity.sso import connection
@@ -39,6 +40,7 @@ def _page(
         backchannel_logout_uri=connection.backchannel_logout_uri(access.org.id),
         post_logout_redirect_uri=connection.post_logout_redirect_uri(),
         domain_verified=connection.domain_is_verified(conn) if conn else False,
+        enforced_domains=enforced_domains(access.org.id, "sso") if conn else [],
         status=400 if error else 200,
     )
 

@@ -548,3 +548,8 @@ def test_the_agents_page_replaces_a_token_and_shows_it_once(client, acme):
     assert client.get(TOOLS, headers=bearer(token)).status_code == 200
     again = client.get(resp.location).get_data(as_text=True)
     assert token not in again and "has a new token" not in again
+    # From a tab opened before the agent was removed: back to the list, with why.
+    client.post(f"/o/{acme.slug}/settings/agents/{agent['id']}/remove")
+    stale = client.post(f"/o/{acme.slug}/settings/agents/{agent['id']}/token")
+    assert stale.status_code == 303 and stale.location.endswith("/settings/agents")
+    assert "That agent was removed meanwhile" in client.get(stale.location).get_data(as_text=True)

@@ -164,8 +164,17 @@ def create_agent(access: Access, form: AgentCreate):
     )
 
 
+def _agent_gone(access: Access, error: ServiceError):
+    """An agent removed since the page was opened (another tab, another admin): back to
+    the list, which no longer shows it, with the reason; not a bare 404 page."""
+    if error.status != 404:
+        raise error
+    flash("That agent was removed meanwhile, and its token with it.", "error")
+    return redirect(url_for("agents_pages.agents", org=access.org.slug), 303)
+
+
 @bp.post(AGENTS + "/<uuid:agent_id>/token", endpoint="rotate_agent_token")
-@page(action=_MEMBERS)
+@page(action=_MEMBERS, invalid=_agent_gone)
 def rotate_agent_token(agent_id: uuid.UUID, access: Access):
     """A new token for the agent, shown once; the old one stops working at once."""
     member = members.get_agent(access.org.id, agent_id)

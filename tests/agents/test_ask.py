@@ -340,6 +340,23 @@ def test_nul_in_a_model_answer_is_kept_printably(client, app, acme, work, fake_m
     assert "\x00" not in (run_row(app, body["ai_run_id"]).raw_answer or "")
 
 
+def test_an_answer_split_over_time_carries_its_series(client, acme, work):
+    """Read as "by project" over time, the answer charts a series per project: the
+    answer (the API's, and the ask job's, which the page draws) had dropped them, so
+    the chart showed one area for all and its table one column."""
+    body = ask(client, acme, "tasks created per week by project").get_json()
+    assert body["understood"].get("split") == "project", body["understood"]
+    series = body["series"]
+    names = {work["project"]["name"], work["other"]["name"]}
+    assert series and {s["key"] for s in series} <= names
+    assert all(len(s["values"]) == len(body["points"]) for s in series)
+    # Each bucket's total is its series' sum: the split divides the chart, adds nothing.
+    for i, point in enumerate(body["points"]):
+        assert point["value"] == sum(s["values"][i] for s in series)
+    plain = ask(client, acme, "tasks created per week").get_json()
+    assert plain["series"] is None
+
+
 def test_request_length_and_scope(client, acme, globex, work):
     resp = ask(client, acme, "x" * 501)
     assert resp.status_code == 400

@@ -115,11 +115,25 @@ class AskPoint(OutputModel):
     id: str | None = None
 
 
+class AskSeries(OutputModel):
+    """One value of a split over time: its count at each of ``points``' buckets."""
+
+    key: str
+    id: str | None = None
+    split_key: str | None = None
+    values: list[int]
+    #: Each bucket's tasks of this value (the drill-down), in the order of ``values``.
+    hrefs: list[str] = Field(default_factory=list)
+
+
 class AskOut(OutputModel):
     title: str
     metric: str
     dimension: str
     points: list[AskPoint]
+    #: Over time with a split (``understood.split``): a series per value, drawn
+    #: stacked; without one, null. An answer that left it out drew one area for all.
+    series: list[AskSeries] | None = None
     ai_run_id: uuid.UUID
     outcome: str = Field(description="ok, offline, no_match, invalid_answer, ... (docs/ai.md)")
     offline: bool = Field(description="True when the built-in interpreter chose the chart.")

@@ -20,7 +20,7 @@ from workspace.agents import ask, ask_job, credits, endpoints, members, reading,
 from workspace.agents.models import settings_for
 from workspace.agents.quirks import Quirks
 from workspace.agents.schemas import AgentCreate, AiSettingsIn, AiTestIn, AskForm, SaveAnswerIn
-from workspace.analytics import charts, dimensions, time_charts
+from workspace.analytics import charts, dimensions, palette, time_charts
 from workspace.analytics.schemas import CustomQuery
 from workspace.analytics.scope import make_scope
 from workspace.analytics.vocabulary import TIME_DIMENSIONS
@@ -272,15 +272,18 @@ def _answered(
                 "series": series,
             }
         )
+        rows = [{**p, "label": p["key"]} for p in answer["points"]]  # buckets in order
     else:
         drawn = dimensions.drawable(access.org.id, answer["points"], dimension)
         figure = charts.points_figure(drawn, dimension=dimension)
+        rows = palette.table_rows(dimension, drawn)
     return _ask_page(
         access,
         partial=partial,
         answer=answer,
         answer_project_id=answer_project_id,
         figures={"ask": charts.to_json(figure)},
+        rows=rows,
         dashboards=(listed := widgets.own_dashboards(access)),
         full_dashboards=widgets.full_dashboards(listed),
         # Asked from a dashboard page: offer that dashboard first.

@@ -287,3 +287,12 @@ def person_labels(people: Iterable[tuple[Any, str, str]]) -> dict[Any, str]:
         for (pid, _, email), short in zip(same, shorts, strict=True):
             out[pid] = f"{name} ({short if shorts.count(short) == 1 else email})"
     return out
+
+
+def table_rows(dimension: str | None, points: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A chart's points for the table under it, as the chart draws them: in its order
+    (priority's, not largest first) and with its ``label`` ("Urgent", not "urgent"),
+    so the two never disagree. ``points`` as drawn (a status's ``category`` known)."""
+    return [
+        {**p, "label": label(dimension, str(p["key"]))} for p in display_order(dimension, points)
+    ]

@@ -89,6 +89,29 @@ def test_custom_tab_draws_the_chart(client, dataset):
     assert "Open tasks by kind" in html and 'id="fig-custom"' in html
 
 
+def test_the_custom_tables_list_values_as_their_charts_draw_them(client, dataset):
+    """The table under a chart by priority listed "medium, none, low, high, urgent",
+    in lower case and largest first, under a chart drawn Urgent to None: both now
+    read the same, in the chart's order and words (the Custom tab and Ask a chart)."""
+    login(client, dataset.org.owner_email)
+    order = ["Urgent", "High", "Medium", "Low", "None"]
+
+    def listed(html):
+        table = re.search(
+            r"<table class=\"table\"><thead><tr><th>Priority</th>.*?</table>", html, re.S
+        )
+        return re.findall(r"<tr><td>([^<]+)</td>", table.group(0))
+
+    custom = listed(page(client, f"/o/{dataset.org.slug}/analytics/custom?dimension=priority"))
+    assert custom and custom == [p for p in order if p in custom]
+    answer = client.post(
+        f"/o/{dataset.org.slug}/analytics/ask",
+        data={"text": "tasks by priority"},
+        headers={"HX-Request": "true"},
+    ).get_data(as_text=True)
+    assert listed(answer) == custom
+
+
 def test_pages_need_sign_in_and_membership(client, dataset):
     resp = client.get(f"/o/{dataset.org.slug}/analytics")
     assert resp.status_code == 302 and "/signin" in resp.headers["Location"]

@@ -13,7 +13,7 @@ from typing import Any
 from flask import Blueprint, render_template, request
 from pydantic import BaseModel, ValidationError
 
-from workspace.analytics import charts, dimensions, drill, rollups, time_charts
+from workspace.analytics import charts, dimensions, drill, palette, rollups, time_charts
 from workspace.analytics.flow_schemas import FlowTimeQuery
 from workspace.analytics.forecast_schemas import ForecastPageQuery
 from workspace.analytics.reports import flow_page, forecast_page, links, service
@@ -218,18 +218,15 @@ def _custom(scope: Scope, query: CustomQuery, account: uuid.UUID) -> dict[str, A
     }
     result = service.custom_chart(scope, account, **chart)
     total_href = links.custom_links(result["points"], scope, **chart)
+    drawn = dimensions.drawable(scope.org_id, result["points"], query.dimension)
     return {
         "result": result,
+        "rows": palette.table_rows(query.dimension, drawn),
         "empty": not result["points"],
         "total_href": total_href,
         "chart_links": {"custom": drill.label_map(result["points"])},
         "figures": {
-            "custom": charts.to_json(
-                charts.points_figure(
-                    dimensions.drawable(scope.org_id, result["points"], query.dimension),
-                    dimension=query.dimension,
-                )
-            )
+            "custom": charts.to_json(charts.points_figure(drawn, dimension=query.dimension))
         },
     }
 

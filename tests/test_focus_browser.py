@@ -101,3 +101,26 @@ def test_a_token_revoked_by_keyboard_leaves_the_focus_on_what_it_did(page, live_
     page.keyboard.press("Enter")
     expect(message).to_have_count(0)
     expect(page.locator("main#main")).to_be_focused()
+
+
+def test_a_mapping_removed_by_keyboard_leaves_the_focus_on_the_next_row(page, live_server):
+    # The row goes in place (HTMX): the focus had fallen to <body>, and nothing said
+    # what was done, where a reload would have flashed "Mapping removed.".
+    org = make_org(live_server.app, "Acme", "owner@acme.test")
+    client = live_server.app.test_client()
+    project, _ = setup_project(client, org)
+    for group in ("alpha", "beta"):
+        made = client.post(
+            org.url("/sso/group-mappings"),
+            headers=org.headers,
+            json={"idp_group": group, "project_id": project["id"], "role": "member"},
+        )
+        assert made.status_code == 201, made.get_json()
+    browser_sign_in(page, live_server.url, org.owner_email)
+    page.goto(f"{live_server.url}/o/{org.slug}/settings/group-sync")
+    page.on("dialog", lambda d: d.accept())
+    page.get_by_role("button", name="Remove the mapping of alpha").focus()
+    page.keyboard.press("Enter")
+    expect(page.get_by_role("button", name="Remove the mapping of alpha")).to_have_count(0)
+    expect(page.get_by_role("button", name="Remove the mapping of beta")).to_be_focused()
+    expect(page.locator("#flash-area [role=status]")).to_contain_text("Mapping removed.")

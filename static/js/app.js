@@ -540,18 +540,31 @@ window.Workspace.highlightOption = function (box, list, index) {
       next: target.nextElementSibling,
       parent: target.parentElement,
     };
+    // A swap that removes its target (a row deleted, an empty answer) settles on an
+    // element no longer in the page, whose events never reach this document's
+    // listener: the focus is put back after it all the same.
+    window.setTimeout(function () { refocus(null); }, 60);
   });
-  document.addEventListener("htmx:afterSettle", function (event) {
+  function refocus(swapped) {
     var anchor = focusAnchor;
     focusAnchor = null;
     // Where htmx kept it (an element with the same id) or a page's script put it stays.
     if (document.activeElement && document.activeElement !== document.body) return;
-    var swapped = event.detail && event.detail.elt;
     if (swapped && swapped.querySelector && focusFirstError(swapped)) return;
     if (!anchor) return;
     var place = (anchor.id && document.getElementById(anchor.id)) ||
       (anchor.next && anchor.next.isConnected ? anchor.next : null) ||
       (anchor.parent && anchor.parent.isConnected ? anchor.parent : null);
     focusWithin(place);
+  }
+  document.addEventListener("htmx:afterSettle", function (event) {
+    refocus(event.detail && event.detail.elt);
+  });
+
+  // A swap that removes what it acted on says what it did (HX-Trigger "ws-flash",
+  // {message, category}), as the page it replaces would have with a flash.
+  document.addEventListener("ws-flash", function (event) {
+    var detail = event.detail || {};
+    if (detail.message) showFlash(String(detail.message), detail.category || "success");
   });
 })();

@@ -6,6 +6,7 @@ Forms post back and work without JavaScript."""
 
 from __future__ import annotations
 
+import json
 import uuid
 from typing import Any
 
@@ -90,8 +91,9 @@ def add_mapping(org: str, access: Access, form: GroupMappingForm):
 @page(action=_ACTION)
 def group_sync_remove(org: str, mapping_id: uuid.UUID, access: Access):
     groupsync.remove_mapping(access.org.id, mapping_id, actor_id=access.account.id)
-    if htmx:
-        return ""
+    if htmx:  # the row goes; the flash a reload would show is said in its place
+        trigger = {"ws-flash": {"message": "Mapping removed.", "category": "success"}}
+        return "", 200, {"HX-Trigger": json.dumps(trigger)}
     flash("Mapping removed.", "success")
     return _back(org)
 

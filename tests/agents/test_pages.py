@@ -23,12 +23,19 @@ def test_ai_settings_page_saves_tests_and_never_shows_the_key(client, app, acme,
     assert resp.status_code == 302
     html = client.get(f"/o/{acme.slug}/settings/ai").get_data(as_text=True)
     assert "configured" in html and "fake-chart" in html and API_KEY not in html
+    # The fake model serves http:// on loopback: allowed, and said while it lasts.
+    assert fake_model.base_url.startswith("http://")
+    assert 'id="ai-cleartext"' in html and "cross the network unencrypted" in html
     result = client.post(f"/o/{acme.slug}/settings/ai/test", headers=HX).get_data(as_text=True)
     assert "answered" in result and "<html" not in result
     bad = client.post(
         f"/o/{acme.slug}/settings/ai", data={"base_url": "nope", "model": "m", "api_key": ""}
     )
     assert bad.status_code == 400 and "https://" in bad.get_data(as_text=True)
+    https = {"base_url": "https://models.example/v1", "model": "fake-chart", "api_key": API_KEY}
+    assert client.post(f"/o/{acme.slug}/settings/ai", data=https).status_code == 302
+    html = client.get(f"/o/{acme.slug}/settings/ai").get_data(as_text=True)
+    assert "configured" in html and 'id="ai-cleartext"' not in html
 
 
 def test_settings_pages_are_for_admins(client, app, acme):

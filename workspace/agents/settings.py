@@ -48,7 +48,8 @@ class Endpoint:
 
 
 _BASE_URL_HELP = (
-    "Give the provider's base URL starting with https://, e.g. https://api.openai.com/v1."
+    "Give the provider's base URL starting with https://, e.g. https://api.openai.com/v1 "
+    "(or http:// for a model server on your own network)."
 )
 
 

@@ -8,6 +8,7 @@ from tests.conftest import add_person, login
 from tests.scim.conftest import event_kinds
 
 PAGE = "/o/acme/settings/scim"
+HX = {"HX-Request": "true"}
 
 
 def _secret(html: str) -> str:
@@ -43,6 +44,13 @@ def test_oauth_client_on_the_settings_page(app, client, acme):
     assert refused.status_code == 409 and "two live secrets" in refused.get_data(as_text=True)
     bad = client.post(PAGE + "/oauth/secrets", data={"expires_in_days": "5000"})
     assert bad.status_code == 400
+    # It says which bound: the form's "Some fields need your attention" had named
+    # none, and under HTMX the panel (data-swap-errors) shows it in place.
+    assert "730 or less" in bad.get_data(as_text=True)
+    bad = client.post(PAGE + "/oauth/secrets", data={"expires_in_days": "0"}, headers=HX)
+    text = bad.get_data(as_text=True)
+    assert bad.status_code == 400 and "<html" not in text and "1 or more" in text
+    assert 'id="scim-oauth-panel" data-swap-errors' in text
 
     from workspace.scim import oauth
 

@@ -13,6 +13,7 @@ from flask import Blueprint, current_app, flash, redirect, url_for
 from workspace.auth.guards import page, render
 from workspace.errors import ServiceError
 from workspace.extensions import htmx
+from workspace.inputs import first_error
 from workspace.scim import oauth, tokens
 from workspace.security import shown_once
 from workspace.security.permissions import Access
@@ -100,8 +101,9 @@ def revoke_token(org: str, access: Access):
 
 
 def _oauth_refused(access: Access, error: ServiceError, **_: object):
-    """The OAuth panel again, with what to fix."""
-    return _render(access, oauth_error=error.message, status=error.status)
+    """The OAuth panel again, with what to fix: a field's own words ("Enter 730 or
+    less."), not the form's "Some fields need your attention" with no field shown."""
+    return _render(access, oauth_error=first_error(error), status=error.status)
 
 
 @bp.post("/o/<org>/settings/scim/oauth")

@@ -185,6 +185,24 @@ def rate_limited_app(app: Flask, **extra: Any) -> Flask:
     return app_beside(app, **{**limits, **extra})
 
 
+def store_ldap(app: Flask, org_id: uuid.UUID) -> None:
+    """An LDAP connection for the org, stored but never contacted (enforced sign-in
+    sends people to it without reaching the directory)."""
+    from workspace.identity.ldap.models import LdapConnection
+
+    with app.app_context():
+        db.session.add(
+            LdapConnection(
+                org_id=org_id,
+                server_uri="ldap://127.0.0.1:1",
+                bind_dn="cn=reader,dc=acme,dc=test",
+                search_base="ou=people,dc=acme,dc=test",
+                search_filter="(uid={username})",
+            )
+        )
+        db.session.commit()
+
+
 def verify_domains(app: Flask, org_id: uuid.UUID, *domains: str) -> None:
     """Mark domains verified for an org directly (the DoH flow has its own tests)."""
     from workspace.core.models.domains import DomainState, VerifiedDomain

@@ -27,6 +27,14 @@ from workspace.extensions import db
 from workspace.jobs import runner, service
 from workspace.jobs.models import Job
 
+#: A state change's history row, written by hand (its task's row is updated after it):
+#: ``:old`` and ``:new`` are the categories, and stand for the states' names too.
+STATE_ROW = text(
+    "INSERT INTO task_activity (id, org_id, task_id, field, old_value, new_value, "
+    "old_category, new_category, created_at) VALUES (gen_random_uuid(), :org, :task, "
+    "'state', :old, :new, :old, :new, clock_timestamp() AT TIME ZONE 'utc')"
+)
+
 
 def test_a_read_in_the_writing_transaction_counts_its_own_writes(app, client):
     org = make_org(app, "Acme", "owner@acme.test")
@@ -131,13 +139,7 @@ def test_flow_rows_update_in_place_and_the_fold_skips_rows_a_writer_holds(app, c
         )
         for step, task_id in enumerate(tasks * 2):
             old, new = ("unstarted", "started") if step < 3 else ("started", "unstarted")
-            conn.execute(
-                text("INSERT INTO task_activity (id, org_id, task_id, field, old_value, "
-                     "new_value, old_category, new_category, created_at) VALUES "
-                     "(gen_random_uuid(), :org, :task, 'state', :old, :new, :old, :new, "
-                     "clock_timestamp() AT TIME ZONE 'utc')"),
-                {"org": org.org_id, "task": task_id, "old": old, "new": new},
-            )  # fmt: skip
+            conn.execute(STATE_ROW, {"org": org.org_id, "task": task_id, "old": old, "new": new})
             conn.execute(
                 text("UPDATE tasks SET state_id = :s, state_category = :c WHERE id = :t"),
                 {"s": started if step < 3 else todo, "c": new, "t": task_id},
@@ -415,12 +417,8 @@ def test_time_counts_and_cycle_weeks_update_in_place(app, client):
         for old, new in moves:
             for task_id in tasks:
                 conn.execute(
-                    text("INSERT INTO task_activity (id, org_id, task_id, field, old_value, "
-                         "new_value, old_category, new_category, created_at) VALUES "
-                         "(gen_random_uuid(), :org, :task, 'state', :old, :new, :old, :new, "
-                         "clock_timestamp() AT TIME ZONE 'utc')"),
-                    {"org": org.org_id, "task": task_id, "old": old, "new": new},
-                )  # fmt: skip
+                    STATE_ROW, {"org": org.org_id, "task": task_id, "old": old, "new": new}
+                )
                 conn.execute(
                     text("UPDATE tasks SET state_id = :s, state_category = :c, completed_at = "
                          "CASE WHEN :done THEN clock_timestamp() AT TIME ZONE 'utc' END "

@@ -12,6 +12,7 @@ org enforces SSO on the domain. Settings live in :mod:`workspace.identity.enforc
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass
 
 from flask import url_for
@@ -34,7 +35,7 @@ from workspace.types import utcnow
 SOURCES = ("sso", "ldap")
 
 
-def enforced_domains(org_id, source: str) -> list[str]:
+def enforced_domains(org_id: uuid.UUID, source: str) -> list[str]:
     """The org's domains where sign-in is required through ``source`` (sso or ldap):
     what removing or disabling that source locks out, said in its confirmation."""
     rows = db.session.scalars(

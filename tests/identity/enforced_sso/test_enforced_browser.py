@@ -7,9 +7,14 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.factories import PASSWORD, add_person, make_org, member_id, verify_domains
-from workspace.extensions import db
-from workspace.identity.ldap.models import LdapConnection
+from tests.factories import (
+    PASSWORD,
+    add_person,
+    make_org,
+    member_id,
+    store_ldap,
+    verify_domains,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -19,17 +24,7 @@ def test_a_refused_sign_in_shows_its_way_out_under_the_message(browser, live_ser
     acme = make_org(app, "Acme", "owner@acme.test")
     verify_domains(app, acme.org_id, "acme.test")
     add_person(app, acme.org_id, "bob@acme.test")
-    with app.app_context():
-        db.session.add(
-            LdapConnection(
-                org_id=acme.org_id,
-                server_uri="ldap://127.0.0.1:1",
-                bind_dn="cn=reader,dc=acme,dc=test",
-                search_base="ou=people,dc=acme,dc=test",
-                search_filter="(uid={username})",
-            )
-        )
-        db.session.commit()
+    store_ldap(app, acme.org_id)
     client = app.test_client()
     owner = member_id(app, acme.org_id, acme.owner_email)
     assert client.put(acme.url(f"/break-glass/{owner}"), headers=acme.headers).status_code == 200

@@ -4,25 +4,20 @@ refusal never contacts the directory, so the connection is stored, not served.""
 
 from __future__ import annotations
 
-from tests.factories import PASSWORD, add_person, login, member_id, verify_domains
-from workspace.extensions import db
-from workspace.identity.ldap.models import LdapConnection
+from tests.factories import (
+    PASSWORD,
+    add_person,
+    login,
+    member_id,
+    store_ldap,
+    verify_domains,
+)
 
 
 def test_an_ldap_org_sends_refused_password_sign_ins_to_its_directory(app, client, acme):
     verify_domains(app, acme.org_id, "acme.test")
     add_person(app, acme.org_id, "bob@acme.test")
-    with app.app_context():
-        db.session.add(
-            LdapConnection(
-                org_id=acme.org_id,
-                server_uri="ldap://127.0.0.1:1",
-                bind_dn="cn=reader,dc=acme,dc=test",
-                search_base="ou=people,dc=acme,dc=test",
-                search_filter="(uid={username})",
-            )
-        )
-        db.session.commit()
+    store_ldap(app, acme.org_id)
     owner = member_id(app, acme.org_id, acme.owner_email)
     assert client.put(acme.url(f"/break-glass/{owner}"), headers=acme.headers).status_code == 200
     state = client.get(acme.url("/enforced-sso"), headers=acme.headers).get_json()
@@ -49,17 +44,7 @@ def test_removing_the_enforced_directory_says_who_it_locks_out(app, client, acme
     """Enforcement fails closed when its source goes (docs/sso.md#enforced-sso), so the
     removal's confirmation says so before an admin locks the domain out."""
     verify_domains(app, acme.org_id, "acme.test")
-    with app.app_context():
-        db.session.add(
-            LdapConnection(
-                org_id=acme.org_id,
-                server_uri="ldap://127.0.0.1:1",
-                bind_dn="cn=reader,dc=acme,dc=test",
-                search_base="ou=people,dc=acme,dc=test",
-                search_filter="(uid={username})",
-            )
-        )
-        db.session.commit()
+    store_ldap(app, acme.org_id)
     login(client, acme.owner_email)
     page = client.get(f"/o/{acme.slug}/settings/ldap").get_data(as_text=True)
     assert "Remove the LDAP connection? Directory sign-in stops for Acme." in page

@@ -9,7 +9,7 @@ import uuid
 from collections.abc import Collection, Iterable
 from typing import NamedTuple
 
-from sqlalchemy import delete, distinct, func, select
+from sqlalchemy import case, delete, distinct, func, select
 
 from workspace.core.models import OrgMember
 from workspace.core.models.projects import SYNC_SOURCE_LABELS
@@ -95,8 +95,16 @@ def reach(org_id: uuid.UUID, groups: Iterable[str]) -> dict[str, Reach]:
     what the group sync page shows beside each mapping, so one that maps no one
     stands out (mappings match exactly: "engineering" maps no one who holds
     "Engineering")."""
+    # The directory's held names are the mappings its groups matched, by CN or DN and
+    # ignoring case (identity/ldap/groups.py): a mapping cased otherwise still reaches
+    # them, so only names the IdP sent (SSO, SCIM) can be a case slip.
+    sent_by_idp = func.max(case((MemberGroup.source != "ldap", 1), else_=0))
     rows = db.session.execute(
-        select(MemberGroup.group_name, func.count(distinct(MemberGroup.account_id)))
+        select(
+            MemberGroup.group_name,
+            func.count(distinct(MemberGroup.account_id)),
+            sent_by_idp,
+        )
         .join(
             OrgMember,
             (OrgMember.org_id == MemberGroup.org_id)
@@ -104,18 +112,9 @@ def reach(org_id: uuid.UUID, groups: Iterable[str]) -> dict[str, Reach]:
         )
         .where(MemberGroup.org_id == org_id, OrgMember.active.is_(True))
         .group_by(MemberGroup.group_name)
-    )
-    held = {name: count for name, count in rows}
-    # The directory's held names are the mappings its groups matched, by CN or DN and
-    # ignoring case (identity/ldap/groups.py): a mapping cased otherwise still reaches
-    # them, so only names the IdP sent (SSO, SCIM) can be a case slip.
-    sent = set(
-        db.session.scalars(
-            select(MemberGroup.group_name)
-            .where(MemberGroup.org_id == org_id, MemberGroup.source != "ldap")
-            .distinct()
-        )
-    )
+    ).all()
+    held = {name: count for name, count, _ in rows}
+    sent = [name for name, _, by_idp in rows if by_idp]
     out = {}
     for group in groups:
         folded = group.casefold()
